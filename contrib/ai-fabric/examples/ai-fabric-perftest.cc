@@ -1,0 +1,171 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * perftest's ib_write_bw and ib_write_lat on a simulated RoCEv2 fabric: two hosts, back to
+ * back or through a chain of switches.
+ *
+ *   ./ns3 run "ai-fabric-perftest --test=write_bw --size=1M --iters=1000"
+ *   ./ns3 run "ai-fabric-perftest --test=write_lat --switches=2 --json=lat.json"
+ *   ./ns3 run "ai-fabric-perftest --lossRate=0.001 --pcap=run"
+ */
+
+#include "ns3/command-line.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-perftest.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    const std::string program = "ai-fabric-perftest";
+    // Picosecond resolution: serialization at 400 Gb/s is 20 ps per byte.
+    Time::SetResolution(Time::PS);
+
+    std::string fabric = "roce";
+    std::string test = "write_bw";
+    std::string size;
+    std::string iters;
+    std::string qps = "1";
+    std::string txDepth = "128";
+    std::string rate = "400Gbps";
+    std::string mtu = "4096";
+    std::string switches = "1";
+    std::string lossRate = "0";
+    std::string json;
+    std::string pcap;
+
+    FabricCli::CheckKnownOptions(program,
+                                 argc,
+                                 argv,
+                                 {"fabric",
+                                  "test",
+                                  "size",
+                                  "iters",
+                                  "qps",
+                                  "txDepth",
+                                  "rate",
+                                  "mtu",
+                                  "switches",
+                                  "lossRate",
+                                  "json",
+                                  "pcap"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage("RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
+              "and ib_write_lat.");
+    cmd.AddValue("fabric", "fabric: roce", fabric);
+    cmd.AddValue("test", "write_bw or write_lat", test);
+    cmd.AddValue("size",
+                 "message bytes, K/M/G suffixes (default 65536 for write_bw, 2 for write_lat)",
+                 size);
+    cmd.AddValue("iters",
+                 "messages per QP (default 5000 for write_bw, 1000 for write_lat)",
+                 iters);
+    cmd.AddValue("qps", "queue pairs (write_bw)", qps);
+    cmd.AddValue("txDepth", "outstanding writes per QP (write_bw), as perftest -t", txDepth);
+    cmd.AddValue("rate", "link rate, e.g. 400Gbps or 400G", rate);
+    cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);
+    cmd.AddValue("switches", "switches between the two hosts (0: back to back)", switches);
+    cmd.AddValue("lossRate", "probability that a link loses a frame, in [0, 1)", lossRate);
+    cmd.AddValue("json", "write the results as JSON to this file", json);
+    cmd.AddValue("pcap", "write a pcap per NIC port with this prefix", pcap);
+    cmd.Parse(argc, argv);
+
+    RdmaPerftestConfig cfg;
+    cfg.fabric = fabric;
+    cfg.test = test;
+    uint64_t value = 0;
+    if (!size.empty())
+    {
+        if (!FabricCli::ParseBytes(size, value) || value == 0)
+        {
+            FabricCli::Fail(program, "--size=" + size + ": expected a positive byte count (e.g. 4096, 64K, 1M)");
+        }
+        cfg.size = value;
+    }
+    if (!iters.empty())
+    {
+        if (!FabricCli::ParseUnsigned(iters, value) || value == 0)
+        {
+            FabricCli::Fail(program, "--iters=" + iters + ": expected a positive whole number");
+        }
+        cfg.iterations = value;
+    }
+    if (!FabricCli::ParseUnsigned(qps, value) || value == 0 || value > UINT32_MAX)
+    {
+        FabricCli::Fail(program, "--qps=" + qps + ": expected a positive whole number");
+    }
+    cfg.qps = static_cast<uint32_t>(value);
+    if (!FabricCli::ParseUnsigned(txDepth, value) || value == 0 || value > UINT32_MAX)
+    {
+        FabricCli::Fail(program, "--txDepth=" + txDepth + ": expected a positive whole number");
+    }
+    cfg.txDepth = static_cast<uint32_t>(value);
+    if (!FabricCli::ParseRate(rate, cfg.rate))
+    {
+        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps or 100G");
+    }
+    if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
+    {
+        FabricCli::Fail(program, "--mtu=" + mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
+    }
+    cfg.mtu = static_cast<uint32_t>(value);
+    if (!FabricCli::ParseUnsigned(switches, value) || value > UINT32_MAX)
+    {
+        FabricCli::Fail(program, "--switches=" + switches + ": expected a whole number");
+    }
+    cfg.switches = static_cast<uint32_t>(value);
+    if (!FabricCli::ParseProbability(lossRate, cfg.lossRate))
+    {
+        FabricCli::Fail(program, "--lossRate=" + lossRate + ": expected a probability in [0, 1)");
+    }
+    cfg.pcapPrefix = pcap;
+    const std::string error = cfg.Validate();
+    if (!error.empty())
+    {
+        FabricCli::Fail(program, error);
+    }
+    // Open the JSON file before running, so that a bad path fails fast and nothing is
+    // half-written; write it to a temporary name and rename it at the end.
+    const std::string jsonTmp = json + ".tmp";
+    std::ofstream jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.open(jsonTmp);
+        if (!jsonFile)
+        {
+            FabricCli::Fail(program, "--json=" + json + ": cannot write this file");
+        }
+    }
+
+    RdmaPerftest perftest(cfg);
+    const RdmaPerftestResult result = perftest.Run();
+    perftest.PrintReport(std::cout, result);
+    if (!json.empty())
+    {
+        jsonFile << perftest.ToJson(result);
+        jsonFile.close();
+        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        {
+            std::cerr << program << ": could not write " << json << std::endl;
+            return 1;
+        }
+    }
+    if (!result.error.empty())
+    {
+        std::cerr << program << ": " << result.error << std::endl;
+        return 1;
+    }
+    return 0;
+}

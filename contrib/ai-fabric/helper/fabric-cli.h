@@ -1,0 +1,89 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_CLI_H
+#define FABRIC_CLI_H
+
+#include "ns3/data-rate.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Command-line checks shared by ai-fabric's programs.
+ *
+ * ns-3's CommandLine parses typed values itself and, on a bad one, prints the whole help and
+ * exits with status 1. ai-fabric's programs take their options as strings, check them here,
+ * and report a mistake as one line on stderr with exit status 2.
+ */
+class FabricCli
+{
+  public:
+    /**
+     * \brief Report a usage error and exit with status 2.
+     * \param program the program's name
+     * \param message what is wrong (one line)
+     */
+    [[noreturn]] static void Fail(const std::string& program, const std::string& message);
+
+    /**
+     * \brief Refuse options the program does not know, before ns-3's CommandLine sees them.
+     *
+     * Accepted besides the program's own options: ns-3's global values (--RngRun, --RngSeed,
+     * ...), attribute paths (--ns3::Type::Attribute=...) and CommandLine's help options.
+     * \param program the program's name
+     * \param argc argument count
+     * \param argv arguments
+     * \param known the program's own option names (without "--")
+     */
+    static void CheckKnownOptions(const std::string& program,
+                                  int argc,
+                                  char** argv,
+                                  const std::vector<std::string>& known);
+
+    /**
+     * \brief Parse a byte count: digits with an optional K, M or G suffix (powers of 1024,
+     *        as nccl-tests' -b and -e).
+     * \param text the text
+     * \param bytes the result
+     * \return false if the text is not a byte count
+     */
+    static bool ParseBytes(const std::string& text, uint64_t& bytes);
+
+    /**
+     * \brief Parse a positive whole number.
+     * \param text the text
+     * \param value the result
+     * \return false if the text is not a whole number
+     */
+    static bool ParseUnsigned(const std::string& text, uint64_t& value);
+
+    /**
+     * \brief Parse a rate: an ns-3 DataRate ("400Gbps", "400Gb/s") or a number with a K, M or
+     *        G suffix meaning bit/s ("400G").
+     * \param text the text
+     * \param rate the result
+     * \return false if the text is not a positive rate
+     */
+    static bool ParseRate(const std::string& text, DataRate& rate);
+
+    /**
+     * \brief Parse a probability in [0, 1).
+     * \param text the text
+     * \param value the result
+     * \return false if the text is not a number in [0, 1)
+     */
+    static bool ParseProbability(const std::string& text, double& value);
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_CLI_H */

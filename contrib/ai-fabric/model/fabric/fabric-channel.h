@@ -1,0 +1,110 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_CHANNEL_H
+#define FABRIC_CHANNEL_H
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+class Packet;
+
+/**
+ * \ingroup ai-fabric
+ * \brief A full-duplex cable between exactly two FabricNetDevice ports.
+ *
+ * Each direction carries one packet at a time (the sending port's transmit state machine
+ * guarantees it); a packet handed over by a port reaches the peer port after its serialization
+ * time plus the propagation Delay, in the peer node's context. A link can be taken down and
+ * brought back up: packets sent while it is down are lost, and so are packets that were on the
+ * cable when it went down.
+ */
+class FabricChannel : public Channel
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FabricChannel();
+    ~FabricChannel() override;
+
+    /**
+     * \brief Attach a port; a channel takes exactly two.
+     * \param device the port
+     */
+    void Attach(Ptr<FabricNetDevice> device);
+
+    /**
+     * \brief Send a packet from one end to the other.
+     * \param p the packet (the frame as the receiving port will see it)
+     * \param src the sending port
+     * \param txTime the packet's serialization time at the sender
+     * \return false if the link is down (the packet is lost)
+     */
+    bool Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime);
+
+    /**
+     * \brief Take the link down or bring it up; both ports are told.
+     * \param up the new state
+     */
+    void SetLinkUp(bool up);
+
+    /// \return true if the link is up
+    bool IsLinkUp() const;
+
+    /// \return the one-way propagation delay
+    Time GetDelay() const;
+
+    /**
+     * \param device one end of this channel
+     * \return the other end
+     */
+    Ptr<FabricNetDevice> GetPeer(const FabricNetDevice* device) const;
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+    /**
+     * TracedCallback signature for link state changes.
+     * \param up the new state
+     */
+    typedef void (*LinkStateTracedCallback)(bool up);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /**
+     * Deliver a packet at the receiving end unless the link changed state meanwhile.
+     * \param dst index of the receiving end
+     * \param p the packet
+     * \param epoch the link epoch when the packet was sent
+     */
+    void Deliver(uint32_t dst, Ptr<Packet> p, uint32_t epoch);
+
+    std::array<Ptr<FabricNetDevice>, 2> m_devices; //!< the two ends
+    std::array<uint32_t, 2> m_nodeIds{0, 0};       //!< node ids of the two ends (contexts)
+    uint32_t m_nDevices{0};                        //!< ends attached so far
+    Time m_delay;                                  //!< propagation delay
+    bool m_up{true};                               //!< link state
+    uint32_t m_epoch{0};                           //!< incremented on every state change
+    TracedCallback<bool> m_linkStateTrace;         //!< fired on every state change
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_CHANNEL_H */

@@ -1,0 +1,439 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-net-device.h"
+
+#include "fabric-channel.h"
+
+#include "ns3/error-model.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
+
+namespace
+{
+/// Bit-picoseconds per byte: 8 bits x 1e12 ps/s.
+constexpr uint64_t BIT_PS_PER_BYTE = 8ULL * 1000000000000ULL;
+} // namespace
+
+const char*
+FabricDropReasonName(FabricDropReason reason)
+{
+    switch (reason)
+    {
+    case FabricDropReason::LINK_DOWN:
+        return "LinkDown";
+    case FabricDropReason::QUEUE_FULL:
+        return "QueueFull";
+    case FabricDropReason::RECEIVE_ERROR:
+        return "ReceiveError";
+    case FabricDropReason::NO_ROUTE:
+        return "NoRoute";
+    case FabricDropReason::NOT_FOR_US:
+        return "NotForUs";
+    case FabricDropReason::COUNT:
+        break;
+    }
+    return "Unknown";
+}
+
+uint64_t
+FabricPortCounters::TotalDrops() const
+{
+    uint64_t total = 0;
+    for (auto d : drops)
+    {
+        total += d;
+    }
+    return total;
+}
+
+TypeId
+FabricNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiFabric")
+            .AddAttribute("DataRate",
+                          "Line rate of the port (bit/s). Default 400 Gb/s: NDR InfiniBand and "
+                          "400GbE, the ConnectX-7 class NIC of a DGX H100.",
+                          DataRateValue(DataRate("400Gb/s")),
+                          MakeDataRateAccessor(&FabricNetDevice::m_dataRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model applied to every received frame (none by default).",
+                          PointerValue(),
+                          MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("MacTx",
+                            "A packet was accepted from the upper layer for transmission.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A packet was passed up to the upper layer.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxBegin",
+                            "A frame started serialization onto the cable.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "A frame finished serialization.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxEnd",
+                            "The last bit of a frame arrived and the frame was accepted.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Drop",
+                            "A frame was dropped at this port, with the FabricDropReason.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
+                            "ns3::FabricNetDevice::DropTracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received (non-promiscuous sniffer).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received (pcap).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+FabricNetDevice::FabricNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FabricNetDevice::~FabricNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FabricNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_txPacket = nullptr;
+    m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
+                                    const Address&>();
+    m_promiscCallback =
+        MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&,
+                         const Address&, NetDevice::PacketType>();
+    NetDevice::DoDispose();
+}
+
+void
+FabricNetDevice::Attach(Ptr<FabricChannel> channel)
+{
+    NS_LOG_FUNCTION(this << channel);
+    m_channel = channel;
+    m_channel->Attach(this);
+    m_linkUp = m_channel->IsLinkUp();
+    m_linkChangeCallbacks();
+}
+
+void
+FabricNetDevice::SetFraming(uint32_t overheadBytes, uint32_t minFrameBytes)
+{
+    m_overheadBytes = overheadBytes;
+    m_minFrameBytes = minFrameBytes;
+}
+
+uint32_t
+FabricNetDevice::GetWireBytes(uint32_t frameBytes) const
+{
+    return std::max(frameBytes, m_minFrameBytes) + m_overheadBytes;
+}
+
+Time
+FabricNetDevice::SerializationTime(uint32_t wireBytes)
+{
+    if (m_psPerTick == 0)
+    {
+        // The resolution is fixed once the simulation runs; read it once.
+        m_psPerTick = static_cast<uint64_t>(TimeStep(1).GetPicoSeconds());
+        NS_ABORT_MSG_IF(m_psPerTick == 0, "FabricNetDevice: time resolution finer than 1 ps");
+    }
+    const uint64_t bitRate = m_dataRate.GetBitRate();
+    NS_ABORT_MSG_IF(bitRate == 0, "FabricNetDevice: DataRate is zero");
+    // bits x ps, carried exactly: ticks = (bytes x 8e12 + carry) / (rate x ps per tick)
+    const uint64_t numerator = wireBytes * BIT_PS_PER_BYTE + m_carry;
+    const uint64_t denominator = bitRate * m_psPerTick;
+    m_carry = numerator % denominator;
+    return TimeStep(numerator / denominator);
+}
+
+void
+FabricNetDevice::TryTransmit()
+{
+    if (m_busy || !m_channel)
+    {
+        return;
+    }
+    Ptr<Packet> p = DequeueForTransmit();
+    if (!p)
+    {
+        return;
+    }
+    const uint32_t frameBytes = p->GetSize();
+    const uint32_t wireBytes = GetWireBytes(frameBytes);
+    m_busy = true;
+    m_txPacket = p;
+    const Time txTime = SerializationTime(wireBytes);
+    m_phyTxBeginTrace(p);
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    if (m_channel->Transmit(p, this, txTime))
+    {
+        ++m_counters.txPackets;
+        m_counters.txBytes += frameBytes;
+        m_counters.txWireBytes += wireBytes;
+    }
+    else
+    {
+        CountDrop(p, FabricDropReason::LINK_DOWN);
+    }
+    Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+}
+
+void
+FabricNetDevice::TransmitComplete()
+{
+    NS_ASSERT(m_busy);
+    m_busy = false;
+    Ptr<Packet> p = m_txPacket;
+    m_txPacket = nullptr;
+    m_phyTxEndTrace(p);
+    DoTransmitComplete(p);
+    TryTransmit();
+}
+
+void
+FabricNetDevice::DoTransmitComplete(Ptr<const Packet> /* p */)
+{
+}
+
+void
+FabricNetDevice::Receive(Ptr<Packet> p)
+{
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    {
+        CountDrop(p, FabricDropReason::RECEIVE_ERROR);
+        return;
+    }
+    ++m_counters.rxPackets;
+    m_counters.rxBytes += p->GetSize();
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+    m_phyRxEndTrace(p);
+    DoReceive(p);
+}
+
+void
+FabricNetDevice::NotifyLostInFlight(Ptr<Packet> p)
+{
+    CountDrop(p, FabricDropReason::LINK_DOWN);
+}
+
+void
+FabricNetDevice::NotifyLinkChange(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    m_linkUp = up;
+    m_linkChangeCallbacks();
+    DoLinkChange(up);
+    if (up)
+    {
+        TryTransmit();
+    }
+}
+
+void
+FabricNetDevice::DoLinkChange(bool /* up */)
+{
+}
+
+void
+FabricNetDevice::CountDrop(Ptr<const Packet> p, FabricDropReason reason)
+{
+    NS_LOG_FUNCTION(this << p << FabricDropReasonName(reason));
+    ++m_counters.drops[static_cast<std::size_t>(reason)];
+    m_dropTrace(p, static_cast<uint8_t>(reason));
+}
+
+DataRate
+FabricNetDevice::GetDataRate() const
+{
+    return m_dataRate;
+}
+
+bool
+FabricNetDevice::IsTransmitting() const
+{
+    return m_busy;
+}
+
+const FabricPortCounters&
+FabricNetDevice::GetCounters() const
+{
+    return m_counters;
+}
+
+Ptr<FabricChannel>
+FabricNetDevice::GetFabricChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+FabricNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+FabricNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+FabricNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+FabricNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+FabricNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+FabricNetDevice::IsLinkUp() const
+{
+    return m_linkUp;
+}
+
+void
+FabricNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+FabricNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+FabricNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+FabricNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+FabricNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+FabricNetDevice::IsPointToPoint() const
+{
+    return false;
+}
+
+Ptr<Node>
+FabricNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+FabricNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+FabricNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+FabricNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+FabricNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+bool
+FabricNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

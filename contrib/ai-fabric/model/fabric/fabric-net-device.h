@@ -1,0 +1,253 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_NET_DEVICE_H
+#define FABRIC_NET_DEVICE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <cstdint>
+
+namespace ns3
+{
+
+class FabricChannel;
+class ErrorModel;
+class Node;
+class Packet;
+
+/**
+ * \ingroup ai-fabric
+ * Why a port dropped a packet. Every drop in ai-fabric carries one of these.
+ */
+enum class FabricDropReason : uint8_t
+{
+    LINK_DOWN,     //!< sent on, or in flight on, a link that is down
+    QUEUE_FULL,    //!< an output queue was at its byte limit (lossy class)
+    RECEIVE_ERROR, //!< the receive error model corrupted it (bit errors, --lossRate)
+    NO_ROUTE,      //!< a switch had no route to the destination
+    NOT_FOR_US,    //!< a NIC received a frame it cannot deliver (unknown QP, wrong type)
+    COUNT          //!< number of reasons (not a reason)
+};
+
+/**
+ * \param reason a drop reason
+ * \return its name as printed in statistics ("LinkDown", "QueueFull", ...)
+ */
+const char* FabricDropReasonName(FabricDropReason reason);
+
+/**
+ * \ingroup ai-fabric
+ * Per-port counters. Bytes are frame bytes (what a capture shows); wire bytes add the
+ * per-frame overhead of the fabric (preamble, inter-frame gap, FCS on Ethernet).
+ */
+struct FabricPortCounters
+{
+    uint64_t txPackets{0};   //!< frames sent
+    uint64_t txBytes{0};     //!< frame bytes sent
+    uint64_t txWireBytes{0}; //!< bytes of line time used by the frames sent
+    uint64_t rxPackets{0};   //!< frames received and accepted
+    uint64_t rxBytes{0};     //!< frame bytes received and accepted
+    std::array<uint64_t, static_cast<std::size_t>(FabricDropReason::COUNT)> drops{}; //!< by reason
+
+    /// \return the sum of drops over all reasons
+    uint64_t TotalDrops() const;
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief The port base every ai-fabric port derives from.
+ *
+ * It owns what all fabrics share: the transmit state machine (ready / busy), serialization
+ * at DataRate counting every byte on the wire, the link state, the receive error model, the
+ * per-port counters and the trace sources (and so pcap). A fabric's device adds only what
+ * differs, in the template-method shape of ns-3's traffic-control: it answers
+ * DequeueForTransmit() with the next frame its link-level flow control allows, handles
+ * DoReceive(), and calls TryTransmit() whenever something becomes sendable.
+ *
+ * Serialization time is computed exactly in picoseconds from the bit rate. If the simulator's
+ * time resolution is coarser (ns-3's default is nanoseconds), the remainder is carried to the
+ * next frame so that the long-run rate stays exact; ai-fabric's programs use picoseconds.
+ */
+class FabricNetDevice : public NetDevice
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FabricNetDevice();
+    ~FabricNetDevice() override;
+
+    /**
+     * \brief Connect this port to a cable.
+     * \param channel the cable
+     */
+    void Attach(Ptr<FabricChannel> channel);
+
+    /**
+     * \brief Called by the channel when a frame's last bit arrives.
+     * \param p the frame
+     */
+    void Receive(Ptr<Packet> p);
+
+    /**
+     * \brief Called by the channel when a frame for this port was on a cable that went down.
+     * \param p the frame
+     */
+    void NotifyLostInFlight(Ptr<Packet> p);
+
+    /**
+     * \brief Called by the channel when the link changes state.
+     * \param up the new state
+     */
+    void NotifyLinkChange(bool up);
+
+    /// \return the rate at which this port serializes
+    DataRate GetDataRate() const;
+
+    /**
+     * \param frameBytes size of a frame as captured
+     * \return bytes of line time the frame takes (frame plus the fabric's per-frame overhead,
+     *         padded to the minimum frame size)
+     */
+    uint32_t GetWireBytes(uint32_t frameBytes) const;
+
+    /// \return true while a frame is being serialized
+    bool IsTransmitting() const;
+
+    /// \return this port's counters
+    const FabricPortCounters& GetCounters() const;
+
+    /// \return the cable, or nullptr before Attach()
+    Ptr<FabricChannel> GetFabricChannel() const;
+
+    /**
+     * \brief Count and trace a drop.
+     * \param p the dropped packet
+     * \param reason why
+     */
+    void CountDrop(Ptr<const Packet> p, FabricDropReason reason);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+    /**
+     * TracedCallback signature for drops.
+     * \param packet the dropped packet
+     * \param reason the FabricDropReason, as an integer
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint8_t reason);
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * \brief Start sending the next frame if the port is idle and one is sendable.
+     */
+    void TryTransmit();
+
+    /**
+     * \brief Set the fabric's framing: per-frame overhead on the wire and minimum frame size.
+     * \param overheadBytes bytes of line time per frame beyond the captured frame
+     * \param minFrameBytes frames shorter than this are padded (as captured, without overhead)
+     */
+    void SetFraming(uint32_t overheadBytes, uint32_t minFrameBytes);
+
+    /**
+     * \brief The next frame to send, chosen by the fabric's scheduler and flow control.
+     * \return the frame, or nullptr if nothing may be sent now
+     */
+    virtual Ptr<Packet> DequeueForTransmit() = 0;
+
+    /**
+     * \brief Handle a received frame (already counted, traced and past the error model).
+     * \param p the frame
+     */
+    virtual void DoReceive(Ptr<Packet> p) = 0;
+
+    /**
+     * \brief Called when a frame's serialization ends, before the next one is chosen.
+     * \param p the frame
+     */
+    virtual void DoTransmitComplete(Ptr<const Packet> p);
+
+    /**
+     * \brief Called when the link goes down or up.
+     * \param up the new state
+     */
+    virtual void DoLinkChange(bool up);
+
+    NetDevice::ReceiveCallback m_rxCallback;              //!< upper layer (normal receive)
+    NetDevice::PromiscReceiveCallback m_promiscCallback;  //!< upper layer (promiscuous)
+    Mac48Address m_address;                               //!< this port's MAC address
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;       //!< packet accepted from above
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;       //!< packet passed up
+
+  private:
+    /// End of a frame's serialization.
+    void TransmitComplete();
+
+    /**
+     * \param wireBytes bytes of line time
+     * \return the serialization time, exact in picoseconds with the remainder carried
+     */
+    Time SerializationTime(uint32_t wireBytes);
+
+    Ptr<Node> m_node;                 //!< owning node
+    Ptr<FabricChannel> m_channel;     //!< attached cable
+    uint32_t m_ifIndex{0};            //!< interface index
+    uint16_t m_mtu{1500};             //!< link MTU (bytes of upper-layer payload)
+    DataRate m_dataRate;              //!< line rate
+    Ptr<ErrorModel> m_receiveErrorModel; //!< optional receive error model
+    bool m_linkUp{false};             //!< link state as this port sees it
+    bool m_busy{false};               //!< transmit state machine: frame on the wire
+    Ptr<Packet> m_txPacket;           //!< frame being serialized
+    uint32_t m_overheadBytes{0};      //!< per-frame overhead on the wire
+    uint32_t m_minFrameBytes{0};      //!< minimum frame size
+    uint64_t m_carry{0};              //!< serialization remainder (bit-picoseconds)
+    uint64_t m_psPerTick{0};          //!< picoseconds per simulator time step (0: not yet known)
+    FabricPortCounters m_counters;    //!< statistics
+    TracedCallback<> m_linkChangeCallbacks;                      //!< NetDevice link callbacks
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;         //!< serialization starts
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;           //!< serialization ends
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;           //!< last bit received
+    TracedCallback<Ptr<const Packet>, uint8_t> m_dropTrace;      //!< any drop, with reason
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< frames sent and received
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< same, for pcap
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_NET_DEVICE_H */

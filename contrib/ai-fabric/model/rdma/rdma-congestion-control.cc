@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "rdma-congestion-control.h"
+
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaCongestionControl");
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
+NS_OBJECT_ENSURE_REGISTERED(RdmaCcNone);
+
+TypeId
+RdmaCongestionControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaCongestionControl")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddTraceSource("Rate",
+                            "The QP's sending rate changed (bit/s).",
+                            MakeTraceSourceAccessor(&RdmaCongestionControl::m_rateTrace),
+                            "ns3::RdmaCongestionControl::RateTracedCallback");
+    return tid;
+}
+
+RdmaCongestionControl::RdmaCongestionControl()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RdmaCongestionControl::~RdmaCongestionControl()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RdmaCongestionControl::SetLineRate(DataRate lineRate)
+{
+    m_lineRate = lineRate;
+    SetRate(lineRate);
+}
+
+DataRate
+RdmaCongestionControl::GetLineRate() const
+{
+    return m_lineRate;
+}
+
+DataRate
+RdmaCongestionControl::GetRate() const
+{
+    return m_rate;
+}
+
+Time
+RdmaCongestionControl::GetPacingGap(uint32_t wireBytes) const
+{
+    if (m_rate >= m_lineRate || m_rate.GetBitRate() == 0)
+    {
+        return Time(0);
+    }
+    return m_rate.CalculateBytesTxTime(wireBytes);
+}
+
+void
+RdmaCongestionControl::SetRate(DataRate rate)
+{
+    if (rate > m_lineRate)
+    {
+        rate = m_lineRate;
+    }
+    if (rate != m_rate)
+    {
+        const uint64_t old = m_rate.GetBitRate();
+        m_rate = rate;
+        m_rateTrace(old, rate.GetBitRate());
+    }
+}
+
+void
+RdmaCongestionControl::OnPacketSent(uint32_t /* wireBytes */)
+{
+}
+
+void
+RdmaCongestionControl::OnAck(uint32_t /* ackedPackets */)
+{
+}
+
+void
+RdmaCongestionControl::OnCongestionNotification()
+{
+}
+
+void
+RdmaCongestionControl::OnTimeout()
+{
+}
+
+TypeId
+RdmaCcNone::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaCcNone")
+                            .SetParent<RdmaCongestionControl>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RdmaCcNone>();
+    return tid;
+}
+
+} // namespace ns3

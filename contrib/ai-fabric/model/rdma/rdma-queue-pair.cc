@@ -1,0 +1,619 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "rdma-queue-pair.h"
+
+#include "rdma-congestion-control.h"
+#include "rdma-headers.h"
+#include "rdma-transport.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaQueuePair");
+NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
+
+namespace
+{
+/// The IBTA's largest message: 2^31 bytes.
+constexpr uint64_t MAX_MESSAGE_BYTES = 1ULL << 31;
+/// Timeout unit of the IBTA Local ACK Timeout: 4.096 us.
+constexpr int64_t ACK_TIMEOUT_UNIT_NS = 4096;
+} // namespace
+
+TypeId
+RdmaQueuePair::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaQueuePair")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaQueuePair>()
+            .AddAttribute("Mtu",
+                          "Payload bytes per packet (IBTA path MTU: 256, 512, 1024, 2048 or "
+                          "4096). Default 4096, the largest IBTA MTU and what RoCE NICs use "
+                          "on 9000-byte Ethernet.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_mtu),
+                          MakeUintegerChecker<uint32_t>(256, 4096))
+            .AddAttribute("AckInterval",
+                          "The responder ACKs every this many in-order packets (packets), and "
+                          "always on a packet with AckReq set (the last of each message). "
+                          "Default 1: an ACK per packet, as the HPCC ns-3 RDMA simulator does.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("LocalAckTimeout",
+                          "Retransmission timeout exponent n: timeout = 4.096 us x 2^n "
+                          "(IBTA Local ACK Timeout). Default 14 (67.1 ms), perftest's default.",
+                          UintegerValue(14),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_localAckTimeout),
+                          MakeUintegerChecker<uint8_t>(1, 31))
+            .AddAttribute("RetryCount",
+                          "Retransmission timeouts without progress before the QP enters the "
+                          "error state (IBTA retry_cnt, 0..7). Default 7, as perftest and NCCL.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddTraceSource("Retransmit",
+                            "Go-back-N: transmission restarts from this PSN.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_retransmitTrace),
+                            "ns3::RdmaQueuePair::PsnTracedCallback")
+            .AddTraceSource("Timeout",
+                            "The retransmission timer expired; the oldest unacknowledged PSN.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_timeoutTrace),
+                            "ns3::RdmaQueuePair::PsnTracedCallback")
+            .AddTraceSource("Nak",
+                            "A NAK (PSN sequence error) arrived with this PSN.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_nakTrace),
+                            "ns3::RdmaQueuePair::PsnTracedCallback")
+            .AddTraceSource("Error",
+                            "The QP entered the error state (retry counter exceeded).",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
+                            "ns3::RdmaQueuePair::ErrorTracedCallback");
+    return tid;
+}
+
+RdmaQueuePair::RdmaQueuePair()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RdmaQueuePair::~RdmaQueuePair()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RdmaQueuePair::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_rtoEvent.Cancel();
+    m_transport = nullptr;
+    m_cc = nullptr;
+    m_completionCb = CompletionCallback();
+    m_arrivalCb = ArrivalCallback();
+    Object::DoDispose();
+}
+
+void
+RdmaQueuePair::Setup(Ptr<RdmaTransport> transport,
+                     uint32_t qpn,
+                     Ptr<RdmaCongestionControl> cc,
+                     uint16_t entropy)
+{
+    m_transport = transport;
+    m_qpn = qpn;
+    m_cc = cc;
+    m_entropy = entropy;
+}
+
+void
+RdmaQueuePair::Connect(uint32_t remoteAddress,
+                       uint32_t remoteQpn,
+                       uint32_t initialPsn,
+                       uint32_t expectedPsn)
+{
+    NS_LOG_FUNCTION(this << remoteAddress << remoteQpn << initialPsn << expectedPsn);
+    NS_ABORT_MSG_IF(m_connected, "RdmaQueuePair " << m_qpn << " is already connected");
+    m_remoteAddress = remoteAddress;
+    m_remoteQpn = remoteQpn;
+    // Internal sequence numbers start at the 24-bit PSN, so (seq & mask) is the wire PSN.
+    m_sndNxt = m_sndUna = m_sndMax = m_seqEnd = initialPsn & RDMA_PSN_MASK;
+    m_ePsn = expectedPsn & RDMA_PSN_MASK;
+    m_connected = true;
+}
+
+void
+RdmaQueuePair::PostWrite(uint64_t bytes, uint64_t wrId)
+{
+    NS_LOG_FUNCTION(this << bytes << wrId);
+    NS_ABORT_MSG_IF(!m_connected, "RdmaQueuePair " << m_qpn << ": PostWrite before Connect");
+    NS_ABORT_MSG_IF(bytes > MAX_MESSAGE_BYTES,
+                    "RdmaQueuePair: a message is at most 2^31 bytes (IBTA); got " << bytes);
+    const uint32_t nPackets = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + m_mtu - 1) / m_mtu);
+    Wqe wqe{wrId, bytes, 0, nPackets, Simulator::Now()};
+    ++m_posted;
+    Simulator::Schedule(m_transport->GetTxLatency(), &RdmaQueuePair::Doorbell, this, wqe);
+}
+
+void
+RdmaQueuePair::Doorbell(Wqe wqe)
+{
+    NS_LOG_FUNCTION(this << wqe.wrId);
+    if (m_error)
+    {
+        --m_posted;
+        Complete({wqe.wrId, wqe.bytes, wqe.postTime, Time(0), RdmaCompletionStatus::FLUSHED});
+        return;
+    }
+    wqe.firstSeq = m_seqEnd;
+    m_seqEnd += wqe.nPackets;
+    m_sendQueue.push_back(wqe);
+    m_transport->NotifyDataReady(this);
+}
+
+bool
+RdmaQueuePair::HasDataToSend() const
+{
+    return !m_error && m_sndNxt < m_seqEnd;
+}
+
+Ptr<Packet>
+RdmaQueuePair::BuildNextPacket()
+{
+    NS_ASSERT(HasDataToSend() && m_txIndex < m_sendQueue.size());
+    const Wqe& wqe = m_sendQueue[m_txIndex];
+    NS_ASSERT(m_sndNxt >= wqe.firstSeq && m_sndNxt < wqe.firstSeq + wqe.nPackets);
+    const uint32_t k = static_cast<uint32_t>(m_sndNxt - wqe.firstSeq);
+    const bool first = (k == 0);
+    const bool last = (k + 1 == wqe.nPackets);
+    const uint32_t payload =
+        last ? static_cast<uint32_t>(wqe.bytes - static_cast<uint64_t>(k) * m_mtu) : m_mtu;
+    const uint8_t pad = (4 - (payload & 3)) & 3;
+
+    Ptr<Packet> p = Create<Packet>(payload + pad);
+    if (first)
+    {
+        RethHeader reth;
+        reth.SetVirtualAddress(0);
+        reth.SetRemoteKey(m_remoteQpn);
+        reth.SetDmaLength(static_cast<uint32_t>(wqe.bytes));
+        p->AddHeader(reth);
+    }
+    BthHeader bth;
+    uint8_t opcode = RC_RDMA_WRITE_MIDDLE;
+    if (first && last)
+    {
+        opcode = RC_RDMA_WRITE_ONLY;
+    }
+    else if (first)
+    {
+        opcode = RC_RDMA_WRITE_FIRST;
+    }
+    else if (last)
+    {
+        opcode = RC_RDMA_WRITE_LAST;
+    }
+    bth.SetOpcode(opcode);
+    bth.SetPadCount(pad);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetAckRequest(last);
+    bth.SetPsn(static_cast<uint32_t>(m_sndNxt));
+    p->AddHeader(bth);
+    p->AddTrailer(IcrcTrailer());
+
+    if (m_sndNxt < m_sndMax)
+    {
+        ++m_retransmissions;
+    }
+    ++m_packetsSent;
+    ++m_sndNxt;
+    if (m_sndNxt > m_sndMax)
+    {
+        m_sndMax = m_sndNxt;
+    }
+    if (last)
+    {
+        ++m_txIndex;
+    }
+    if (!m_rtoEvent.IsRunning())
+    {
+        m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
+                                         &RdmaQueuePair::RetransmitTimeout,
+                                         this);
+    }
+    return p;
+}
+
+void
+RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarked)
+{
+    const uint8_t opcode = bth.GetOpcode();
+    switch (opcode)
+    {
+    case RC_ACKNOWLEDGE: {
+        AethHeader aeth;
+        p->RemoveHeader(aeth);
+        ReceiveAck(bth.GetPsn(), aeth.IsNak());
+        break;
+    }
+    case ROCE_CNP:
+        m_cc->OnCongestionNotification();
+        break;
+    case RC_RDMA_WRITE_FIRST:
+    case RC_RDMA_WRITE_ONLY: {
+        RethHeader reth;
+        p->RemoveHeader(reth);
+        const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
+        ReceiveData(bth, bytes);
+        break;
+    }
+    case RC_RDMA_WRITE_MIDDLE:
+    case RC_RDMA_WRITE_LAST: {
+        const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
+        ReceiveData(bth, bytes);
+        break;
+    }
+    default:
+        NS_LOG_WARN("QP " << m_qpn << ": unsupported opcode " << static_cast<uint32_t>(opcode));
+        break;
+    }
+    (void)congestionMarked; // the NP reaction (CNP generation) belongs to congestion control
+}
+
+uint64_t
+RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
+{
+    // Signed 24-bit distance from the reference's PSN.
+    int32_t diff = static_cast<int32_t>(((psn - static_cast<uint32_t>(reference)) & 0xFFFFFF)
+                                        << 8) >>
+                   8;
+    return reference + static_cast<int64_t>(diff);
+}
+
+void
+RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
+{
+    if (m_error)
+    {
+        return;
+    }
+    // A NAK carries the expected PSN (everything before it was received);
+    // an ACK carries the last PSN received in order.
+    const uint64_t seq = Unwrap(psn, m_sndUna);
+    const uint64_t newUna = nak ? seq : seq + 1;
+    NS_LOG_FUNCTION(this << psn << nak << newUna);
+    if (newUna > m_sndMax || newUna < m_sndUna)
+    {
+        NS_LOG_LOGIC("QP " << m_qpn << ": stale or bogus ACK for PSN " << psn);
+        return;
+    }
+    if (newUna > m_sndUna)
+    {
+        const uint32_t acked = static_cast<uint32_t>(newUna - m_sndUna);
+        m_sndUna = newUna;
+        m_retries = 0;
+        while (!m_sendQueue.empty() &&
+               m_sendQueue.front().firstSeq + m_sendQueue.front().nPackets <= m_sndUna)
+        {
+            const Wqe& done = m_sendQueue.front();
+            --m_posted;
+            Complete({done.wrId,
+                      done.bytes,
+                      done.postTime,
+                      Time(0),
+                      RdmaCompletionStatus::SUCCESS});
+            m_sendQueue.pop_front();
+            NS_ASSERT(m_txIndex > 0);
+            --m_txIndex;
+        }
+        m_cc->OnAck(acked);
+        if (m_sndNxt < m_sndUna)
+        {
+            Rewind(m_sndUna);
+        }
+        RestartTimer();
+    }
+    if (nak)
+    {
+        ++m_naksReceived;
+        m_nakTrace(psn);
+        if (m_sndNxt > newUna)
+        {
+            Rewind(newUna);
+        }
+    }
+}
+
+void
+RdmaQueuePair::Rewind(uint64_t seq)
+{
+    NS_LOG_FUNCTION(this << seq);
+    m_sndNxt = seq;
+    m_txIndex = 0;
+    while (m_txIndex < m_sendQueue.size() &&
+           m_sendQueue[m_txIndex].firstSeq + m_sendQueue[m_txIndex].nPackets <= seq)
+    {
+        ++m_txIndex;
+    }
+    if (seq < m_sndMax)
+    {
+        m_retransmitTrace(static_cast<uint32_t>(seq & RDMA_PSN_MASK));
+    }
+    m_transport->NotifyDataReady(this);
+}
+
+void
+RdmaQueuePair::RestartTimer()
+{
+    m_rtoEvent.Cancel();
+    if (m_sndUna < m_sndMax)
+    {
+        m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
+                                         &RdmaQueuePair::RetransmitTimeout,
+                                         this);
+    }
+}
+
+void
+RdmaQueuePair::RetransmitTimeout()
+{
+    NS_LOG_FUNCTION(this << m_sndUna);
+    if (m_sndUna >= m_sndMax)
+    {
+        return;
+    }
+    ++m_timeouts;
+    m_timeoutTrace(static_cast<uint32_t>(m_sndUna & RDMA_PSN_MASK));
+    if (m_retries >= m_retryCount)
+    {
+        EnterError();
+        return;
+    }
+    ++m_retries;
+    m_cc->OnTimeout();
+    Rewind(m_sndUna);
+    RestartTimer();
+}
+
+void
+RdmaQueuePair::EnterError()
+{
+    NS_LOG_FUNCTION(this);
+    m_error = true;
+    m_rtoEvent.Cancel();
+    bool first = true;
+    for (const Wqe& w : m_sendQueue)
+    {
+        --m_posted;
+        Complete({w.wrId,
+                  w.bytes,
+                  w.postTime,
+                  Time(0),
+                  first ? RdmaCompletionStatus::RETRY_EXCEEDED : RdmaCompletionStatus::FLUSHED});
+        first = false;
+    }
+    m_sendQueue.clear();
+    m_txIndex = 0;
+    m_errorTrace(this);
+}
+
+void
+RdmaQueuePair::Complete(RdmaCompletion c)
+{
+    if (m_completionCb.IsNull())
+    {
+        return;
+    }
+    const Time delay = m_transport->GetRxLatency();
+    c.completionTime = Simulator::Now() + delay;
+    Simulator::Schedule(delay, &RdmaQueuePair::NotifyCompletion, this, c);
+}
+
+void
+RdmaQueuePair::NotifyCompletion(RdmaCompletion c)
+{
+    if (!m_completionCb.IsNull())
+    {
+        m_completionCb(this, c);
+    }
+}
+
+void
+RdmaQueuePair::NotifyArrival(uint64_t bytes)
+{
+    if (!m_arrivalCb.IsNull())
+    {
+        m_arrivalCb(this, bytes);
+    }
+}
+
+void
+RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes)
+{
+    const uint64_t seq = Unwrap(bth.GetPsn(), m_ePsn);
+    const uint8_t opcode = bth.GetOpcode();
+    if (seq == m_ePsn)
+    {
+        ++m_ePsn;
+        m_nakSent = false;
+        m_dupAcked = false;
+        m_deliveredBytes += payloadBytes;
+        m_msgBytes += payloadBytes;
+        if (opcode == RC_RDMA_WRITE_LAST || opcode == RC_RDMA_WRITE_ONLY)
+        {
+            m_msn = (m_msn + 1) & RDMA_PSN_MASK;
+            ++m_deliveredMessages;
+            if (!m_arrivalCb.IsNull())
+            {
+                Simulator::Schedule(m_transport->GetRxLatency(),
+                                    &RdmaQueuePair::NotifyArrival,
+                                    this,
+                                    m_msgBytes);
+            }
+            m_msgBytes = 0;
+        }
+        ++m_unacked;
+        if (bth.GetAckRequest() || m_unacked >= m_ackInterval)
+        {
+            SendAck(m_ePsn - 1, false);
+        }
+    }
+    else if (seq > m_ePsn)
+    {
+        ++m_outOfSequence;
+        if (!m_nakSent)
+        {
+            m_nakSent = true;
+            SendAck(m_ePsn, true);
+        }
+    }
+    else
+    {
+        ++m_outOfSequence;
+        if (bth.GetAckRequest() || !m_dupAcked)
+        {
+            m_dupAcked = true;
+            SendAck(m_ePsn - 1, false);
+        }
+    }
+}
+
+void
+RdmaQueuePair::SendAck(uint64_t seq, bool nak)
+{
+    m_unacked = 0;
+    Ptr<Packet> p = Create<Packet>();
+    AethHeader aeth;
+    aeth.SetSyndrome(nak ? AethHeader::SYNDROME_NAK_PSN_SEQ_ERROR : AethHeader::SYNDROME_ACK);
+    aeth.SetMsn(m_msn);
+    p->AddHeader(aeth);
+    BthHeader bth;
+    bth.SetOpcode(RC_ACKNOWLEDGE);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetPsn(static_cast<uint32_t>(seq));
+    p->AddHeader(bth);
+    p->AddTrailer(IcrcTrailer());
+    m_transport->SendControl(p, this);
+}
+
+void
+RdmaQueuePair::SetCompletionCallback(CompletionCallback cb)
+{
+    m_completionCb = cb;
+}
+
+void
+RdmaQueuePair::SetArrivalCallback(ArrivalCallback cb)
+{
+    m_arrivalCb = cb;
+}
+
+uint32_t
+RdmaQueuePair::GetQpn() const
+{
+    return m_qpn;
+}
+
+uint32_t
+RdmaQueuePair::GetRemoteAddress() const
+{
+    return m_remoteAddress;
+}
+
+uint32_t
+RdmaQueuePair::GetRemoteQpn() const
+{
+    return m_remoteQpn;
+}
+
+uint16_t
+RdmaQueuePair::GetEntropy() const
+{
+    return m_entropy;
+}
+
+bool
+RdmaQueuePair::IsInError() const
+{
+    return m_error;
+}
+
+Ptr<RdmaCongestionControl>
+RdmaQueuePair::GetCongestionControl() const
+{
+    return m_cc;
+}
+
+uint32_t
+RdmaQueuePair::GetMtu() const
+{
+    return m_mtu;
+}
+
+uint32_t
+RdmaQueuePair::GetOutstandingRequests() const
+{
+    return m_posted;
+}
+
+uint64_t
+RdmaQueuePair::GetPacketsSent() const
+{
+    return m_packetsSent;
+}
+
+uint64_t
+RdmaQueuePair::GetRetransmissions() const
+{
+    return m_retransmissions;
+}
+
+uint64_t
+RdmaQueuePair::GetTimeouts() const
+{
+    return m_timeouts;
+}
+
+uint64_t
+RdmaQueuePair::GetNaksReceived() const
+{
+    return m_naksReceived;
+}
+
+uint64_t
+RdmaQueuePair::GetDeliveredBytes() const
+{
+    return m_deliveredBytes;
+}
+
+uint64_t
+RdmaQueuePair::GetDeliveredMessages() const
+{
+    return m_deliveredMessages;
+}
+
+uint64_t
+RdmaQueuePair::GetOutOfSequencePackets() const
+{
+    return m_outOfSequence;
+}
+
+Time
+RdmaQueuePair::GetRetransmissionTimeout() const
+{
+    return NanoSeconds(ACK_TIMEOUT_UNIT_NS << m_localAckTimeout);
+}
+
+} // namespace ns3

@@ -1,0 +1,353 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "roce-net-device.h"
+
+#include "ns3/ethernet-header.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+namespace
+{
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint8_t IP_PROTO_UDP = 17;
+constexpr uint8_t ECN_ECT0 = 0x2;
+constexpr uint8_t ECN_CE = 0x3;
+} // namespace
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<FabricNetDevice>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("MaxQueueBytes",
+                          "Byte limit of each output queue (one per priority), drop-tail "
+                          "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer shared by "
+                          "64 ports.",
+                          UintegerValue(656250),
+                          MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
+                          MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
+            .AddAttribute("RdmaDscp",
+                          "IPv4 DSCP of RDMA data packets (priority = DSCP / 8). Default 26, "
+                          "the RoCE traffic class that ConnectX NICs and SONiC use "
+                          "(priority 3).",
+                          UintegerValue(26),
+                          MakeUintegerAccessor(&RoceNetDevice::m_rdmaDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("ControlDscp",
+                          "IPv4 DSCP of ACK, NAK and CNP packets, served in strict priority "
+                          "(priority = DSCP / 8). Default 48, ConnectX's CNP DSCP "
+                          "(priority 6).",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddTraceSource("QueueBytes",
+                            "Occupancy of an output queue changed: (priority, bytes).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+    SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
+}
+
+RoceNetDevice::~RoceNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_transport = nullptr;
+    m_forwardCb = ForwardCallback();
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    FabricNetDevice::DoDispose();
+}
+
+Mac48Address
+RoceNetDevice::MacFromIpv4(Ipv4Address address)
+{
+    uint8_t mac[6] = {0x02, 0x00, 0, 0, 0, 0};
+    address.Serialize(mac + 2);
+    Mac48Address m;
+    m.CopyFrom(mac);
+    return m;
+}
+
+void
+RoceNetDevice::SetIpv4Address(Ipv4Address address)
+{
+    m_ipv4 = address;
+    m_address = MacFromIpv4(address);
+}
+
+Ipv4Address
+RoceNetDevice::GetIpv4Address() const
+{
+    return m_ipv4;
+}
+
+void
+RoceNetDevice::SetTransport(Ptr<RdmaTransport> transport)
+{
+    NS_LOG_FUNCTION(this << transport);
+    m_transport = transport;
+    m_transport->AttachPort(GetDataRate(),
+                            ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
+                            MakeCallback(&RoceNetDevice::SendRdmaControl, this),
+                            MakeCallback(&RoceNetDevice::DataReady, this));
+}
+
+Ptr<RdmaTransport>
+RoceNetDevice::GetTransport() const
+{
+    return m_transport;
+}
+
+void
+RoceNetDevice::SetForwardCallback(ForwardCallback cb)
+{
+    m_forwardCb = cb;
+}
+
+uint32_t
+RoceNetDevice::GetMaxQueueBytes() const
+{
+    return m_maxQueueBytes;
+}
+
+const RoceQueueCounters&
+RoceNetDevice::GetQueueCounters(uint8_t priority) const
+{
+    NS_ASSERT(priority < N_PRIORITIES);
+    return m_queueCounters[priority];
+}
+
+void
+RoceNetDevice::DataReady()
+{
+    TryTransmit();
+}
+
+void
+RoceNetDevice::EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp)
+{
+    UdpHeader udp;
+    udp.SetSourcePort(meta.entropy);
+    udp.SetDestinationPort(ROCEV2_UDP_PORT);
+    p->AddHeader(udp);
+    Ipv4Header ip;
+    ip.SetSource(Ipv4Address(meta.srcAddress));
+    ip.SetDestination(Ipv4Address(meta.dstAddress));
+    ip.SetProtocol(IP_PROTO_UDP);
+    ip.SetPayloadSize(p->GetSize());
+    ip.SetTtl(64);
+    ip.SetDontFragment();
+    // Data is ECN-capable (ECT(0)) so that switches can mark it; control packets are not.
+    ip.SetTos(static_cast<uint8_t>(dscp << 2) | (meta.control ? 0 : ECN_ECT0));
+    ip.EnableChecksum();
+    p->AddHeader(ip);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(MacFromIpv4(Ipv4Address(meta.dstAddress)));
+    eth.SetLengthType(ETHERTYPE_IPV4);
+    p->AddHeader(eth);
+}
+
+void
+RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
+{
+    EncapsulateRdma(p, meta, m_controlDscp);
+    if (Enqueue(p, m_controlDscp >> 3))
+    {
+        TryTransmit();
+    }
+}
+
+bool
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority)
+{
+    RoceQueueCounters& c = m_queueCounters[priority];
+    const uint32_t size = p->GetSize();
+    if (c.bytes + size > m_maxQueueBytes)
+    {
+        ++c.droppedPackets;
+        CountDrop(p, FabricDropReason::QUEUE_FULL);
+        return false;
+    }
+    m_queues[priority].push_back(p);
+    m_nonEmpty |= static_cast<uint8_t>(1U << priority);
+    ++c.enqueuedPackets;
+    c.enqueuedBytes += size;
+    c.bytes += size;
+    if (c.bytes > c.maxBytes)
+    {
+        c.maxBytes = c.bytes;
+    }
+    m_queueTrace(priority, c.bytes);
+    return true;
+}
+
+bool
+RoceNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t priority)
+{
+    NS_ASSERT(priority < N_PRIORITIES);
+    if (!Enqueue(p, priority))
+    {
+        return false;
+    }
+    TryTransmit();
+    return true;
+}
+
+Ptr<Packet>
+RoceNetDevice::DequeueForTransmit()
+{
+    const uint8_t rdmaPriority = m_rdmaDscp >> 3;
+    for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
+    {
+        if (m_nonEmpty & (1U << prio))
+        {
+            auto& q = m_queues[prio];
+            Ptr<Packet> p = q.front();
+            q.pop_front();
+            if (q.empty())
+            {
+                m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
+            }
+            RoceQueueCounters& c = m_queueCounters[prio];
+            c.bytes -= p->GetSize();
+            m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
+            return p;
+        }
+        if (prio == rdmaPriority && m_transport)
+        {
+            RdmaPacketMeta meta;
+            Ptr<Packet> p = m_transport->DequeueData(meta);
+            if (p)
+            {
+                EncapsulateRdma(p, meta, m_rdmaDscp);
+                return p;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void
+RoceNetDevice::DoReceive(Ptr<Packet> p)
+{
+    if (!m_forwardCb.IsNull())
+    {
+        m_forwardCb(this, p);
+        return;
+    }
+    // Read the fixed-format Ethernet/IPv4/UDP headers without deserializing objects.
+    uint8_t h[ENCAPSULATION_BYTES];
+    const uint32_t n = p->CopyData(h, ENCAPSULATION_BYTES);
+    const uint16_t etherType = static_cast<uint16_t>((h[12] << 8) | h[13]);
+    if (m_transport && n == ENCAPSULATION_BYTES && etherType == ETHERTYPE_IPV4 &&
+        h[14] == 0x45 && h[23] == IP_PROTO_UDP && ((h[36] << 8) | h[37]) == ROCEV2_UDP_PORT)
+    {
+        RdmaPacketMeta meta;
+        meta.srcAddress = (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) |
+                          (uint32_t(h[28]) << 8) | h[29];
+        meta.dstAddress = (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) |
+                          (uint32_t(h[32]) << 8) | h[33];
+        meta.entropy = static_cast<uint16_t>((h[34] << 8) | h[35]);
+        meta.congestionMarked = (h[15] & 0x3) == ECN_CE;
+        if (meta.dstAddress != m_ipv4.Get())
+        {
+            CountDrop(p, FabricDropReason::NOT_FOR_US);
+            return;
+        }
+        // The sender's traces may still hold this packet: strip headers from a copy.
+        Ptr<Packet> q = p->Copy();
+        q->RemoveAtStart(ENCAPSULATION_BYTES);
+        if (!m_transport->Receive(q, meta))
+        {
+            CountDrop(p, FabricDropReason::NOT_FOR_US);
+        }
+        return;
+    }
+    if (m_rxCallback.IsNull())
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        return;
+    }
+    Ptr<Packet> q = p->Copy();
+    EthernetHeader eth(false);
+    q->RemoveHeader(eth);
+    m_macRxTrace(q);
+    m_rxCallback(this, q, eth.GetLengthType(), eth.GetSource());
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    return SendFrom(packet, m_address, dest, protocolNumber);
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    NS_LOG_FUNCTION(this << packet << dest << protocolNumber);
+    m_macTxTrace(packet);
+    uint8_t priority = 0;
+    if (protocolNumber == ETHERTYPE_IPV4)
+    {
+        // Priority from the IPv4 DSCP, as for RDMA frames (byte 1 is the TOS).
+        uint8_t ip[2];
+        if (packet->CopyData(ip, 2) == 2)
+        {
+            priority = static_cast<uint8_t>(ip[1] >> 5);
+        }
+    }
+    EthernetHeader eth(false);
+    eth.SetSource(Mac48Address::ConvertFrom(source));
+    eth.SetDestination(Mac48Address::ConvertFrom(dest));
+    eth.SetLengthType(protocolNumber);
+    packet->AddHeader(eth);
+    if (!Enqueue(packet, priority))
+    {
+        return false;
+    }
+    TryTransmit();
+    return true;
+}
+
+} // namespace ns3

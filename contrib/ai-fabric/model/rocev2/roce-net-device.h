@@ -1,0 +1,189 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "ns3/fabric-net-device.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class RdmaTransport;
+struct RdmaPacketMeta;
+
+/**
+ * \ingroup ai-fabric
+ * Counters of one output queue (one port, one priority).
+ */
+struct RoceQueueCounters
+{
+    uint64_t enqueuedPackets{0}; //!< packets accepted
+    uint64_t enqueuedBytes{0};   //!< bytes accepted
+    uint64_t droppedPackets{0};  //!< packets dropped at the byte limit
+    uint32_t bytes{0};           //!< bytes queued now
+    uint32_t maxBytes{0};        //!< high-water mark
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief An Ethernet port carrying RoCEv2: a NIC port or a switch port.
+ *
+ * Frames are real Ethernet II / IPv4 / UDP (destination port 4791) / BTH frames built with
+ * ns-3's header classes and ai-fabric's BthHeader, so a capture opens in Wireshark as RoCE.
+ * Eight priorities, each an output queue with a byte limit (drop-tail), served in strict
+ * priority order (7 highest). The priority of a frame is its IPv4 DSCP / 8.
+ *
+ * As a NIC port, it carries an RdmaTransport: data packets are pulled from its QP scheduler
+ * in the RDMA priority (DSCP RdmaDscp), ACKs and NAKs are queued in the control priority
+ * (DSCP ControlDscp). Frames for the host that are not RoCEv2 are passed to the upper layer
+ * (ns-3's internet stack may send through Send()). As a switch port, every received frame is
+ * handed to the switch's forwarding callback, and the switch enqueues frames for output with
+ * EnqueueForwarded().
+ *
+ * MAC addresses are derived from IPv4 addresses (02:00 followed by the four address bytes),
+ * so no ARP is needed; switches forward by IPv4 address and do not rewrite MACs or TTL.
+ */
+class RoceNetDevice : public FabricNetDevice
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceNetDevice();
+    ~RoceNetDevice() override;
+
+    /// Number of priorities (IEEE 802.1p classes)
+    static constexpr uint32_t N_PRIORITIES = 8;
+    /// RoCEv2's UDP destination port (IBTA Annex A17)
+    static constexpr uint16_t ROCEV2_UDP_PORT = 4791;
+    /// Ethernet II + IPv4 + UDP bytes before the BTH
+    static constexpr uint32_t ENCAPSULATION_BYTES = 14 + 20 + 8;
+    /// Preamble and SFD (8), inter-frame gap (12) and FCS (4): line time beyond the frame
+    static constexpr uint32_t ETHERNET_OVERHEAD_BYTES = 8 + 12 + 4;
+    /// Minimum Ethernet frame without FCS
+    static constexpr uint32_t ETHERNET_MIN_FRAME_BYTES = 60;
+
+    /// Forwarding callback of a switch: (ingress port, frame).
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> ForwardCallback;
+
+    /**
+     * \brief Make this a NIC port carrying the given transport.
+     * \param transport the NIC's RC transport
+     */
+    void SetTransport(Ptr<RdmaTransport> transport);
+
+    /// \return the transport, or nullptr for a switch port
+    Ptr<RdmaTransport> GetTransport() const;
+
+    /**
+     * \brief Make this a switch port: received frames go to the callback.
+     * \param cb the switch's forwarding function
+     */
+    void SetForwardCallback(ForwardCallback cb);
+
+    /**
+     * \brief Set the IPv4 address of a NIC port (and the MAC address derived from it).
+     * \param address the address
+     */
+    void SetIpv4Address(Ipv4Address address);
+
+    /// \return the IPv4 address of a NIC port
+    Ipv4Address GetIpv4Address() const;
+
+    /**
+     * \brief Queue a frame for output (switch egress).
+     * \param p the frame
+     * \param priority its priority (0..7)
+     * \return false if the queue was full and the frame was dropped
+     */
+    bool EnqueueForwarded(Ptr<Packet> p, uint8_t priority);
+
+    /**
+     * \param priority 0..7
+     * \return the counters of that output queue
+     */
+    const RoceQueueCounters& GetQueueCounters(uint8_t priority) const;
+
+    /// \return the byte limit of each output queue
+    uint32_t GetMaxQueueBytes() const;
+
+    /**
+     * \param address an IPv4 address
+     * \return the MAC address ai-fabric gives to a NIC with that address
+     */
+    static Mac48Address MacFromIpv4(Ipv4Address address);
+
+    // NetDevice
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    bool SupportsSendFrom() const override;
+
+    /**
+     * TracedCallback signature for queue occupancy.
+     * \param priority the queue's priority
+     * \param bytes bytes queued after the change
+     */
+    typedef void (*QueueTracedCallback)(uint8_t priority, uint32_t bytes);
+
+  protected:
+    void DoDispose() override;
+    Ptr<Packet> DequeueForTransmit() override;
+    void DoReceive(Ptr<Packet> p) override;
+
+  private:
+    /**
+     * \brief Add UDP, IPv4 and Ethernet headers to a transport packet.
+     * \param p the packet, starting at the BTH
+     * \param meta its addressing
+     * \param dscp the IPv4 DSCP
+     */
+    void EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp);
+
+    /**
+     * \brief Transport callback: queue an ACK, NAK or CNP.
+     * \param p the packet, starting at the BTH
+     * \param meta its addressing
+     */
+    void SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta);
+
+    /**
+     * \brief Queue a frame at a priority, or drop it at the byte limit.
+     * \param p the frame
+     * \param priority 0..7
+     * \return true if queued
+     */
+    bool Enqueue(Ptr<Packet> p, uint8_t priority);
+
+    /// Transport callback: a QP has data again.
+    void DataReady();
+
+    Ptr<RdmaTransport> m_transport;          //!< NIC transport (nullptr on a switch port)
+    ForwardCallback m_forwardCb;             //!< switch forwarding (null on a NIC port)
+    Ipv4Address m_ipv4;                      //!< NIC address
+    uint32_t m_maxQueueBytes{0};             //!< byte limit per output queue
+    uint8_t m_rdmaDscp{26};                  //!< DSCP of RDMA data
+    uint8_t m_controlDscp{48};               //!< DSCP of ACK, NAK, CNP
+    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues; //!< output queues
+    std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
+    uint8_t m_nonEmpty{0};                   //!< bit p set when queue p holds frames
+    TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
+};
+
+} // namespace ns3
+
+#endif /* ROCE_NET_DEVICE_H */

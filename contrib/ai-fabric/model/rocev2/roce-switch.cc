@@ -1,0 +1,236 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "roce-switch.h"
+
+#include "roce-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace
+{
+/**
+ * One round of a 32-bit multiply-xorshift mixer (the finalizer of MurmurHash3).
+ * \param h the state
+ * \return the mixed state
+ */
+inline uint32_t
+Mix(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85EBCA6BU;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35U;
+    h ^= h >> 16;
+    return h;
+}
+} // namespace
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute("PortLatency",
+                          "Port-to-port forwarding latency, from a frame's last bit in to its "
+                          "enqueue at the output port (s). Default 400 ns: Tomahawk-class "
+                          "Ethernet switches forward in ~300-500 ns.",
+                          TimeValue(NanoSeconds(400)),
+                          MakeTimeAccessor(&RoceSwitch::m_latency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("HashSeed",
+                          "Seed of the ECMP hash; 0 derives a distinct seed from the node id "
+                          "(switches use different seeds to avoid hash polarization).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceSwitch::~RoceSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceSwitch::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_ports.clear();
+    Object::DoDispose();
+}
+
+void
+RoceSwitch::NotifyNewAggregate()
+{
+    Ptr<Node> node = GetObject<Node>();
+    if (node)
+    {
+        m_seed = m_seedAttribute != 0 ? m_seedAttribute : Mix(0x9E3779B9U + node->GetId());
+    }
+    Object::NotifyNewAggregate();
+}
+
+uint32_t
+RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
+{
+    NS_LOG_FUNCTION(this << port);
+    const uint32_t index = static_cast<uint32_t>(m_ports.size());
+    NS_ABORT_MSG_IF(port->GetIfIndex() != index,
+                    "RoceSwitch: port " << index << " has interface index "
+                                        << port->GetIfIndex()
+                                        << "; a switch node holds only its ports, in order");
+    m_ports.push_back(port);
+    port->SetForwardCallback(MakeCallback(&RoceSwitch::Forward, this));
+    return index;
+}
+
+uint32_t
+RoceSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<RoceNetDevice>
+RoceSwitch::GetPort(uint32_t i) const
+{
+    NS_ASSERT(i < m_ports.size());
+    return m_ports[i];
+}
+
+uint32_t
+RoceSwitch::GetHashSeed() const
+{
+    return m_seed;
+}
+
+void
+RoceSwitch::SetRoutes(Ipv4Address firstAddress, const std::vector<std::vector<uint32_t>>& groups)
+{
+    NS_LOG_FUNCTION(this << firstAddress << groups.size());
+    m_firstAddress = firstAddress.Get();
+    m_groupStart.assign(1, 0);
+    m_groupPorts.clear();
+    for (const auto& g : groups)
+    {
+        for (uint32_t port : g)
+        {
+            NS_ABORT_MSG_IF(port >= m_ports.size(), "RoceSwitch: route to unknown port " << port);
+            m_groupPorts.push_back(static_cast<uint16_t>(port));
+        }
+        m_groupStart.push_back(static_cast<uint32_t>(m_groupPorts.size()));
+    }
+}
+
+std::vector<uint32_t>
+RoceSwitch::GetRoute(Ipv4Address destination) const
+{
+    std::vector<uint32_t> ports;
+    const uint32_t index = destination.Get() - m_firstAddress;
+    if (index + 1 < m_groupStart.size())
+    {
+        for (uint32_t k = m_groupStart[index]; k < m_groupStart[index + 1]; ++k)
+        {
+            ports.push_back(m_groupPorts[k]);
+        }
+    }
+    return ports;
+}
+
+uint32_t
+RoceSwitch::SelectPort(uint32_t src,
+                       uint32_t dst,
+                       uint8_t protocol,
+                       uint16_t srcPort,
+                       uint16_t dstPort) const
+{
+    const uint32_t index = dst - m_firstAddress;
+    if (index + 1 >= m_groupStart.size())
+    {
+        return GetNPorts();
+    }
+    const uint32_t begin = m_groupStart[index];
+    const uint32_t n = m_groupStart[index + 1] - begin;
+    if (n == 0)
+    {
+        return GetNPorts();
+    }
+    if (n == 1)
+    {
+        return m_groupPorts[begin];
+    }
+    uint32_t h = Mix(m_seed ^ src);
+    h = Mix(h ^ dst);
+    h = Mix(h ^ ((uint32_t(protocol) << 16) | dstPort));
+    h = Mix(h ^ srcPort);
+    return m_groupPorts[begin + h % n];
+}
+
+void
+RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
+{
+    // Fixed offsets of Ethernet II (14) + IPv4 without options (20) + UDP/TCP ports (4).
+    uint8_t h[38];
+    const uint32_t n = p->CopyData(h, sizeof(h));
+    if (n < 34 || h[12] != 0x08 || h[13] != 0x00)
+    {
+        inPort->CountDrop(p, FabricDropReason::NO_ROUTE);
+        return;
+    }
+    const uint8_t ihl = h[14] & 0x0F;
+    const uint8_t priority = h[15] >> 5;
+    const uint8_t protocol = h[23];
+    const uint32_t src =
+        (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) | (uint32_t(h[28]) << 8) | h[29];
+    const uint32_t dst =
+        (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) | (uint32_t(h[32]) << 8) | h[33];
+    uint16_t srcPort = 0;
+    uint16_t dstPort = 0;
+    if (ihl == 5 && n == sizeof(h) && (protocol == 17 || protocol == 6))
+    {
+        srcPort = static_cast<uint16_t>((h[34] << 8) | h[35]);
+        dstPort = static_cast<uint16_t>((h[36] << 8) | h[37]);
+    }
+    const uint32_t out = SelectPort(src, dst, protocol, srcPort, dstPort);
+    if (out >= m_ports.size())
+    {
+        inPort->CountDrop(p, FabricDropReason::NO_ROUTE);
+        return;
+    }
+    ++m_forwarded;
+    Simulator::Schedule(m_latency,
+                        &RoceNetDevice::EnqueueForwarded,
+                        m_ports[out],
+                        p,
+                        priority);
+}
+
+uint64_t
+RoceSwitch::GetForwardedPackets() const
+{
+    return m_forwarded;
+}
+
+} // namespace ns3

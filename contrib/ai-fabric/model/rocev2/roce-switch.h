@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class Packet;
+class RoceNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * \brief The forwarding object of an Ethernet switch carrying RoCEv2 (aggregated to a Node).
+ *
+ * Forwards by IPv4 destination through a table precomputed by a routing engine: the
+ * destination's index (address minus the table's first address) selects an ECMP group of
+ * output ports, and a hash of the 5-tuple (with a per-switch seed) picks one of them. RoCEv2
+ * puts per-QP entropy in the UDP source port, so QPs spread over paths while each QP's packets
+ * stay in order. A frame is queued at its output port PortLatency after its last bit arrived
+ * (store and forward), in the output queue of its priority (IPv4 DSCP / 8).
+ */
+class RoceSwitch : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceSwitch();
+    ~RoceSwitch() override;
+
+    /**
+     * \brief Add a port; its NetDevice interface index must equal the port number returned.
+     * \param port the port device (already added to the switch's node)
+     * \return the port number
+     */
+    uint32_t AddPort(Ptr<RoceNetDevice> port);
+
+    /// \return the number of ports
+    uint32_t GetNPorts() const;
+
+    /**
+     * \param i a port number
+     * \return the port
+     */
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const;
+
+    /**
+     * \brief Replace the forwarding table.
+     * \param firstAddress the address of destination index 0
+     * \param groups for each destination index, its ECMP group (output port numbers); an empty
+     *        group means no route
+     */
+    void SetRoutes(Ipv4Address firstAddress, const std::vector<std::vector<uint32_t>>& groups);
+
+    /**
+     * \param destination an IPv4 address
+     * \return the ECMP group toward it (empty if none)
+     */
+    std::vector<uint32_t> GetRoute(Ipv4Address destination) const;
+
+    /**
+     * \brief The output port this switch chooses for a flow.
+     * \param src source address
+     * \param dst destination address
+     * \param protocol IPv4 protocol
+     * \param srcPort transport source port
+     * \param dstPort transport destination port
+     * \return the port number, or GetNPorts() if there is no route
+     */
+    uint32_t SelectPort(uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort,
+                        uint16_t dstPort) const;
+
+    /// \return frames forwarded
+    uint64_t GetForwardedPackets() const;
+
+    /// \return the hash seed in use
+    uint32_t GetHashSeed() const;
+
+  protected:
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    /**
+     * \brief A frame arrived at a port.
+     * \param inPort the ingress port
+     * \param p the frame
+     */
+    void Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p);
+
+    std::vector<Ptr<RoceNetDevice>> m_ports; //!< ports by number
+    uint32_t m_firstAddress{0};              //!< address of destination index 0
+    std::vector<uint32_t> m_groupStart;      //!< per destination: start in m_groupPorts (+1 end)
+    std::vector<uint16_t> m_groupPorts;      //!< all groups, concatenated
+    Time m_latency;                          //!< port-to-port latency
+    uint32_t m_seedAttribute{0};             //!< HashSeed attribute (0: derive from node id)
+    uint32_t m_seed{0};                      //!< seed in use
+    uint64_t m_forwarded{0};                 //!< frames forwarded
+};
+
+} // namespace ns3
+
+#endif /* ROCE_SWITCH_H */
