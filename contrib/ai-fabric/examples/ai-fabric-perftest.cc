@@ -46,32 +46,19 @@ main(int argc, char* argv[])
     std::string json;
     std::string pcap;
 
-    FabricCli::CheckKnownOptions(program,
-                                 argc,
-                                 argv,
-                                 {"fabric",
-                                  "test",
-                                  "size",
-                                  "iters",
-                                  "qps",
-                                  "txDepth",
-                                  "rate",
-                                  "mtu",
-                                  "switches",
-                                  "lossRate",
-                                  "json",
-                                  "pcap"});
+    FabricCli::CheckKnownOptions(program, argc, argv,
+                                 {"fabric", "test", "size", "iters", "qps", "txDepth", "rate",
+                                  "mtu", "switches", "lossRate", "json", "pcap"});
     CommandLine cmd(__FILE__);
-    cmd.Usage("RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
-              "and ib_write_lat.");
+    cmd.Usage(
+        "RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
+        "and ib_write_lat.");
     cmd.AddValue("fabric", "fabric: roce", fabric);
     cmd.AddValue("test", "write_bw or write_lat", test);
     cmd.AddValue("size",
                  "message bytes, K/M/G suffixes (default 65536 for write_bw, 2 for write_lat)",
                  size);
-    cmd.AddValue("iters",
-                 "messages per QP (default 5000 for write_bw, 1000 for write_lat)",
-                 iters);
+    cmd.AddValue("iters", "messages per QP (default 5000 for write_bw, 1000 for write_lat)", iters);
     cmd.AddValue("qps", "queue pairs (write_bw)", qps);
     cmd.AddValue("txDepth", "outstanding writes per QP (write_bw), as perftest -t", txDepth);
     cmd.AddValue("rate", "link rate, e.g. 400Gbps or 400G", rate);
@@ -90,7 +77,8 @@ main(int argc, char* argv[])
     {
         if (!FabricCli::ParseBytes(size, value) || value == 0)
         {
-            FabricCli::Fail(program, "--size=" + size + ": expected a positive byte count (e.g. 4096, 64K, 1M)");
+            FabricCli::Fail(program, "--size=" + size
+                                         + ": expected a positive byte count (e.g. 4096, 64K, 1M)");
         }
         cfg.size = value;
     }
@@ -118,7 +106,8 @@ main(int argc, char* argv[])
     }
     if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
     {
-        FabricCli::Fail(program, "--mtu=" + mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
+        FabricCli::Fail(program, "--mtu=" + mtu
+                                     + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
     }
     cfg.mtu = static_cast<uint32_t>(value);
     if (!FabricCli::ParseUnsigned(switches, value) || value > UINT32_MAX)

@@ -25,20 +25,12 @@ FabricCli::Fail(const std::string& program, const std::string& message)
 }
 
 void
-FabricCli::CheckKnownOptions(const std::string& program,
-                             int argc,
-                             char** argv,
+FabricCli::CheckKnownOptions(const std::string& program, int argc, char** argv,
                              const std::vector<std::string>& known)
 {
-    static const std::vector<std::string> builtin = {"help",
-                                                     "PrintHelp",
-                                                     "PrintGlobals",
-                                                     "PrintGroups",
-                                                     "PrintGroup",
-                                                     "PrintTypeIds",
-                                                     "PrintAttributes",
-                                                     "PrintVersion",
-                                                     "version"};
+    static const std::vector<std::string> builtin
+        = {"help",         "PrintHelp",       "PrintGlobals", "PrintGroups", "PrintGroup",
+           "PrintTypeIds", "PrintAttributes", "PrintVersion", "version"};
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -48,12 +40,13 @@ FabricCli::CheckKnownOptions(const std::string& program,
         }
         if (arg.rfind("--", 0) != 0)
         {
-            Fail(program, "unexpected argument '" + arg + "' (options are --name=value; see --help)");
+            Fail(program,
+                 "unexpected argument '" + arg + "' (options are --name=value; see --help)");
         }
         const std::string name = arg.substr(2, arg.find('=') - 2);
-        const bool ok = std::find(known.begin(), known.end(), name) != known.end() ||
-                        std::find(builtin.begin(), builtin.end(), name) != builtin.end() ||
-                        name.find("::") != std::string::npos;
+        const bool ok = std::find(known.begin(), known.end(), name) != known.end()
+                        || std::find(builtin.begin(), builtin.end(), name) != builtin.end()
+                        || name.find("::") != std::string::npos;
         if (ok)
         {
             continue;
@@ -131,8 +124,8 @@ FabricCli::ParseRate(const std::string& text, DataRate& rate)
         t += "bps";
     }
     DataRateValue value;
-    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0])) ||
-        !value.DeserializeFromString(t, MakeDataRateChecker()))
+    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))
+        || !value.DeserializeFromString(t, MakeDataRateChecker()))
     {
         return false;
     }

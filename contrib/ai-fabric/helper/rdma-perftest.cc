@@ -6,8 +6,6 @@
 
 #include "rdma-perftest.h"
 
-#include "roce-fabric-helper.h"
-
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
@@ -20,6 +18,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "roce-fabric-helper.h"
 
 #include <nlohmann/json.hpp>
 
@@ -100,13 +99,12 @@ class PerftestRun
      * \param qpsA QPs on host A
      * \param qpsB their peers on host B
      */
-    PerftestRun(const RdmaPerftestConfig& cfg,
-                std::vector<Ptr<RdmaQueuePair>> qpsA,
+    PerftestRun(const RdmaPerftestConfig& cfg, std::vector<Ptr<RdmaQueuePair>> qpsA,
                 std::vector<Ptr<RdmaQueuePair>> qpsB)
-        : m_cfg(cfg),
-          m_qpsA(std::move(qpsA)),
-          m_qpsB(std::move(qpsB)),
-          m_posted(m_qpsA.size(), 0)
+        : m_cfg(cfg)
+        , m_qpsA(std::move(qpsA))
+        , m_qpsB(std::move(qpsB))
+        , m_posted(m_qpsA.size(), 0)
     {
     }
 
@@ -247,15 +245,15 @@ class PerftestRun
         return false;
     }
 
-    const RdmaPerftestConfig& m_cfg;          //!< configuration
-    std::vector<Ptr<RdmaQueuePair>> m_qpsA;   //!< QPs of host A
-    std::vector<Ptr<RdmaQueuePair>> m_qpsB;   //!< QPs of host B
-    std::vector<uint64_t> m_posted;           //!< writes posted per QP
-    std::vector<double> m_tPosted;            //!< post times (s)
-    std::vector<double> m_tCompleted;         //!< completion times (s)
-    std::vector<double> m_samples;            //!< latency samples (us)
-    Time m_roundStart;                        //!< write_lat: start of the round trip
-    std::string m_error;                      //!< first error
+    const RdmaPerftestConfig& m_cfg;        //!< configuration
+    std::vector<Ptr<RdmaQueuePair>> m_qpsA; //!< QPs of host A
+    std::vector<Ptr<RdmaQueuePair>> m_qpsB; //!< QPs of host B
+    std::vector<uint64_t> m_posted;         //!< writes posted per QP
+    std::vector<double> m_tPosted;          //!< post times (s)
+    std::vector<double> m_tCompleted;       //!< completion times (s)
+    std::vector<double> m_samples;          //!< latency samples (us)
+    Time m_roundStart;                      //!< write_lat: start of the round trip
+    std::string m_error;                    //!< first error
 };
 
 } // namespace
@@ -286,8 +284,8 @@ RdmaPerftestConfig::Validate()
     }
     if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
     {
-        return "--mtu=" + std::to_string(mtu) +
-               ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096";
+        return "--mtu=" + std::to_string(mtu)
+               + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096";
     }
     if (qps == 0 || qps > 4096)
     {
@@ -449,13 +447,14 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
 {
     const RdmaPerftestConfig& cfg = m_config;
     const bool bw = cfg.test == "write_bw";
-    const char* rule =
-        "---------------------------------------------------------------------------------------";
+    const char* rule
+        = "---------------------------------------------------------------------------------------";
     char line[256];
     os << rule << "\n";
-    os << (bw ? "                    RDMA_Write BW Test\n" : "                    RDMA_Write Latency Test\n");
-    std::snprintf(line, sizeof(line), " %-16s: %-14s %-15s: %s\n", "Fabric", "RoCEv2",
-                  "Link rate", cfg.rate.GetBitRate() % 1000000000 == 0
+    os << (bw ? "                    RDMA_Write BW Test\n"
+              : "                    RDMA_Write Latency Test\n");
+    std::snprintf(line, sizeof(line), " %-16s: %-14s %-15s: %s\n", "Fabric", "RoCEv2", "Link rate",
+                  cfg.rate.GetBitRate() % 1000000000 == 0
                       ? (std::to_string(cfg.rate.GetBitRate() / 1000000000) + " Gb/s").c_str()
                       : (std::to_string(cfg.rate.GetBitRate()) + " b/s").c_str());
     os << line;
@@ -486,8 +485,8 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
         os << " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n";
         std::snprintf(line, sizeof(line), " %-10llu %-14llu %-18.2f %-20.2f %.6f\n",
                       static_cast<unsigned long long>(cfg.size),
-                      static_cast<unsigned long long>(cfg.iterations), r.bwPeakGbps,
-                      r.bwAvgGbps, r.msgRateMpps);
+                      static_cast<unsigned long long>(cfg.iterations), r.bwPeakGbps, r.bwAvgGbps,
+                      r.msgRateMpps);
         os << line;
     }
     else
@@ -538,12 +537,8 @@ RdmaPerftest::ToJson(const RdmaPerftestResult& r) const
     j["bw_peak_gbps"] = r.bwPeakGbps;
     j["bw_avg_gbps"] = r.bwAvgGbps;
     j["msg_rate_mpps"] = r.msgRateMpps;
-    j["lat_us"] = {{"min", r.lat.min},
-                   {"typical", r.lat.typical},
-                   {"avg", r.lat.avg},
-                   {"max", r.lat.max},
-                   {"stdev", r.lat.stdev},
-                   {"p99", r.lat.p99},
+    j["lat_us"] = {{"min", r.lat.min},  {"typical", r.lat.typical}, {"avg", r.lat.avg},
+                   {"max", r.lat.max},  {"stdev", r.lat.stdev},     {"p99", r.lat.p99},
                    {"p999", r.lat.p999}};
     j["transport"] = {{"packets", r.packets},
                       {"retransmits", r.retransmits},

@@ -23,17 +23,17 @@ namespace ns3
  */
 struct RdmaPerftestConfig
 {
-    std::string fabric{"roce"};      //!< fabric: roce
-    std::string test{"write_bw"};    //!< write_bw or write_lat
-    uint64_t size{0};                //!< message bytes (0: perftest's default for the test)
-    uint64_t iterations{0};          //!< messages per QP (0: perftest's default)
-    uint32_t qps{1};                 //!< queue pairs (write_bw)
-    uint32_t txDepth{128};           //!< outstanding writes per QP (perftest -t)
-    DataRate rate{"400Gb/s"};        //!< link rate
-    uint32_t mtu{4096};              //!< payload MTU
-    uint32_t switches{1};            //!< switches between the hosts (0: back to back)
-    double lossRate{0.0};            //!< random loss probability per frame and link
-    std::string pcapPrefix;          //!< pcap file prefix (empty: none)
+    std::string fabric{"roce"};   //!< fabric: roce
+    std::string test{"write_bw"}; //!< write_bw or write_lat
+    uint64_t size{0};             //!< message bytes (0: perftest's default for the test)
+    uint64_t iterations{0};       //!< messages per QP (0: perftest's default)
+    uint32_t qps{1};              //!< queue pairs (write_bw)
+    uint32_t txDepth{128};        //!< outstanding writes per QP (perftest -t)
+    DataRate rate{"400Gb/s"};     //!< link rate
+    uint32_t mtu{4096};           //!< payload MTU
+    uint32_t switches{1};         //!< switches between the hosts (0: back to back)
+    double lossRate{0.0};         //!< random loss probability per frame and link
+    std::string pcapPrefix;       //!< pcap file prefix (empty: none)
 
     /**
      * \brief Check the values and fill the defaults that depend on the test.
@@ -63,21 +63,21 @@ struct RdmaLatencyStats
  */
 struct RdmaPerftestResult
 {
-    double bwPeakGbps{0};      //!< best average over any run of consecutive messages
-    double bwAvgGbps{0};       //!< all bytes / (last completion - first post)
-    double msgRateMpps{0};     //!< messages per microsecond
-    RdmaLatencyStats lat;      //!< write_lat: one-way latency (RTT / 2); write_bw: post to
-                               //!< completion of each message
-    uint64_t packets{0};       //!< data packets sent, retransmissions included
-    uint64_t retransmits{0};   //!< data packets sent again
-    uint64_t timeouts{0};      //!< retransmission timer expiries
-    uint64_t naks{0};          //!< NAKs received
+    double bwPeakGbps{0};       //!< best average over any run of consecutive messages
+    double bwAvgGbps{0};        //!< all bytes / (last completion - first post)
+    double msgRateMpps{0};      //!< messages per microsecond
+    RdmaLatencyStats lat;       //!< write_lat: one-way latency (RTT / 2); write_bw: post to
+                                //!< completion of each message
+    uint64_t packets{0};        //!< data packets sent, retransmissions included
+    uint64_t retransmits{0};    //!< data packets sent again
+    uint64_t timeouts{0};       //!< retransmission timer expiries
+    uint64_t naks{0};           //!< NAKs received
     uint64_t deliveredBytes{0}; //!< bytes delivered in order at the responders
-    uint64_t expectedBytes{0}; //!< bytes the test posted
-    uint64_t drops{0};         //!< frames dropped anywhere (by any reason)
-    uint64_t events{0};        //!< simulator events executed
-    Time simTime;              //!< simulated time at the end
-    std::string error;         //!< a transport error that ended the test (empty if none)
+    uint64_t expectedBytes{0};  //!< bytes the test posted
+    uint64_t drops{0};          //!< frames dropped anywhere (by any reason)
+    uint64_t events{0};         //!< simulator events executed
+    Time simTime;               //!< simulated time at the end
+    std::string error;          //!< a transport error that ended the test (empty if none)
 };
 
 /**

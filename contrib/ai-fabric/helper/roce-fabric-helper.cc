@@ -30,9 +30,7 @@ RoceFabricHelper::RoceFabricHelper()
     m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
 }
 
-RoceFabricHelper::~RoceFabricHelper()
-{
-}
+RoceFabricHelper::~RoceFabricHelper() {}
 
 void
 RoceFabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
@@ -114,8 +112,8 @@ RoceFabricHelper::InstallSwitches(NodeContainer switches)
     for (auto it = switches.Begin(); it != switches.End(); ++it, ++i)
     {
         Ptr<Node> node = *it;
-        NS_ABORT_MSG_IF(node->GetNDevices() != 0,
-                        "RoceFabricHelper: switch node " << node->GetId() << " already has devices");
+        NS_ABORT_MSG_IF(node->GetNDevices() != 0, "RoceFabricHelper: switch node "
+                                                      << node->GetId() << " already has devices");
         node->AggregateObject(m_switchFactory.Create<RoceSwitch>());
         std::ostringstream name;
         name << "switch" << node->GetId();
@@ -173,7 +171,7 @@ RoceFabricHelper::ComputeRoutes()
             continue;
         }
         g[v].node->GetObject<RoceSwitch>()->SetRoutes(Ipv4Address(m_base.Get() + 1),
-                                                     table.GetSwitchTable(v));
+                                                      table.GetSwitchTable(v));
     }
 }
 
@@ -222,9 +220,7 @@ RoceFabricHelper::AssignStreams(int64_t stream)
 }
 
 void
-RoceFabricHelper::EnablePcapInternal(std::string prefix,
-                                     Ptr<NetDevice> nd,
-                                     bool /* promiscuous */,
+RoceFabricHelper::EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool /* promiscuous */,
                                      bool explicitFilename)
 {
     Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();
@@ -233,11 +229,10 @@ RoceFabricHelper::EnablePcapInternal(std::string prefix,
         return;
     }
     PcapHelper pcapHelper;
-    const std::string filename = explicitFilename
-                                     ? prefix
-                                     : pcapHelper.GetFilenameFromDevice(prefix, device);
-    Ptr<PcapFileWrapper> file =
-        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    const std::string filename
+        = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file
+        = pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     pcapHelper.HookDefaultSink<RoceNetDevice>(device, "PromiscSniffer", file);
 }
 

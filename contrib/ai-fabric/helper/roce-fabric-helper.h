@@ -127,9 +127,7 @@ class RoceFabricHelper : public PcapHelperForDevice
     int64_t AssignStreams(int64_t stream);
 
   private:
-    void EnablePcapInternal(std::string prefix,
-                            Ptr<NetDevice> nd,
-                            bool promiscuous,
+    void EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool promiscuous,
                             bool explicitFilename) override;
 
     /**
@@ -143,12 +141,12 @@ class RoceFabricHelper : public PcapHelperForDevice
     ObjectFactory m_transportFactory; //!< transports
     ObjectFactory m_switchFactory;    //!< switch forwarding objects
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs
-    Ipv4Address m_base{"10.0.0.0"};   //!< address base
-    Ptr<FabricTopology> m_topology;   //!< the graph
-    std::vector<Ptr<RoceNetDevice>> m_nicOfNode;   //!< NIC by node id
-    std::vector<uint32_t> m_vertexOfHost;          //!< endpoint vertex by node id
-    std::vector<Ptr<FabricChannel>> m_channels;    //!< cables
-    std::vector<Ptr<RdmaTransport>> m_transports;  //!< transports, in install order
+    Ipv4Address m_base{"10.0.0.0"};                                          //!< address base
+    Ptr<FabricTopology> m_topology;                                          //!< the graph
+    std::vector<Ptr<RoceNetDevice>> m_nicOfNode;                             //!< NIC by node id
+    std::vector<uint32_t> m_vertexOfHost;         //!< endpoint vertex by node id
+    std::vector<Ptr<FabricChannel>> m_channels;   //!< cables
+    std::vector<Ptr<RdmaTransport>> m_transports; //!< transports, in install order
 };
 
 } // namespace ns3

@@ -7,7 +7,6 @@
 #include "fabric-channel.h"
 
 #include "fabric-net-device.h"
-
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
@@ -23,21 +22,19 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 TypeId
 FabricChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricChannel")
-            .SetParent<Channel>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<FabricChannel>()
-            .AddAttribute("Delay",
-                          "One-way propagation delay (s). Default 10 ns: a 2 m cable at "
-                          "~5 ns/m (signal speed 2e8 m/s).",
-                          TimeValue(NanoSeconds(10)),
-                          MakeTimeAccessor(&FabricChannel::m_delay),
-                          MakeTimeChecker(Time(0)))
-            .AddTraceSource("LinkState",
-                            "The link went down (false) or came up (true).",
-                            MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),
-                            "ns3::FabricChannel::LinkStateTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricChannel")
+              .SetParent<Channel>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<FabricChannel>()
+              .AddAttribute("Delay",
+                            "One-way propagation delay (s). Default 10 ns: a 2 m cable at "
+                            "~5 ns/m (signal speed 2e8 m/s).",
+                            TimeValue(NanoSeconds(10)), MakeTimeAccessor(&FabricChannel::m_delay),
+                            MakeTimeChecker(Time(0)))
+              .AddTraceSource("LinkState", "The link went down (false) or came up (true).",
+                              MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),
+                              "ns3::FabricChannel::LinkStateTracedCallback");
     return tid;
 }
 
@@ -80,13 +77,8 @@ FabricChannel::Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime)
         return false;
     }
     const uint32_t dst = (src == PeekPointer(m_devices[0])) ? 1 : 0;
-    Simulator::ScheduleWithContext(m_nodeIds[dst],
-                                   txTime + m_delay,
-                                   &FabricChannel::Deliver,
-                                   this,
-                                   dst,
-                                   p,
-                                   m_epoch);
+    Simulator::ScheduleWithContext(m_nodeIds[dst], txTime + m_delay, &FabricChannel::Deliver, this,
+                                   dst, p, m_epoch);
     return true;
 }
 

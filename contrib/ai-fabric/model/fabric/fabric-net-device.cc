@@ -7,7 +7,6 @@
 #include "fabric-net-device.h"
 
 #include "fabric-channel.h"
-
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -64,53 +63,48 @@ FabricPortCounters::TotalDrops() const
 TypeId
 FabricNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricNetDevice")
-            .SetParent<NetDevice>()
-            .SetGroupName("AiFabric")
-            .AddAttribute("DataRate",
-                          "Line rate of the port (bit/s). Default 400 Gb/s: NDR InfiniBand and "
-                          "400GbE, the ConnectX-7 class NIC of a DGX H100.",
-                          DataRateValue(DataRate("400Gb/s")),
-                          MakeDataRateAccessor(&FabricNetDevice::m_dataRate),
-                          MakeDataRateChecker())
-            .AddAttribute("ReceiveErrorModel",
-                          "Error model applied to every received frame (none by default).",
-                          PointerValue(),
-                          MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
-                          MakePointerChecker<ErrorModel>())
-            .AddTraceSource("MacTx",
-                            "A packet was accepted from the upper layer for transmission.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("MacRx",
-                            "A packet was passed up to the upper layer.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyTxBegin",
-                            "A frame started serialization onto the cable.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyTxEnd",
-                            "A frame finished serialization.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyRxEnd",
-                            "The last bit of a frame arrived and the frame was accepted.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxEndTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("Drop",
-                            "A frame was dropped at this port, with the FabricDropReason.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
-                            "ns3::FabricNetDevice::DropTracedCallback")
-            .AddTraceSource("Sniffer",
-                            "Every frame sent or received (non-promiscuous sniffer).",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PromiscSniffer",
-                            "Every frame sent or received (pcap).",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
-                            "ns3::Packet::TracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricNetDevice")
+              .SetParent<NetDevice>()
+              .SetGroupName("AiFabric")
+              .AddAttribute("DataRate",
+                            "Line rate of the port (bit/s). Default 400 Gb/s: NDR InfiniBand and "
+                            "400GbE, the ConnectX-7 class NIC of a DGX H100.",
+                            DataRateValue(DataRate("400Gb/s")),
+                            MakeDataRateAccessor(&FabricNetDevice::m_dataRate),
+                            MakeDataRateChecker())
+              .AddAttribute("ReceiveErrorModel",
+                            "Error model applied to every received frame (none by default).",
+                            PointerValue(),
+                            MakePointerAccessor(&FabricNetDevice::m_receiveErrorModel),
+                            MakePointerChecker<ErrorModel>())
+              .AddTraceSource("MacTx",
+                              "A packet was accepted from the upper layer for transmission.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("MacRx", "A packet was passed up to the upper layer.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PhyTxBegin", "A frame started serialization onto the cable.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PhyTxEnd", "A frame finished serialization.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PhyRxEnd",
+                              "The last bit of a frame arrived and the frame was accepted.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_phyRxEndTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("Drop",
+                              "A frame was dropped at this port, with the FabricDropReason.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
+                              "ns3::FabricNetDevice::DropTracedCallback")
+              .AddTraceSource("Sniffer", "Every frame sent or received (non-promiscuous sniffer).",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PromiscSniffer", "Every frame sent or received (pcap).",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
+                              "ns3::Packet::TracedCallback");
     return tid;
 }
 
@@ -132,11 +126,10 @@ FabricNetDevice::DoDispose()
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
     m_txPacket = nullptr;
-    m_rxCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
-                                    const Address&>();
-    m_promiscCallback =
-        MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&,
-                         const Address&, NetDevice::PacketType>();
+    m_rxCallback
+        = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
+    m_promiscCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
+                                         const Address&, const Address&, NetDevice::PacketType>();
     NetDevice::DoDispose();
 }
 

@@ -209,11 +209,11 @@ class FabricNetDevice : public NetDevice
      */
     virtual void DoLinkChange(bool up);
 
-    NetDevice::ReceiveCallback m_rxCallback;              //!< upper layer (normal receive)
-    NetDevice::PromiscReceiveCallback m_promiscCallback;  //!< upper layer (promiscuous)
-    Mac48Address m_address;                               //!< this port's MAC address
-    TracedCallback<Ptr<const Packet>> m_macTxTrace;       //!< packet accepted from above
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;       //!< packet passed up
+    NetDevice::ReceiveCallback m_rxCallback;             //!< upper layer (normal receive)
+    NetDevice::PromiscReceiveCallback m_promiscCallback; //!< upper layer (promiscuous)
+    Mac48Address m_address;                              //!< this port's MAC address
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;      //!< packet accepted from above
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;      //!< packet passed up
 
   private:
     /// End of a frame's serialization.
@@ -225,27 +225,27 @@ class FabricNetDevice : public NetDevice
      */
     Time SerializationTime(uint32_t wireBytes);
 
-    Ptr<Node> m_node;                 //!< owning node
-    Ptr<FabricChannel> m_channel;     //!< attached cable
-    uint32_t m_ifIndex{0};            //!< interface index
-    uint16_t m_mtu{1500};             //!< link MTU (bytes of upper-layer payload)
-    DataRate m_dataRate;              //!< line rate
+    Ptr<Node> m_node;                    //!< owning node
+    Ptr<FabricChannel> m_channel;        //!< attached cable
+    uint32_t m_ifIndex{0};               //!< interface index
+    uint16_t m_mtu{1500};                //!< link MTU (bytes of upper-layer payload)
+    DataRate m_dataRate;                 //!< line rate
     Ptr<ErrorModel> m_receiveErrorModel; //!< optional receive error model
-    bool m_linkUp{false};             //!< link state as this port sees it
-    bool m_busy{false};               //!< transmit state machine: frame on the wire
-    Ptr<Packet> m_txPacket;           //!< frame being serialized
-    uint32_t m_overheadBytes{0};      //!< per-frame overhead on the wire
-    uint32_t m_minFrameBytes{0};      //!< minimum frame size
-    uint64_t m_carry{0};              //!< serialization remainder (bit-picoseconds)
-    uint64_t m_psPerTick{0};          //!< picoseconds per simulator time step (0: not yet known)
-    FabricPortCounters m_counters;    //!< statistics
-    TracedCallback<> m_linkChangeCallbacks;                      //!< NetDevice link callbacks
-    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;         //!< serialization starts
-    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;           //!< serialization ends
-    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;           //!< last bit received
-    TracedCallback<Ptr<const Packet>, uint8_t> m_dropTrace;      //!< any drop, with reason
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;            //!< frames sent and received
-    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace;     //!< same, for pcap
+    bool m_linkUp{false};                //!< link state as this port sees it
+    bool m_busy{false};                  //!< transmit state machine: frame on the wire
+    Ptr<Packet> m_txPacket;              //!< frame being serialized
+    uint32_t m_overheadBytes{0};         //!< per-frame overhead on the wire
+    uint32_t m_minFrameBytes{0};         //!< minimum frame size
+    uint64_t m_carry{0};                 //!< serialization remainder (bit-picoseconds)
+    uint64_t m_psPerTick{0};             //!< picoseconds per simulator time step (0: not yet known)
+    FabricPortCounters m_counters;       //!< statistics
+    TracedCallback<> m_linkChangeCallbacks;                  //!< NetDevice link callbacks
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;     //!< serialization starts
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;       //!< serialization ends
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;       //!< last bit received
+    TracedCallback<Ptr<const Packet>, uint8_t> m_dropTrace;  //!< any drop, with reason
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< frames sent and received
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< same, for pcap
 };
 
 } // namespace ns3

@@ -8,7 +8,6 @@
 
 #include "fabric-channel.h"
 #include "fabric-net-device.h"
-
 #include "ns3/log.h"
 #include "ns3/node.h"
 
@@ -47,8 +46,8 @@ FabricRouteTable::AddPort(uint32_t vertex, uint32_t endpoint, uint32_t port)
 TypeId
 FabricRoutingEngine::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricRoutingEngine").SetParent<Object>().SetGroupName("AiFabric");
+    static TypeId tid
+        = TypeId("ns3::FabricRoutingEngine").SetParent<Object>().SetGroupName("AiFabric");
     return tid;
 }
 
@@ -126,8 +125,8 @@ EcmpRoutingEngine::Compute(const FabricTopology& topology) const
                 if (towardTarget && transit)
                 {
                     // Undirected edges: find which end of the link is v's port.
-                    Ptr<FabricNetDevice> port =
-                        link.portA->GetNode() == g[v].node ? link.portA : link.portB;
+                    Ptr<FabricNetDevice> port
+                        = link.portA->GetNode() == g[v].node ? link.portA : link.portB;
                     table.AddPort(v, ep, port->GetIfIndex());
                 }
             }

@@ -8,7 +8,6 @@
 #define FABRIC_ROUTING_H
 
 #include "fabric-topology.h"
-
 #include "ns3/object.h"
 
 #include <vector>

@@ -8,7 +8,6 @@
 
 #include "fabric-channel.h"
 #include "fabric-net-device.h"
-
 #include "ns3/abort.h"
 #include "ns3/node.h"
 
@@ -47,11 +46,8 @@ FabricTopology::AddSwitch(Ptr<Node> node, const std::string& name)
 }
 
 void
-FabricTopology::AddLink(uint32_t a,
-                        uint32_t b,
-                        Ptr<FabricNetDevice> portA,
-                        Ptr<FabricNetDevice> portB,
-                        Ptr<FabricChannel> channel)
+FabricTopology::AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> portA,
+                        Ptr<FabricNetDevice> portB, Ptr<FabricChannel> channel)
 {
     NS_ABORT_MSG_IF(a >= GetNVertices() || b >= GetNVertices() || a == b,
                     "FabricTopology: bad link " << a << "-" << b);
@@ -85,8 +81,8 @@ FabricTopology::GetNEndpoints() const
 uint32_t
 FabricTopology::GetEndpointVertex(uint32_t endpointIndex) const
 {
-    NS_ABORT_MSG_IF(endpointIndex >= m_endpoints.size(), "FabricTopology: no endpoint "
-                                                             << endpointIndex);
+    NS_ABORT_MSG_IF(endpointIndex >= m_endpoints.size(),
+                    "FabricTopology: no endpoint " << endpointIndex);
     return m_endpoints[endpointIndex];
 }
 

@@ -45,11 +45,11 @@ class FabricTopology : public SimpleRefCount<FabricTopology>
     /// Vertex properties
     struct Vertex
     {
-        Ptr<Node> node;          //!< the node
-        Kind kind{Kind::SWITCH}; //!< endpoint or switch
-        uint32_t address{0};     //!< fabric address of an endpoint
+        Ptr<Node> node;            //!< the node
+        Kind kind{Kind::SWITCH};   //!< endpoint or switch
+        uint32_t address{0};       //!< fabric address of an endpoint
         uint32_t endpointIndex{0}; //!< dense index among endpoints (endpoints only)
-        std::string name;        //!< name in the topology's own terms
+        std::string name;          //!< name in the topology's own terms
     };
 
     /// Edge properties
@@ -61,8 +61,7 @@ class FabricTopology : public SimpleRefCount<FabricTopology>
     };
 
     /// The graph type
-    typedef boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Vertex, Link>
-        Graph;
+    typedef boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Vertex, Link> Graph;
 
     /**
      * \brief Add an endpoint (a NIC port).

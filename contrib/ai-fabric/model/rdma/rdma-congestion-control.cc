@@ -20,14 +20,13 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaCcNone);
 TypeId
 RdmaCongestionControl::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaCongestionControl")
-            .SetParent<Object>()
-            .SetGroupName("AiFabric")
-            .AddTraceSource("Rate",
-                            "The QP's sending rate changed (bit/s).",
-                            MakeTraceSourceAccessor(&RdmaCongestionControl::m_rateTrace),
-                            "ns3::RdmaCongestionControl::RateTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RdmaCongestionControl")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddTraceSource("Rate", "The QP's sending rate changed (bit/s).",
+                              MakeTraceSourceAccessor(&RdmaCongestionControl::m_rateTrace),
+                              "ns3::RdmaCongestionControl::RateTracedCallback");
     return tid;
 }
 

@@ -88,8 +88,8 @@ class RdmaCongestionControl : public Object
     void SetRate(DataRate rate);
 
   private:
-    DataRate m_lineRate;                         //!< the port's rate
-    DataRate m_rate;                             //!< current sending rate
+    DataRate m_lineRate;                            //!< the port's rate
+    DataRate m_rate;                                //!< current sending rate
     TracedCallback<uint64_t, uint64_t> m_rateTrace; //!< rate changes
 };
 

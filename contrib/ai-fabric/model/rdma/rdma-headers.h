@@ -96,16 +96,16 @@ class BthHeader : public Header
     uint32_t GetPsn() const;
 
   private:
-    uint8_t m_opcode{0};        //!< opcode
-    bool m_solicited{false};    //!< SE
-    bool m_migReq{true};        //!< M (migration state: 1 = migrated/armed-free, as NICs send)
-    uint8_t m_padCount{0};      //!< PadCnt
-    uint16_t m_pkey{0xFFFF};    //!< P_Key: the default full-membership partition
-    bool m_fecn{false};         //!< FECN
-    bool m_becn{false};         //!< BECN
-    uint32_t m_destQp{0};       //!< DestQP
-    bool m_ackReq{false};       //!< AckReq
-    uint32_t m_psn{0};          //!< PSN
+    uint8_t m_opcode{0};     //!< opcode
+    bool m_solicited{false}; //!< SE
+    bool m_migReq{true};     //!< M (migration state: 1 = migrated/armed-free, as NICs send)
+    uint8_t m_padCount{0};   //!< PadCnt
+    uint16_t m_pkey{0xFFFF}; //!< P_Key: the default full-membership partition
+    bool m_fecn{false};      //!< FECN
+    bool m_becn{false};      //!< BECN
+    uint32_t m_destQp{0};    //!< DestQP
+    bool m_ackReq{false};    //!< AckReq
+    uint32_t m_psn{0};       //!< PSN
 };
 
 /**

@@ -6,16 +6,15 @@
 
 #include "rdma-queue-pair.h"
 
-#include "rdma-congestion-control.h"
-#include "rdma-headers.h"
-#include "rdma-transport.h"
-
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
+#include "rdma-congestion-control.h"
+#include "rdma-headers.h"
+#include "rdma-transport.h"
 
 namespace ns3
 {
@@ -34,53 +33,47 @@ constexpr int64_t ACK_TIMEOUT_UNIT_NS = 4096;
 TypeId
 RdmaQueuePair::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaQueuePair")
-            .SetParent<Object>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<RdmaQueuePair>()
-            .AddAttribute("Mtu",
-                          "Payload bytes per packet (IBTA path MTU: 256, 512, 1024, 2048 or "
-                          "4096). Default 4096, the largest IBTA MTU and what RoCE NICs use "
-                          "on 9000-byte Ethernet.",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&RdmaQueuePair::m_mtu),
-                          MakeUintegerChecker<uint32_t>(256, 4096))
-            .AddAttribute("AckInterval",
-                          "The responder ACKs every this many in-order packets (packets), and "
-                          "always on a packet with AckReq set (the last of each message). "
-                          "Default 1: an ACK per packet, as the HPCC ns-3 RDMA simulator does.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("LocalAckTimeout",
-                          "Retransmission timeout exponent n: timeout = 4.096 us x 2^n "
-                          "(IBTA Local ACK Timeout). Default 14 (67.1 ms), perftest's default.",
-                          UintegerValue(14),
-                          MakeUintegerAccessor(&RdmaQueuePair::m_localAckTimeout),
-                          MakeUintegerChecker<uint8_t>(1, 31))
-            .AddAttribute("RetryCount",
-                          "Retransmission timeouts without progress before the QP enters the "
-                          "error state (IBTA retry_cnt, 0..7). Default 7, as perftest and NCCL.",
-                          UintegerValue(7),
-                          MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
-                          MakeUintegerChecker<uint8_t>(0, 7))
-            .AddTraceSource("Retransmit",
-                            "Go-back-N: transmission restarts from this PSN.",
-                            MakeTraceSourceAccessor(&RdmaQueuePair::m_retransmitTrace),
-                            "ns3::RdmaQueuePair::PsnTracedCallback")
-            .AddTraceSource("Timeout",
-                            "The retransmission timer expired; the oldest unacknowledged PSN.",
-                            MakeTraceSourceAccessor(&RdmaQueuePair::m_timeoutTrace),
-                            "ns3::RdmaQueuePair::PsnTracedCallback")
-            .AddTraceSource("Nak",
-                            "A NAK (PSN sequence error) arrived with this PSN.",
-                            MakeTraceSourceAccessor(&RdmaQueuePair::m_nakTrace),
-                            "ns3::RdmaQueuePair::PsnTracedCallback")
-            .AddTraceSource("Error",
-                            "The QP entered the error state (retry counter exceeded).",
-                            MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
-                            "ns3::RdmaQueuePair::ErrorTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RdmaQueuePair")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RdmaQueuePair>()
+              .AddAttribute("Mtu",
+                            "Payload bytes per packet (IBTA path MTU: 256, 512, 1024, 2048 or "
+                            "4096). Default 4096, the largest IBTA MTU and what RoCE NICs use "
+                            "on 9000-byte Ethernet.",
+                            UintegerValue(4096), MakeUintegerAccessor(&RdmaQueuePair::m_mtu),
+                            MakeUintegerChecker<uint32_t>(256, 4096))
+              .AddAttribute("AckInterval",
+                            "The responder ACKs every this many in-order packets (packets), and "
+                            "always on a packet with AckReq set (the last of each message). "
+                            "Default 1: an ACK per packet, as the HPCC ns-3 RDMA simulator does.",
+                            UintegerValue(1), MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("LocalAckTimeout",
+                            "Retransmission timeout exponent n: timeout = 4.096 us x 2^n "
+                            "(IBTA Local ACK Timeout). Default 14 (67.1 ms), perftest's default.",
+                            UintegerValue(14),
+                            MakeUintegerAccessor(&RdmaQueuePair::m_localAckTimeout),
+                            MakeUintegerChecker<uint8_t>(1, 31))
+              .AddAttribute("RetryCount",
+                            "Retransmission timeouts without progress before the QP enters the "
+                            "error state (IBTA retry_cnt, 0..7). Default 7, as perftest and NCCL.",
+                            UintegerValue(7), MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
+                            MakeUintegerChecker<uint8_t>(0, 7))
+              .AddTraceSource("Retransmit", "Go-back-N: transmission restarts from this PSN.",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_retransmitTrace),
+                              "ns3::RdmaQueuePair::PsnTracedCallback")
+              .AddTraceSource("Timeout",
+                              "The retransmission timer expired; the oldest unacknowledged PSN.",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_timeoutTrace),
+                              "ns3::RdmaQueuePair::PsnTracedCallback")
+              .AddTraceSource("Nak", "A NAK (PSN sequence error) arrived with this PSN.",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_nakTrace),
+                              "ns3::RdmaQueuePair::PsnTracedCallback")
+              .AddTraceSource("Error", "The QP entered the error state (retry counter exceeded).",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
+                              "ns3::RdmaQueuePair::ErrorTracedCallback");
     return tid;
 }
 
@@ -107,9 +100,7 @@ RdmaQueuePair::DoDispose()
 }
 
 void
-RdmaQueuePair::Setup(Ptr<RdmaTransport> transport,
-                     uint32_t qpn,
-                     Ptr<RdmaCongestionControl> cc,
+RdmaQueuePair::Setup(Ptr<RdmaTransport> transport, uint32_t qpn, Ptr<RdmaCongestionControl> cc,
                      uint16_t entropy)
 {
     m_transport = transport;
@@ -119,9 +110,7 @@ RdmaQueuePair::Setup(Ptr<RdmaTransport> transport,
 }
 
 void
-RdmaQueuePair::Connect(uint32_t remoteAddress,
-                       uint32_t remoteQpn,
-                       uint32_t initialPsn,
+RdmaQueuePair::Connect(uint32_t remoteAddress, uint32_t remoteQpn, uint32_t initialPsn,
                        uint32_t expectedPsn)
 {
     NS_LOG_FUNCTION(this << remoteAddress << remoteQpn << initialPsn << expectedPsn);
@@ -178,8 +167,8 @@ RdmaQueuePair::BuildNextPacket()
     const uint32_t k = static_cast<uint32_t>(m_sndNxt - wqe.firstSeq);
     const bool first = (k == 0);
     const bool last = (k + 1 == wqe.nPackets);
-    const uint32_t payload =
-        last ? static_cast<uint32_t>(wqe.bytes - static_cast<uint64_t>(k) * m_mtu) : m_mtu;
+    const uint32_t payload
+        = last ? static_cast<uint32_t>(wqe.bytes - static_cast<uint64_t>(k) * m_mtu) : m_mtu;
     const uint8_t pad = (4 - (payload & 3)) & 3;
 
     Ptr<Packet> p = Create<Packet>(payload + pad);
@@ -230,8 +219,7 @@ RdmaQueuePair::BuildNextPacket()
     if (!m_rtoEvent.IsRunning())
     {
         m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
-                                         &RdmaQueuePair::RetransmitTimeout,
-                                         this);
+                                         &RdmaQueuePair::RetransmitTimeout, this);
     }
     return p;
 }
@@ -242,7 +230,8 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
     const uint8_t opcode = bth.GetOpcode();
     switch (opcode)
     {
-    case RC_ACKNOWLEDGE: {
+    case RC_ACKNOWLEDGE:
+    {
         AethHeader aeth;
         p->RemoveHeader(aeth);
         ReceiveAck(bth.GetPsn(), aeth.IsNak());
@@ -252,7 +241,8 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         m_cc->OnCongestionNotification();
         break;
     case RC_RDMA_WRITE_FIRST:
-    case RC_RDMA_WRITE_ONLY: {
+    case RC_RDMA_WRITE_ONLY:
+    {
         RethHeader reth;
         p->RemoveHeader(reth);
         const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
@@ -260,7 +250,8 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         break;
     }
     case RC_RDMA_WRITE_MIDDLE:
-    case RC_RDMA_WRITE_LAST: {
+    case RC_RDMA_WRITE_LAST:
+    {
         const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
         ReceiveData(bth, bytes);
         break;
@@ -269,16 +260,15 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         NS_LOG_WARN("QP " << m_qpn << ": unsupported opcode " << static_cast<uint32_t>(opcode));
         break;
     }
-    (void)congestionMarked; // the NP reaction (CNP generation) belongs to congestion control
+    (void) congestionMarked; // the NP reaction (CNP generation) belongs to congestion control
 }
 
 uint64_t
 RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
 {
     // Signed 24-bit distance from the reference's PSN.
-    int32_t diff = static_cast<int32_t>(((psn - static_cast<uint32_t>(reference)) & 0xFFFFFF)
-                                        << 8) >>
-                   8;
+    int32_t diff
+        = static_cast<int32_t>(((psn - static_cast<uint32_t>(reference)) & 0xFFFFFF) << 8) >> 8;
     return reference + static_cast<int64_t>(diff);
 }
 
@@ -304,16 +294,13 @@ RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
         const uint32_t acked = static_cast<uint32_t>(newUna - m_sndUna);
         m_sndUna = newUna;
         m_retries = 0;
-        while (!m_sendQueue.empty() &&
-               m_sendQueue.front().firstSeq + m_sendQueue.front().nPackets <= m_sndUna)
+        while (!m_sendQueue.empty()
+               && m_sendQueue.front().firstSeq + m_sendQueue.front().nPackets <= m_sndUna)
         {
             const Wqe& done = m_sendQueue.front();
             --m_posted;
-            Complete({done.wrId,
-                      done.bytes,
-                      done.postTime,
-                      Time(0),
-                      RdmaCompletionStatus::SUCCESS});
+            Complete(
+                {done.wrId, done.bytes, done.postTime, Time(0), RdmaCompletionStatus::SUCCESS});
             m_sendQueue.pop_front();
             NS_ASSERT(m_txIndex > 0);
             --m_txIndex;
@@ -342,8 +329,8 @@ RdmaQueuePair::Rewind(uint64_t seq)
     NS_LOG_FUNCTION(this << seq);
     m_sndNxt = seq;
     m_txIndex = 0;
-    while (m_txIndex < m_sendQueue.size() &&
-           m_sendQueue[m_txIndex].firstSeq + m_sendQueue[m_txIndex].nPackets <= seq)
+    while (m_txIndex < m_sendQueue.size()
+           && m_sendQueue[m_txIndex].firstSeq + m_sendQueue[m_txIndex].nPackets <= seq)
     {
         ++m_txIndex;
     }
@@ -361,8 +348,7 @@ RdmaQueuePair::RestartTimer()
     if (m_sndUna < m_sndMax)
     {
         m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
-                                         &RdmaQueuePair::RetransmitTimeout,
-                                         this);
+                                         &RdmaQueuePair::RetransmitTimeout, this);
     }
 }
 
@@ -397,10 +383,7 @@ RdmaQueuePair::EnterError()
     for (const Wqe& w : m_sendQueue)
     {
         --m_posted;
-        Complete({w.wrId,
-                  w.bytes,
-                  w.postTime,
-                  Time(0),
+        Complete({w.wrId, w.bytes, w.postTime, Time(0),
                   first ? RdmaCompletionStatus::RETRY_EXCEEDED : RdmaCompletionStatus::FLUSHED});
         first = false;
     }
@@ -457,10 +440,8 @@ RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes)
             ++m_deliveredMessages;
             if (!m_arrivalCb.IsNull())
             {
-                Simulator::Schedule(m_transport->GetRxLatency(),
-                                    &RdmaQueuePair::NotifyArrival,
-                                    this,
-                                    m_msgBytes);
+                Simulator::Schedule(m_transport->GetRxLatency(), &RdmaQueuePair::NotifyArrival,
+                                    this, m_msgBytes);
             }
             m_msgBytes = 0;
         }

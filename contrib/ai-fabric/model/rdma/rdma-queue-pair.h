@@ -30,9 +30,9 @@ class BthHeader;
  */
 enum class RdmaCompletionStatus : uint8_t
 {
-    SUCCESS,           //!< IBV_WC_SUCCESS
-    RETRY_EXCEEDED,    //!< IBV_WC_RETRY_EXC_ERR: the retry counter ran out
-    FLUSHED,           //!< IBV_WC_WR_FLUSH_ERR: the QP entered the error state first
+    SUCCESS,        //!< IBV_WC_SUCCESS
+    RETRY_EXCEEDED, //!< IBV_WC_RETRY_EXC_ERR: the retry counter ran out
+    FLUSHED,        //!< IBV_WC_WR_FLUSH_ERR: the QP entered the error state first
 };
 
 /**
@@ -41,10 +41,10 @@ enum class RdmaCompletionStatus : uint8_t
  */
 struct RdmaCompletion
 {
-    uint64_t wrId{0};                                    //!< the work request id
-    uint64_t bytes{0};                                   //!< message length
-    Time postTime;                                       //!< when it was posted
-    Time completionTime;                                 //!< when the completion was visible
+    uint64_t wrId{0};                                           //!< the work request id
+    uint64_t bytes{0};                                          //!< message length
+    Time postTime;                                              //!< when it was posted
+    Time completionTime;                                        //!< when the completion was visible
     RdmaCompletionStatus status{RdmaCompletionStatus::SUCCESS}; //!< outcome
 };
 
@@ -263,55 +263,55 @@ class RdmaQueuePair : public Object
      */
     static uint64_t Unwrap(uint32_t psn, uint64_t reference);
 
-    Ptr<RdmaTransport> m_transport;         //!< owning transport
-    Ptr<RdmaCongestionControl> m_cc;        //!< congestion control
-    uint32_t m_qpn{0};                      //!< local QP number
-    uint32_t m_remoteAddress{0};            //!< peer address
-    uint32_t m_remoteQpn{0};                //!< peer QP number
-    uint16_t m_entropy{0};                  //!< flow entropy
-    bool m_connected{false};                //!< Connect() called
-    bool m_error{false};                    //!< in the error state
+    Ptr<RdmaTransport> m_transport;  //!< owning transport
+    Ptr<RdmaCongestionControl> m_cc; //!< congestion control
+    uint32_t m_qpn{0};               //!< local QP number
+    uint32_t m_remoteAddress{0};     //!< peer address
+    uint32_t m_remoteQpn{0};         //!< peer QP number
+    uint16_t m_entropy{0};           //!< flow entropy
+    bool m_connected{false};         //!< Connect() called
+    bool m_error{false};             //!< in the error state
 
     // Attributes
-    uint32_t m_mtu{4096};                   //!< payload bytes per packet
-    uint32_t m_ackInterval{1};              //!< responder ACKs every this many packets
-    uint8_t m_localAckTimeout{14};          //!< timeout exponent
-    uint8_t m_retryCount{7};                //!< retries before error
+    uint32_t m_mtu{4096};          //!< payload bytes per packet
+    uint32_t m_ackInterval{1};     //!< responder ACKs every this many packets
+    uint8_t m_localAckTimeout{14}; //!< timeout exponent
+    uint8_t m_retryCount{7};       //!< retries before error
 
     // Requester
-    std::deque<Wqe> m_sendQueue;            //!< fetched, not yet completed
-    std::size_t m_txIndex{0};               //!< index in m_sendQueue of the WQE holding m_sndNxt
-    uint64_t m_sndNxt{0};                   //!< next sequence number to send
-    uint64_t m_sndUna{0};                   //!< oldest unacknowledged sequence number
-    uint64_t m_sndMax{0};                   //!< one past the highest sequence number sent
-    uint64_t m_seqEnd{0};                   //!< one past the last sequence number posted
-    uint32_t m_posted{0};                   //!< posted, not yet completed (incl. not fetched)
-    uint8_t m_retries{0};                   //!< consecutive timeouts without progress
-    EventId m_rtoEvent;                     //!< retransmission timer
-    CompletionCallback m_completionCb;      //!< requester completions
+    std::deque<Wqe> m_sendQueue;       //!< fetched, not yet completed
+    std::size_t m_txIndex{0};          //!< index in m_sendQueue of the WQE holding m_sndNxt
+    uint64_t m_sndNxt{0};              //!< next sequence number to send
+    uint64_t m_sndUna{0};              //!< oldest unacknowledged sequence number
+    uint64_t m_sndMax{0};              //!< one past the highest sequence number sent
+    uint64_t m_seqEnd{0};              //!< one past the last sequence number posted
+    uint32_t m_posted{0};              //!< posted, not yet completed (incl. not fetched)
+    uint8_t m_retries{0};              //!< consecutive timeouts without progress
+    EventId m_rtoEvent;                //!< retransmission timer
+    CompletionCallback m_completionCb; //!< requester completions
 
     // Responder
-    uint64_t m_ePsn{0};                     //!< expected sequence number
-    uint32_t m_msn{0};                      //!< message sequence number
-    uint32_t m_unacked{0};                  //!< packets accepted since the last ACK
-    bool m_nakSent{false};                  //!< a NAK was sent for the current gap
-    bool m_dupAcked{false};                 //!< a duplicate was re-ACKed since the last new packet
-    uint64_t m_msgBytes{0};                 //!< bytes of the message in progress
-    ArrivalCallback m_arrivalCb;            //!< responder arrivals
+    uint64_t m_ePsn{0};          //!< expected sequence number
+    uint32_t m_msn{0};           //!< message sequence number
+    uint32_t m_unacked{0};       //!< packets accepted since the last ACK
+    bool m_nakSent{false};       //!< a NAK was sent for the current gap
+    bool m_dupAcked{false};      //!< a duplicate was re-ACKed since the last new packet
+    uint64_t m_msgBytes{0};      //!< bytes of the message in progress
+    ArrivalCallback m_arrivalCb; //!< responder arrivals
 
     // Counters
-    uint64_t m_packetsSent{0};              //!< data packets sent
-    uint64_t m_retransmissions{0};          //!< data packets re-sent
-    uint64_t m_timeouts{0};                 //!< timer expiries
-    uint64_t m_naksReceived{0};             //!< NAKs received
-    uint64_t m_deliveredBytes{0};           //!< in-order payload bytes delivered
-    uint64_t m_deliveredMessages{0};        //!< messages delivered
-    uint64_t m_outOfSequence{0};            //!< data packets out of sequence or duplicated
+    uint64_t m_packetsSent{0};       //!< data packets sent
+    uint64_t m_retransmissions{0};   //!< data packets re-sent
+    uint64_t m_timeouts{0};          //!< timer expiries
+    uint64_t m_naksReceived{0};      //!< NAKs received
+    uint64_t m_deliveredBytes{0};    //!< in-order payload bytes delivered
+    uint64_t m_deliveredMessages{0}; //!< messages delivered
+    uint64_t m_outOfSequence{0};     //!< data packets out of sequence or duplicated
 
     // Traces
-    TracedCallback<uint32_t> m_retransmitTrace; //!< go-back-N from this PSN
-    TracedCallback<uint32_t> m_timeoutTrace;    //!< timer expired; oldest unacked PSN
-    TracedCallback<uint32_t> m_nakTrace;        //!< NAK received with this PSN
+    TracedCallback<uint32_t> m_retransmitTrace;            //!< go-back-N from this PSN
+    TracedCallback<uint32_t> m_timeoutTrace;               //!< timer expired; oldest unacked PSN
+    TracedCallback<uint32_t> m_nakTrace;                   //!< NAK received with this PSN
     TracedCallback<Ptr<const RdmaQueuePair>> m_errorTrace; //!< QP entered the error state
 };
 

@@ -6,10 +6,6 @@
 
 #include "rdma-transport.h"
 
-#include "rdma-congestion-control.h"
-#include "rdma-headers.h"
-#include "rdma-queue-pair.h"
-
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -17,6 +13,9 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/type-id.h"
+#include "rdma-congestion-control.h"
+#include "rdma-headers.h"
+#include "rdma-queue-pair.h"
 
 namespace ns3
 {
@@ -27,32 +26,29 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaTransport);
 TypeId
 RdmaTransport::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaTransport")
-            .SetParent<Object>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<RdmaTransport>()
-            .AddAttribute("TxLatency",
-                          "Time from posting a work request to its first packet being ready "
-                          "for the wire (s): doorbell, WQE fetch and DMA read over PCIe. "
-                          "Default 250 ns: half of the ~0.5 us adapter latency of "
-                          "ConnectX-class NICs.",
-                          TimeValue(NanoSeconds(250)),
-                          MakeTimeAccessor(&RdmaTransport::m_txLatency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("RxLatency",
-                          "Time from a packet's arrival at the port to its data or completion "
-                          "being visible to the application (s): DMA write and CQE. Default "
-                          "250 ns, the other half of the adapter latency.",
-                          TimeValue(NanoSeconds(250)),
-                          MakeTimeAccessor(&RdmaTransport::m_rxLatency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("CongestionControl",
-                          "Congestion control of the QPs created from now on (a subclass of "
-                          "ns3::RdmaCongestionControl).",
-                          TypeIdValue(RdmaCcNone::GetTypeId()),
-                          MakeTypeIdAccessor(&RdmaTransport::m_ccType),
-                          MakeTypeIdChecker());
+    static TypeId tid
+        = TypeId("ns3::RdmaTransport")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RdmaTransport>()
+              .AddAttribute("TxLatency",
+                            "Time from posting a work request to its first packet being ready "
+                            "for the wire (s): doorbell, WQE fetch and DMA read over PCIe. "
+                            "Default 250 ns: half of the ~0.5 us adapter latency of "
+                            "ConnectX-class NICs.",
+                            TimeValue(NanoSeconds(250)),
+                            MakeTimeAccessor(&RdmaTransport::m_txLatency), MakeTimeChecker(Time(0)))
+              .AddAttribute("RxLatency",
+                            "Time from a packet's arrival at the port to its data or completion "
+                            "being visible to the application (s): DMA write and CQE. Default "
+                            "250 ns, the other half of the adapter latency.",
+                            TimeValue(NanoSeconds(250)),
+                            MakeTimeAccessor(&RdmaTransport::m_rxLatency), MakeTimeChecker(Time(0)))
+              .AddAttribute("CongestionControl",
+                            "Congestion control of the QPs created from now on (a subclass of "
+                            "ns3::RdmaCongestionControl).",
+                            TypeIdValue(RdmaCcNone::GetTypeId()),
+                            MakeTypeIdAccessor(&RdmaTransport::m_ccType), MakeTypeIdChecker());
     return tid;
 }
 
@@ -137,8 +133,7 @@ RdmaTransport::SetQueuePairAttribute(const std::string& name, const AttributeVal
 }
 
 void
-RdmaTransport::ConnectQueuePairs(Ptr<RdmaQueuePair> local,
-                                 Ptr<RdmaQueuePair> remote,
+RdmaTransport::ConnectQueuePairs(Ptr<RdmaQueuePair> local, Ptr<RdmaQueuePair> remote,
                                  Ptr<RdmaTransport> remoteTransport)
 {
     NS_LOG_FUNCTION(this << local << remote);
@@ -180,9 +175,7 @@ RdmaTransport::AssignStreams(int64_t stream)
 }
 
 void
-RdmaTransport::AttachPort(DataRate lineRate,
-                          uint32_t encapsulationBytes,
-                          SendCallback sendControl,
+RdmaTransport::AttachPort(DataRate lineRate, uint32_t encapsulationBytes, SendCallback sendControl,
                           Callback<void> dataReady)
 {
     NS_LOG_FUNCTION(this << lineRate << encapsulationBytes);

@@ -30,11 +30,11 @@ class UniformRandomVariable;
  */
 struct RdmaPacketMeta
 {
-    uint32_t srcAddress{0};        //!< sender's fabric address (IPv4 as integer, or LID)
-    uint32_t dstAddress{0};        //!< receiver's fabric address
-    uint16_t entropy{0};           //!< flow entropy (RoCEv2 UDP source port)
-    bool congestionMarked{false};  //!< ECN CE (RoCEv2) or FECN (IB) seen on arrival
-    bool control{false};           //!< ACK, NAK or CNP (sent in the control class)
+    uint32_t srcAddress{0};       //!< sender's fabric address (IPv4 as integer, or LID)
+    uint32_t dstAddress{0};       //!< receiver's fabric address
+    uint16_t entropy{0};          //!< flow entropy (RoCEv2 UDP source port)
+    bool congestionMarked{false}; //!< ECN CE (RoCEv2) or FECN (IB) seen on arrival
+    bool control{false};          //!< ACK, NAK or CNP (sent in the control class)
 };
 
 /**

@@ -32,36 +32,34 @@ constexpr uint8_t ECN_CE = 0x3;
 TypeId
 RoceNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceNetDevice")
-            .SetParent<FabricNetDevice>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<RoceNetDevice>()
-            .AddAttribute("MaxQueueBytes",
-                          "Byte limit of each output queue (one per priority), drop-tail "
-                          "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer shared by "
-                          "64 ports.",
-                          UintegerValue(656250),
-                          MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
-                          MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
-            .AddAttribute("RdmaDscp",
-                          "IPv4 DSCP of RDMA data packets (priority = DSCP / 8). Default 26, "
-                          "the RoCE traffic class that ConnectX NICs and SONiC use "
-                          "(priority 3).",
-                          UintegerValue(26),
-                          MakeUintegerAccessor(&RoceNetDevice::m_rdmaDscp),
-                          MakeUintegerChecker<uint8_t>(0, 63))
-            .AddAttribute("ControlDscp",
-                          "IPv4 DSCP of ACK, NAK and CNP packets, served in strict priority "
-                          "(priority = DSCP / 8). Default 48, ConnectX's CNP DSCP "
-                          "(priority 6).",
-                          UintegerValue(48),
-                          MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
-                          MakeUintegerChecker<uint8_t>(0, 63))
-            .AddTraceSource("QueueBytes",
-                            "Occupancy of an output queue changed: (priority, bytes).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
-                            "ns3::RoceNetDevice::QueueTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RoceNetDevice")
+              .SetParent<FabricNetDevice>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RoceNetDevice>()
+              .AddAttribute("MaxQueueBytes",
+                            "Byte limit of each output queue (one per priority), drop-tail "
+                            "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer shared by "
+                            "64 ports.",
+                            UintegerValue(656250),
+                            MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
+                            MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
+              .AddAttribute("RdmaDscp",
+                            "IPv4 DSCP of RDMA data packets (priority = DSCP / 8). Default 26, "
+                            "the RoCE traffic class that ConnectX NICs and SONiC use "
+                            "(priority 3).",
+                            UintegerValue(26), MakeUintegerAccessor(&RoceNetDevice::m_rdmaDscp),
+                            MakeUintegerChecker<uint8_t>(0, 63))
+              .AddAttribute("ControlDscp",
+                            "IPv4 DSCP of ACK, NAK and CNP packets, served in strict priority "
+                            "(priority = DSCP / 8). Default 48, ConnectX's CNP DSCP "
+                            "(priority 6).",
+                            UintegerValue(48), MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
+                            MakeUintegerChecker<uint8_t>(0, 63))
+              .AddTraceSource("QueueBytes",
+                              "Occupancy of an output queue changed: (priority, bytes).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
+                              "ns3::RoceNetDevice::QueueTracedCallback");
     return tid;
 }
 
@@ -117,8 +115,7 @@ RoceNetDevice::SetTransport(Ptr<RdmaTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
-    m_transport->AttachPort(GetDataRate(),
-                            ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
+    m_transport->AttachPort(GetDataRate(), ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
                             MakeCallback(&RoceNetDevice::SendRdmaControl, this),
                             MakeCallback(&RoceNetDevice::DataReady, this));
 }
@@ -271,14 +268,14 @@ RoceNetDevice::DoReceive(Ptr<Packet> p)
     uint8_t h[ENCAPSULATION_BYTES];
     const uint32_t n = p->CopyData(h, ENCAPSULATION_BYTES);
     const uint16_t etherType = static_cast<uint16_t>((h[12] << 8) | h[13]);
-    if (m_transport && n == ENCAPSULATION_BYTES && etherType == ETHERTYPE_IPV4 &&
-        h[14] == 0x45 && h[23] == IP_PROTO_UDP && ((h[36] << 8) | h[37]) == ROCEV2_UDP_PORT)
+    if (m_transport && n == ENCAPSULATION_BYTES && etherType == ETHERTYPE_IPV4 && h[14] == 0x45
+        && h[23] == IP_PROTO_UDP && ((h[36] << 8) | h[37]) == ROCEV2_UDP_PORT)
     {
         RdmaPacketMeta meta;
-        meta.srcAddress = (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) |
-                          (uint32_t(h[28]) << 8) | h[29];
-        meta.dstAddress = (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) |
-                          (uint32_t(h[32]) << 8) | h[33];
+        meta.srcAddress
+            = (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) | (uint32_t(h[28]) << 8) | h[29];
+        meta.dstAddress
+            = (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) | (uint32_t(h[32]) << 8) | h[33];
         meta.entropy = static_cast<uint16_t>((h[34] << 8) | h[35]);
         meta.congestionMarked = (h[15] & 0x3) == ECN_CE;
         if (meta.dstAddress != m_ipv4.Get())
@@ -320,9 +317,7 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNu
 }
 
 bool
-RoceNetDevice::SendFrom(Ptr<Packet> packet,
-                        const Address& source,
-                        const Address& dest,
+RoceNetDevice::SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
                         uint16_t protocolNumber)
 {
     NS_LOG_FUNCTION(this << packet << dest << protocolNumber);

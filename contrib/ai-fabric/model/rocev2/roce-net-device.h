@@ -127,9 +127,7 @@ class RoceNetDevice : public FabricNetDevice
 
     // NetDevice
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool SendFrom(Ptr<Packet> packet,
-                  const Address& source,
-                  const Address& dest,
+    bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
                   uint16_t protocolNumber) override;
     bool SupportsSendFrom() const override;
 
@@ -172,15 +170,15 @@ class RoceNetDevice : public FabricNetDevice
     /// Transport callback: a QP has data again.
     void DataReady();
 
-    Ptr<RdmaTransport> m_transport;          //!< NIC transport (nullptr on a switch port)
-    ForwardCallback m_forwardCb;             //!< switch forwarding (null on a NIC port)
-    Ipv4Address m_ipv4;                      //!< NIC address
-    uint32_t m_maxQueueBytes{0};             //!< byte limit per output queue
-    uint8_t m_rdmaDscp{26};                  //!< DSCP of RDMA data
-    uint8_t m_controlDscp{48};               //!< DSCP of ACK, NAK, CNP
-    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues; //!< output queues
+    Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)
+    ForwardCallback m_forwardCb;    //!< switch forwarding (null on a NIC port)
+    Ipv4Address m_ipv4;             //!< NIC address
+    uint32_t m_maxQueueBytes{0};    //!< byte limit per output queue
+    uint8_t m_rdmaDscp{26};         //!< DSCP of RDMA data
+    uint8_t m_controlDscp{48};      //!< DSCP of ACK, NAK, CNP
+    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues;  //!< output queues
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
-    uint8_t m_nonEmpty{0};                   //!< bit p set when queue p holds frames
+    uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
 };
 

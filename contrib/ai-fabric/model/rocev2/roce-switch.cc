@@ -6,14 +6,13 @@
 
 #include "roce-switch.h"
 
-#include "roce-net-device.h"
-
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "roce-net-device.h"
 
 namespace ns3
 {
@@ -43,24 +42,22 @@ Mix(uint32_t h)
 TypeId
 RoceSwitch::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceSwitch")
-            .SetParent<Object>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<RoceSwitch>()
-            .AddAttribute("PortLatency",
-                          "Port-to-port forwarding latency, from a frame's last bit in to its "
-                          "enqueue at the output port (s). Default 400 ns: Tomahawk-class "
-                          "Ethernet switches forward in ~300-500 ns.",
-                          TimeValue(NanoSeconds(400)),
-                          MakeTimeAccessor(&RoceSwitch::m_latency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("HashSeed",
-                          "Seed of the ECMP hash; 0 derives a distinct seed from the node id "
-                          "(switches use different seeds to avoid hash polarization).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
-                          MakeUintegerChecker<uint32_t>());
+    static TypeId tid
+        = TypeId("ns3::RoceSwitch")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RoceSwitch>()
+              .AddAttribute("PortLatency",
+                            "Port-to-port forwarding latency, from a frame's last bit in to its "
+                            "enqueue at the output port (s). Default 400 ns: Tomahawk-class "
+                            "Ethernet switches forward in ~300-500 ns.",
+                            TimeValue(NanoSeconds(400)), MakeTimeAccessor(&RoceSwitch::m_latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("HashSeed",
+                            "Seed of the ECMP hash; 0 derives a distinct seed from the node id "
+                            "(switches use different seeds to avoid hash polarization).",
+                            UintegerValue(0), MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
+                            MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -99,8 +96,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
     NS_LOG_FUNCTION(this << port);
     const uint32_t index = static_cast<uint32_t>(m_ports.size());
     NS_ABORT_MSG_IF(port->GetIfIndex() != index,
-                    "RoceSwitch: port " << index << " has interface index "
-                                        << port->GetIfIndex()
+                    "RoceSwitch: port " << index << " has interface index " << port->GetIfIndex()
                                         << "; a switch node holds only its ports, in order");
     m_ports.push_back(port);
     port->SetForwardCallback(MakeCallback(&RoceSwitch::Forward, this));
@@ -160,10 +156,7 @@ RoceSwitch::GetRoute(Ipv4Address destination) const
 }
 
 uint32_t
-RoceSwitch::SelectPort(uint32_t src,
-                       uint32_t dst,
-                       uint8_t protocol,
-                       uint16_t srcPort,
+RoceSwitch::SelectPort(uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort,
                        uint16_t dstPort) const
 {
     const uint32_t index = dst - m_firstAddress;
@@ -202,10 +195,10 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
     const uint8_t ihl = h[14] & 0x0F;
     const uint8_t priority = h[15] >> 5;
     const uint8_t protocol = h[23];
-    const uint32_t src =
-        (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) | (uint32_t(h[28]) << 8) | h[29];
-    const uint32_t dst =
-        (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) | (uint32_t(h[32]) << 8) | h[33];
+    const uint32_t src
+        = (uint32_t(h[26]) << 24) | (uint32_t(h[27]) << 16) | (uint32_t(h[28]) << 8) | h[29];
+    const uint32_t dst
+        = (uint32_t(h[30]) << 24) | (uint32_t(h[31]) << 16) | (uint32_t(h[32]) << 8) | h[33];
     uint16_t srcPort = 0;
     uint16_t dstPort = 0;
     if (ihl == 5 && n == sizeof(h) && (protocol == 17 || protocol == 6))
@@ -220,11 +213,7 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
         return;
     }
     ++m_forwarded;
-    Simulator::Schedule(m_latency,
-                        &RoceNetDevice::EnqueueForwarded,
-                        m_ports[out],
-                        p,
-                        priority);
+    Simulator::Schedule(m_latency, &RoceNetDevice::EnqueueForwarded, m_ports[out], p, priority);
 }
 
 uint64_t
