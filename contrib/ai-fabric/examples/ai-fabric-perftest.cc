@@ -46,9 +46,21 @@ main(int argc, char* argv[])
     std::string json;
     std::string pcap;
 
-    FabricCli::CheckKnownOptions(program, argc, argv,
-                                 {"fabric", "test", "size", "iters", "qps", "txDepth", "rate",
-                                  "mtu", "switches", "lossRate", "json", "pcap"});
+    FabricCli::CheckKnownOptions(program,
+                                 argc,
+                                 argv,
+                                 {"fabric",
+                                  "test",
+                                  "size",
+                                  "iters",
+                                  "qps",
+                                  "txDepth",
+                                  "rate",
+                                  "mtu",
+                                  "switches",
+                                  "lossRate",
+                                  "json",
+                                  "pcap"});
     CommandLine cmd(__FILE__);
     cmd.Usage(
         "RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
@@ -77,8 +89,9 @@ main(int argc, char* argv[])
     {
         if (!FabricCli::ParseBytes(size, value) || value == 0)
         {
-            FabricCli::Fail(program, "--size=" + size
-                                         + ": expected a positive byte count (e.g. 4096, 64K, 1M)");
+            FabricCli::Fail(program,
+                            "--size=" + size
+                                + ": expected a positive byte count (e.g. 4096, 64K, 1M)");
         }
         cfg.size = value;
     }
@@ -106,8 +119,8 @@ main(int argc, char* argv[])
     }
     if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
     {
-        FabricCli::Fail(program, "--mtu=" + mtu
-                                     + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
+        FabricCli::Fail(
+            program, "--mtu=" + mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
     }
     cfg.mtu = static_cast<uint32_t>(value);
     if (!FabricCli::ParseUnsigned(switches, value) || value > UINT32_MAX)

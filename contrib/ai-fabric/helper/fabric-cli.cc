@@ -25,12 +25,20 @@ FabricCli::Fail(const std::string& program, const std::string& message)
 }
 
 void
-FabricCli::CheckKnownOptions(const std::string& program, int argc, char** argv,
+FabricCli::CheckKnownOptions(const std::string& program,
+                             int argc,
+                             char** argv,
                              const std::vector<std::string>& known)
 {
-    static const std::vector<std::string> builtin
-        = {"help",         "PrintHelp",       "PrintGlobals", "PrintGroups", "PrintGroup",
-           "PrintTypeIds", "PrintAttributes", "PrintVersion", "version"};
+    static const std::vector<std::string> builtin = {"help",
+                                                     "PrintHelp",
+                                                     "PrintGlobals",
+                                                     "PrintGroups",
+                                                     "PrintGroup",
+                                                     "PrintTypeIds",
+                                                     "PrintAttributes",
+                                                     "PrintVersion",
+                                                     "version"};
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];

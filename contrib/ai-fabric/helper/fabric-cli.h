@@ -44,7 +44,9 @@ class FabricCli
      * \param argv arguments
      * \param known the program's own option names (without "--")
      */
-    static void CheckKnownOptions(const std::string& program, int argc, char** argv,
+    static void CheckKnownOptions(const std::string& program,
+                                  int argc,
+                                  char** argv,
                                   const std::vector<std::string>& known);
 
     /**

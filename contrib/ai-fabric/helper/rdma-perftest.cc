@@ -99,7 +99,8 @@ class PerftestRun
      * \param qpsA QPs on host A
      * \param qpsB their peers on host B
      */
-    PerftestRun(const RdmaPerftestConfig& cfg, std::vector<Ptr<RdmaQueuePair>> qpsA,
+    PerftestRun(const RdmaPerftestConfig& cfg,
+                std::vector<Ptr<RdmaQueuePair>> qpsA,
                 std::vector<Ptr<RdmaQueuePair>> qpsB)
         : m_cfg(cfg)
         , m_qpsA(std::move(qpsA))
@@ -152,6 +153,12 @@ class PerftestRun
         return m_samples;
     }
 
+    /// \return when the last message completed (write_bw) or arrived back (write_lat)
+    Time End() const
+    {
+        return m_end;
+    }
+
     /// \return the error that ended the test, if any
     const std::string& Error() const
     {
@@ -179,6 +186,7 @@ class PerftestRun
             return;
         }
         m_tCompleted.push_back(c.completionTime.GetSeconds());
+        m_end = std::max(m_end, c.completionTime);
         m_samples.push_back((c.completionTime - c.postTime).GetSeconds() * 1e6);
         const std::size_t q = qp->GetQpn() - m_qpsA[0]->GetQpn();
         if (m_posted[q] < m_cfg.iterations)
@@ -203,6 +211,7 @@ class PerftestRun
     void LatArrivalAtA(Ptr<RdmaQueuePair> /* qp */, uint64_t /* bytes */)
     {
         const Time now = Simulator::Now();
+        m_end = now;
         m_samples.push_back((now - m_roundStart).GetSeconds() * 1e6 / 2);
         if (m_samples.size() < m_cfg.iterations && m_error.empty())
         {
@@ -253,6 +262,7 @@ class PerftestRun
     std::vector<double> m_tCompleted;       //!< completion times (s)
     std::vector<double> m_samples;          //!< latency samples (us)
     Time m_roundStart;                      //!< write_lat: start of the round trip
+    Time m_end;                             //!< last completion or arrival
     std::string m_error;                    //!< first error
 };
 
@@ -375,7 +385,8 @@ RdmaPerftest::Run()
 
     RdmaPerftestResult r;
     r.error = run.Error();
-    r.simTime = Simulator::Now();
+    // Not Simulator::Now(): cancelled retransmission timers still advance the clock.
+    r.simTime = run.End();
     r.events = Simulator::GetEventCount();
     const bool bw = cfg.test == "write_bw";
     const uint64_t messages = bw ? cfg.iterations * cfg.qps : 2 * cfg.iterations;
@@ -453,16 +464,31 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
     os << rule << "\n";
     os << (bw ? "                    RDMA_Write BW Test\n"
               : "                    RDMA_Write Latency Test\n");
-    std::snprintf(line, sizeof(line), " %-16s: %-14s %-15s: %s\n", "Fabric", "RoCEv2", "Link rate",
+    std::snprintf(line,
+                  sizeof(line),
+                  " %-16s: %-14s %-15s: %s\n",
+                  "Fabric",
+                  "RoCEv2",
+                  "Link rate",
                   cfg.rate.GetBitRate() % 1000000000 == 0
                       ? (std::to_string(cfg.rate.GetBitRate() / 1000000000) + " Gb/s").c_str()
                       : (std::to_string(cfg.rate.GetBitRate()) + " b/s").c_str());
     os << line;
-    std::snprintf(line, sizeof(line), " %-16s: %-14u %-15s: %s\n", "Number of qps", cfg.qps,
-                  "Transport type", "IB");
+    std::snprintf(line,
+                  sizeof(line),
+                  " %-16s: %-14u %-15s: %s\n",
+                  "Number of qps",
+                  cfg.qps,
+                  "Transport type",
+                  "IB");
     os << line;
-    std::snprintf(line, sizeof(line), " %-16s: %-14s %-15s: %u\n", "Connection type", "RC",
-                  "Switches", cfg.switches);
+    std::snprintf(line,
+                  sizeof(line),
+                  " %-16s: %-14s %-15s: %u\n",
+                  "Connection type",
+                  "RC",
+                  "Switches",
+                  cfg.switches);
     os << line;
     if (bw)
     {
@@ -475,17 +501,21 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
     os << line;
     if (cfg.lossRate > 0)
     {
-        std::snprintf(line, sizeof(line), " %-16s: %g per frame per link\n", "Loss rate",
-                      cfg.lossRate);
+        std::snprintf(
+            line, sizeof(line), " %-16s: %g per frame per link\n", "Loss rate", cfg.lossRate);
         os << line;
     }
     os << rule << "\n";
     if (bw)
     {
         os << " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n";
-        std::snprintf(line, sizeof(line), " %-10llu %-14llu %-18.2f %-20.2f %.6f\n",
+        std::snprintf(line,
+                      sizeof(line),
+                      " %-10llu %-14llu %-18.2f %-20.2f %.6f\n",
                       static_cast<unsigned long long>(cfg.size),
-                      static_cast<unsigned long long>(cfg.iterations), r.bwPeakGbps, r.bwAvgGbps,
+                      static_cast<unsigned long long>(cfg.iterations),
+                      r.bwPeakGbps,
+                      r.bwAvgGbps,
                       r.msgRateMpps);
         os << line;
     }
@@ -493,17 +523,25 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
     {
         os << " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
               "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]\n";
-        std::snprintf(line, sizeof(line),
+        std::snprintf(line,
+                      sizeof(line),
                       " %-6llu %-14llu %-14.3f %-12.3f %-18.3f %-14.3f %-15.3f %-22.3f %.3f\n",
                       static_cast<unsigned long long>(cfg.size),
-                      static_cast<unsigned long long>(cfg.iterations), r.lat.min, r.lat.max,
-                      r.lat.typical, r.lat.avg, r.lat.stdev, r.lat.p99, r.lat.p999);
+                      static_cast<unsigned long long>(cfg.iterations),
+                      r.lat.min,
+                      r.lat.max,
+                      r.lat.typical,
+                      r.lat.avg,
+                      r.lat.stdev,
+                      r.lat.p99,
+                      r.lat.p999);
         os << line;
     }
     os << rule << "\n";
     if (r.retransmits > 0 || r.timeouts > 0 || r.drops > 0)
     {
-        std::snprintf(line, sizeof(line),
+        std::snprintf(line,
+                      sizeof(line),
                       " Transport: %llu packets, %llu retransmitted, %llu timeouts, %llu NAKs, "
                       "%llu frames dropped\n",
                       static_cast<unsigned long long>(r.packets),
@@ -512,7 +550,9 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
                       static_cast<unsigned long long>(r.naks),
                       static_cast<unsigned long long>(r.drops));
         os << line;
-        std::snprintf(line, sizeof(line), " Delivered: %llu of %llu bytes, in order\n",
+        std::snprintf(line,
+                      sizeof(line),
+                      " Delivered: %llu of %llu bytes, in order\n",
                       static_cast<unsigned long long>(r.deliveredBytes),
                       static_cast<unsigned long long>(r.expectedBytes));
         os << line;
@@ -537,8 +577,12 @@ RdmaPerftest::ToJson(const RdmaPerftestResult& r) const
     j["bw_peak_gbps"] = r.bwPeakGbps;
     j["bw_avg_gbps"] = r.bwAvgGbps;
     j["msg_rate_mpps"] = r.msgRateMpps;
-    j["lat_us"] = {{"min", r.lat.min},  {"typical", r.lat.typical}, {"avg", r.lat.avg},
-                   {"max", r.lat.max},  {"stdev", r.lat.stdev},     {"p99", r.lat.p99},
+    j["lat_us"] = {{"min", r.lat.min},
+                   {"typical", r.lat.typical},
+                   {"avg", r.lat.avg},
+                   {"max", r.lat.max},
+                   {"stdev", r.lat.stdev},
+                   {"p99", r.lat.p99},
                    {"p999", r.lat.p999}};
     j["transport"] = {{"packets", r.packets},
                       {"retransmits", r.retransmits},

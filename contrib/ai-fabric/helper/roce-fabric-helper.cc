@@ -112,8 +112,9 @@ RoceFabricHelper::InstallSwitches(NodeContainer switches)
     for (auto it = switches.Begin(); it != switches.End(); ++it, ++i)
     {
         Ptr<Node> node = *it;
-        NS_ABORT_MSG_IF(node->GetNDevices() != 0, "RoceFabricHelper: switch node "
-                                                      << node->GetId() << " already has devices");
+        NS_ABORT_MSG_IF(node->GetNDevices() != 0,
+                        "RoceFabricHelper: switch node " << node->GetId()
+                                                         << " already has devices");
         node->AggregateObject(m_switchFactory.Create<RoceSwitch>());
         std::ostringstream name;
         name << "switch" << node->GetId();
@@ -220,7 +221,9 @@ RoceFabricHelper::AssignStreams(int64_t stream)
 }
 
 void
-RoceFabricHelper::EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool /* promiscuous */,
+RoceFabricHelper::EnablePcapInternal(std::string prefix,
+                                     Ptr<NetDevice> nd,
+                                     bool /* promiscuous */,
                                      bool explicitFilename)
 {
     Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();

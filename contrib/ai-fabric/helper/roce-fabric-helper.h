@@ -127,7 +127,9 @@ class RoceFabricHelper : public PcapHelperForDevice
     int64_t AssignStreams(int64_t stream);
 
   private:
-    void EnablePcapInternal(std::string prefix, Ptr<NetDevice> nd, bool promiscuous,
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
                             bool explicitFilename) override;
 
     /**

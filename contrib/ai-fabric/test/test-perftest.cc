@@ -251,10 +251,18 @@ TEST_F(PerftestTest, ProgramIsDeterministicAndReportsRecovery)
 TEST_F(PerftestTest, BadInputIsRefused)
 {
     const std::string dir = TempDir();
-    for (const std::string args :
-         {"--test=bogus", "--mtu=100", "--size=-1", "--size=12X", "--rate=fast", "--rate=400Gbpz",
-          "--lossRate=1.5", "--qps=0", "--fabric=ethernet", "--bogus=1", "--test=write_lat --qps=2",
-          "--json=/nonexistent/dir/x.json"})
+    for (const std::string args : {"--test=bogus",
+                                   "--mtu=100",
+                                   "--size=-1",
+                                   "--size=12X",
+                                   "--rate=fast",
+                                   "--rate=400Gbpz",
+                                   "--lossRate=1.5",
+                                   "--qps=0",
+                                   "--fabric=ethernet",
+                                   "--bogus=1",
+                                   "--test=write_lat --qps=2",
+                                   "--json=/nonexistent/dir/x.json"})
     {
         // With a JSON path that is fine, unless the bad value is the path itself.
         const bool badPath = args.rfind("--json", 0) == 0;
@@ -316,10 +324,15 @@ TEST_F(PerftestTest, PcapDecodesAsRoce)
         }
     }
     // 10000 B at MTU 4096: WRITE First, Middle, Last, three times.
-    const std::vector<uint32_t> expected
-        = {RC_RDMA_WRITE_FIRST, RC_RDMA_WRITE_MIDDLE, RC_RDMA_WRITE_LAST,
-           RC_RDMA_WRITE_FIRST, RC_RDMA_WRITE_MIDDLE, RC_RDMA_WRITE_LAST,
-           RC_RDMA_WRITE_FIRST, RC_RDMA_WRITE_MIDDLE, RC_RDMA_WRITE_LAST};
+    const std::vector<uint32_t> expected = {RC_RDMA_WRITE_FIRST,
+                                            RC_RDMA_WRITE_MIDDLE,
+                                            RC_RDMA_WRITE_LAST,
+                                            RC_RDMA_WRITE_FIRST,
+                                            RC_RDMA_WRITE_MIDDLE,
+                                            RC_RDMA_WRITE_LAST,
+                                            RC_RDMA_WRITE_FIRST,
+                                            RC_RDMA_WRITE_MIDDLE,
+                                            RC_RDMA_WRITE_LAST};
     EXPECT_EQ(dataOpcodes, expected);
     ASSERT_EQ(dataPsns.size(), expected.size());
     for (std::size_t i = 1; i < dataPsns.size(); ++i)

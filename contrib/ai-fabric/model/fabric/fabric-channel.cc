@@ -30,9 +30,11 @@ FabricChannel::GetTypeId()
               .AddAttribute("Delay",
                             "One-way propagation delay (s). Default 10 ns: a 2 m cable at "
                             "~5 ns/m (signal speed 2e8 m/s).",
-                            TimeValue(NanoSeconds(10)), MakeTimeAccessor(&FabricChannel::m_delay),
+                            TimeValue(NanoSeconds(10)),
+                            MakeTimeAccessor(&FabricChannel::m_delay),
                             MakeTimeChecker(Time(0)))
-              .AddTraceSource("LinkState", "The link went down (false) or came up (true).",
+              .AddTraceSource("LinkState",
+                              "The link went down (false) or came up (true).",
                               MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),
                               "ns3::FabricChannel::LinkStateTracedCallback");
     return tid;
@@ -77,8 +79,8 @@ FabricChannel::Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime)
         return false;
     }
     const uint32_t dst = (src == PeekPointer(m_devices[0])) ? 1 : 0;
-    Simulator::ScheduleWithContext(m_nodeIds[dst], txTime + m_delay, &FabricChannel::Deliver, this,
-                                   dst, p, m_epoch);
+    Simulator::ScheduleWithContext(
+        m_nodeIds[dst], txTime + m_delay, &FabricChannel::Deliver, this, dst, p, m_epoch);
     return true;
 }
 

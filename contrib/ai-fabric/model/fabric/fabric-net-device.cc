@@ -82,13 +82,16 @@ FabricNetDevice::GetTypeId()
                               "A packet was accepted from the upper layer for transmission.",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_macTxTrace),
                               "ns3::Packet::TracedCallback")
-              .AddTraceSource("MacRx", "A packet was passed up to the upper layer.",
+              .AddTraceSource("MacRx",
+                              "A packet was passed up to the upper layer.",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_macRxTrace),
                               "ns3::Packet::TracedCallback")
-              .AddTraceSource("PhyTxBegin", "A frame started serialization onto the cable.",
+              .AddTraceSource("PhyTxBegin",
+                              "A frame started serialization onto the cable.",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxBeginTrace),
                               "ns3::Packet::TracedCallback")
-              .AddTraceSource("PhyTxEnd", "A frame finished serialization.",
+              .AddTraceSource("PhyTxEnd",
+                              "A frame finished serialization.",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_phyTxEndTrace),
                               "ns3::Packet::TracedCallback")
               .AddTraceSource("PhyRxEnd",
@@ -99,10 +102,12 @@ FabricNetDevice::GetTypeId()
                               "A frame was dropped at this port, with the FabricDropReason.",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
                               "ns3::FabricNetDevice::DropTracedCallback")
-              .AddTraceSource("Sniffer", "Every frame sent or received (non-promiscuous sniffer).",
+              .AddTraceSource("Sniffer",
+                              "Every frame sent or received (non-promiscuous sniffer).",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_snifferTrace),
                               "ns3::Packet::TracedCallback")
-              .AddTraceSource("PromiscSniffer", "Every frame sent or received (pcap).",
+              .AddTraceSource("PromiscSniffer",
+                              "Every frame sent or received (pcap).",
                               MakeTraceSourceAccessor(&FabricNetDevice::m_promiscSnifferTrace),
                               "ns3::Packet::TracedCallback");
     return tid;
@@ -128,8 +133,13 @@ FabricNetDevice::DoDispose()
     m_txPacket = nullptr;
     m_rxCallback
         = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
-    m_promiscCallback = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
-                                         const Address&, const Address&, NetDevice::PacketType>();
+    m_promiscCallback = MakeNullCallback<bool,
+                                         Ptr<NetDevice>,
+                                         Ptr<const Packet>,
+                                         uint16_t,
+                                         const Address&,
+                                         const Address&,
+                                         NetDevice::PacketType>();
     NetDevice::DoDispose();
 }
 

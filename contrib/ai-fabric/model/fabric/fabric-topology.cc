@@ -46,8 +46,11 @@ FabricTopology::AddSwitch(Ptr<Node> node, const std::string& name)
 }
 
 void
-FabricTopology::AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> portA,
-                        Ptr<FabricNetDevice> portB, Ptr<FabricChannel> channel)
+FabricTopology::AddLink(uint32_t a,
+                        uint32_t b,
+                        Ptr<FabricNetDevice> portA,
+                        Ptr<FabricNetDevice> portB,
+                        Ptr<FabricChannel> channel)
 {
     NS_ABORT_MSG_IF(a >= GetNVertices() || b >= GetNVertices() || a == b,
                     "FabricTopology: bad link " << a << "-" << b);

@@ -88,7 +88,10 @@ class FabricTopology : public SimpleRefCount<FabricTopology>
      * \param portB port device at b
      * \param channel the cable
      */
-    void AddLink(uint32_t a, uint32_t b, Ptr<FabricNetDevice> portA, Ptr<FabricNetDevice> portB,
+    void AddLink(uint32_t a,
+                 uint32_t b,
+                 Ptr<FabricNetDevice> portA,
+                 Ptr<FabricNetDevice> portB,
                  Ptr<FabricChannel> channel);
 
     /// \return the graph

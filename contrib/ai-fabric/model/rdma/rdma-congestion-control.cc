@@ -24,7 +24,8 @@ RdmaCongestionControl::GetTypeId()
         = TypeId("ns3::RdmaCongestionControl")
               .SetParent<Object>()
               .SetGroupName("AiFabric")
-              .AddTraceSource("Rate", "The QP's sending rate changed (bit/s).",
+              .AddTraceSource("Rate",
+                              "The QP's sending rate changed (bit/s).",
                               MakeTraceSourceAccessor(&RdmaCongestionControl::m_rateTrace),
                               "ns3::RdmaCongestionControl::RateTracedCallback");
     return tid;

@@ -42,13 +42,15 @@ RdmaQueuePair::GetTypeId()
                             "Payload bytes per packet (IBTA path MTU: 256, 512, 1024, 2048 or "
                             "4096). Default 4096, the largest IBTA MTU and what RoCE NICs use "
                             "on 9000-byte Ethernet.",
-                            UintegerValue(4096), MakeUintegerAccessor(&RdmaQueuePair::m_mtu),
+                            UintegerValue(4096),
+                            MakeUintegerAccessor(&RdmaQueuePair::m_mtu),
                             MakeUintegerChecker<uint32_t>(256, 4096))
               .AddAttribute("AckInterval",
                             "The responder ACKs every this many in-order packets (packets), and "
                             "always on a packet with AckReq set (the last of each message). "
                             "Default 1: an ACK per packet, as the HPCC ns-3 RDMA simulator does.",
-                            UintegerValue(1), MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
+                            UintegerValue(1),
+                            MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
                             MakeUintegerChecker<uint32_t>(1))
               .AddAttribute("LocalAckTimeout",
                             "Retransmission timeout exponent n: timeout = 4.096 us x 2^n "
@@ -59,19 +61,23 @@ RdmaQueuePair::GetTypeId()
               .AddAttribute("RetryCount",
                             "Retransmission timeouts without progress before the QP enters the "
                             "error state (IBTA retry_cnt, 0..7). Default 7, as perftest and NCCL.",
-                            UintegerValue(7), MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
+                            UintegerValue(7),
+                            MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
                             MakeUintegerChecker<uint8_t>(0, 7))
-              .AddTraceSource("Retransmit", "Go-back-N: transmission restarts from this PSN.",
+              .AddTraceSource("Retransmit",
+                              "Go-back-N: transmission restarts from this PSN.",
                               MakeTraceSourceAccessor(&RdmaQueuePair::m_retransmitTrace),
                               "ns3::RdmaQueuePair::PsnTracedCallback")
               .AddTraceSource("Timeout",
                               "The retransmission timer expired; the oldest unacknowledged PSN.",
                               MakeTraceSourceAccessor(&RdmaQueuePair::m_timeoutTrace),
                               "ns3::RdmaQueuePair::PsnTracedCallback")
-              .AddTraceSource("Nak", "A NAK (PSN sequence error) arrived with this PSN.",
+              .AddTraceSource("Nak",
+                              "A NAK (PSN sequence error) arrived with this PSN.",
                               MakeTraceSourceAccessor(&RdmaQueuePair::m_nakTrace),
                               "ns3::RdmaQueuePair::PsnTracedCallback")
-              .AddTraceSource("Error", "The QP entered the error state (retry counter exceeded).",
+              .AddTraceSource("Error",
+                              "The QP entered the error state (retry counter exceeded).",
                               MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
                               "ns3::RdmaQueuePair::ErrorTracedCallback");
     return tid;
@@ -100,7 +106,9 @@ RdmaQueuePair::DoDispose()
 }
 
 void
-RdmaQueuePair::Setup(Ptr<RdmaTransport> transport, uint32_t qpn, Ptr<RdmaCongestionControl> cc,
+RdmaQueuePair::Setup(Ptr<RdmaTransport> transport,
+                     uint32_t qpn,
+                     Ptr<RdmaCongestionControl> cc,
                      uint16_t entropy)
 {
     m_transport = transport;
@@ -110,7 +118,9 @@ RdmaQueuePair::Setup(Ptr<RdmaTransport> transport, uint32_t qpn, Ptr<RdmaCongest
 }
 
 void
-RdmaQueuePair::Connect(uint32_t remoteAddress, uint32_t remoteQpn, uint32_t initialPsn,
+RdmaQueuePair::Connect(uint32_t remoteAddress,
+                       uint32_t remoteQpn,
+                       uint32_t initialPsn,
                        uint32_t expectedPsn)
 {
     NS_LOG_FUNCTION(this << remoteAddress << remoteQpn << initialPsn << expectedPsn);
@@ -218,8 +228,8 @@ RdmaQueuePair::BuildNextPacket()
     }
     if (!m_rtoEvent.IsRunning())
     {
-        m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
-                                         &RdmaQueuePair::RetransmitTimeout, this);
+        m_rtoEvent = Simulator::Schedule(
+            GetRetransmissionTimeout(), &RdmaQueuePair::RetransmitTimeout, this);
     }
     return p;
 }
@@ -347,8 +357,8 @@ RdmaQueuePair::RestartTimer()
     m_rtoEvent.Cancel();
     if (m_sndUna < m_sndMax)
     {
-        m_rtoEvent = Simulator::Schedule(GetRetransmissionTimeout(),
-                                         &RdmaQueuePair::RetransmitTimeout, this);
+        m_rtoEvent = Simulator::Schedule(
+            GetRetransmissionTimeout(), &RdmaQueuePair::RetransmitTimeout, this);
     }
 }
 
@@ -383,7 +393,10 @@ RdmaQueuePair::EnterError()
     for (const Wqe& w : m_sendQueue)
     {
         --m_posted;
-        Complete({w.wrId, w.bytes, w.postTime, Time(0),
+        Complete({w.wrId,
+                  w.bytes,
+                  w.postTime,
+                  Time(0),
                   first ? RdmaCompletionStatus::RETRY_EXCEEDED : RdmaCompletionStatus::FLUSHED});
         first = false;
     }
@@ -440,8 +453,8 @@ RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes)
             ++m_deliveredMessages;
             if (!m_arrivalCb.IsNull())
             {
-                Simulator::Schedule(m_transport->GetRxLatency(), &RdmaQueuePair::NotifyArrival,
-                                    this, m_msgBytes);
+                Simulator::Schedule(
+                    m_transport->GetRxLatency(), &RdmaQueuePair::NotifyArrival, this, m_msgBytes);
             }
             m_msgBytes = 0;
         }
@@ -535,6 +548,16 @@ Ptr<RdmaCongestionControl>
 RdmaQueuePair::GetCongestionControl() const
 {
     return m_cc;
+}
+
+void
+RdmaQueuePair::SetMtu(uint32_t mtu)
+{
+    NS_ABORT_MSG_IF(mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096,
+                    "RdmaQueuePair: Mtu " << mtu
+                                          << " is not an IBTA path MTU (256, 512, 1024, 2048, "
+                                             "4096)");
+    m_mtu = mtu;
 }
 
 uint32_t

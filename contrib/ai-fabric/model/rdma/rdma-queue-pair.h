@@ -91,7 +91,9 @@ class RdmaQueuePair : public Object
      * \param initialPsn first PSN this side sends
      * \param expectedPsn first PSN expected from the peer (the peer's initial PSN)
      */
-    void Connect(uint32_t remoteAddress, uint32_t remoteQpn, uint32_t initialPsn,
+    void Connect(uint32_t remoteAddress,
+                 uint32_t remoteQpn,
+                 uint32_t initialPsn,
                  uint32_t expectedPsn);
 
     /**
@@ -120,6 +122,8 @@ class RdmaQueuePair : public Object
     Ptr<RdmaCongestionControl> GetCongestionControl() const;
     /// \return the payload MTU in bytes
     uint32_t GetMtu() const;
+    /// \param mtu the payload MTU in bytes: an IBTA path MTU (256, 512, 1024, 2048, 4096)
+    void SetMtu(uint32_t mtu);
 
     /// \return work requests posted and not yet completed
     uint32_t GetOutstandingRequests() const;
@@ -176,7 +180,9 @@ class RdmaQueuePair : public Object
      * \param cc its congestion control
      * \param entropy its flow entropy
      */
-    void Setup(Ptr<RdmaTransport> transport, uint32_t qpn, Ptr<RdmaCongestionControl> cc,
+    void Setup(Ptr<RdmaTransport> transport,
+               uint32_t qpn,
+               Ptr<RdmaCongestionControl> cc,
                uint16_t entropy);
 
     /// \return true if a data packet may be built now (ignoring pacing)

@@ -37,18 +37,21 @@ RdmaTransport::GetTypeId()
                             "Default 250 ns: half of the ~0.5 us adapter latency of "
                             "ConnectX-class NICs.",
                             TimeValue(NanoSeconds(250)),
-                            MakeTimeAccessor(&RdmaTransport::m_txLatency), MakeTimeChecker(Time(0)))
+                            MakeTimeAccessor(&RdmaTransport::m_txLatency),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("RxLatency",
                             "Time from a packet's arrival at the port to its data or completion "
                             "being visible to the application (s): DMA write and CQE. Default "
                             "250 ns, the other half of the adapter latency.",
                             TimeValue(NanoSeconds(250)),
-                            MakeTimeAccessor(&RdmaTransport::m_rxLatency), MakeTimeChecker(Time(0)))
+                            MakeTimeAccessor(&RdmaTransport::m_rxLatency),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("CongestionControl",
                             "Congestion control of the QPs created from now on (a subclass of "
                             "ns3::RdmaCongestionControl).",
                             TypeIdValue(RdmaCcNone::GetTypeId()),
-                            MakeTypeIdAccessor(&RdmaTransport::m_ccType), MakeTypeIdChecker());
+                            MakeTypeIdAccessor(&RdmaTransport::m_ccType),
+                            MakeTypeIdChecker());
     return tid;
 }
 
@@ -90,8 +93,8 @@ RdmaTransport::CreateQueuePair()
     ccFactory.SetTypeId(m_ccType);
     Ptr<RdmaCongestionControl> cc = ccFactory.Create<RdmaCongestionControl>();
     cc->SetLineRate(m_lineRate);
-    // RoCEv2 UDP source port from the QP's identity, in the range 0xC000-0xFFFF that
-    // Annex A17 recommends, so ECMP spreads QPs deterministically.
+    // RoCEv2 UDP source port from the QP's identity, in the dynamic port range 0xC000-0xFFFF
+    // (IANA 49152-65535), so that ECMP spreads QPs deterministically.
     uint32_t h = (m_address * 2654435761U) ^ (qpn * 2246822519U);
     h ^= h >> 15;
     h *= 2246822507U;
@@ -133,7 +136,8 @@ RdmaTransport::SetQueuePairAttribute(const std::string& name, const AttributeVal
 }
 
 void
-RdmaTransport::ConnectQueuePairs(Ptr<RdmaQueuePair> local, Ptr<RdmaQueuePair> remote,
+RdmaTransport::ConnectQueuePairs(Ptr<RdmaQueuePair> local,
+                                 Ptr<RdmaQueuePair> remote,
                                  Ptr<RdmaTransport> remoteTransport)
 {
     NS_LOG_FUNCTION(this << local << remote);
@@ -175,7 +179,9 @@ RdmaTransport::AssignStreams(int64_t stream)
 }
 
 void
-RdmaTransport::AttachPort(DataRate lineRate, uint32_t encapsulationBytes, SendCallback sendControl,
+RdmaTransport::AttachPort(DataRate lineRate,
+                          uint32_t encapsulationBytes,
+                          SendCallback sendControl,
                           Callback<void> dataReady)
 {
     NS_LOG_FUNCTION(this << lineRate << encapsulationBytes);

@@ -98,7 +98,8 @@ class RdmaTransport : public Object
      * \param remote a QP of the peer's transport
      * \param remoteTransport the peer's transport
      */
-    void ConnectQueuePairs(Ptr<RdmaQueuePair> local, Ptr<RdmaQueuePair> remote,
+    void ConnectQueuePairs(Ptr<RdmaQueuePair> local,
+                           Ptr<RdmaQueuePair> remote,
                            Ptr<RdmaTransport> remoteTransport);
 
     /// \param address this NIC's fabric address (IPv4 as integer, or LID)
@@ -126,7 +127,9 @@ class RdmaTransport : public Object
      * \param sendControl called with each ACK/NAK/CNP to send
      * \param dataReady called when a QP gains data to send while none was ready
      */
-    void AttachPort(DataRate lineRate, uint32_t encapsulationBytes, SendCallback sendControl,
+    void AttachPort(DataRate lineRate,
+                    uint32_t encapsulationBytes,
+                    SendCallback sendControl,
                     Callback<void> dataReady);
 
     /**

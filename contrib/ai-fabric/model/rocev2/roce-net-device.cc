@@ -37,24 +37,28 @@ RoceNetDevice::GetTypeId()
               .SetParent<FabricNetDevice>()
               .SetGroupName("AiFabric")
               .AddConstructor<RoceNetDevice>()
-              .AddAttribute("MaxQueueBytes",
-                            "Byte limit of each output queue (one per priority), drop-tail "
-                            "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer shared by "
-                            "64 ports.",
-                            UintegerValue(656250),
-                            MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
-                            MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
+              .AddAttribute(
+                  "MaxQueueBytes",
+                  "Byte limit of each output queue (one per port and priority), drop-tail "
+                  "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer divided "
+                  "evenly over 64 ports. Buffer sharing between ports is not modelled "
+                  "here; it comes with the switch MMU.",
+                  UintegerValue(656250),
+                  MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
+                  MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
               .AddAttribute("RdmaDscp",
                             "IPv4 DSCP of RDMA data packets (priority = DSCP / 8). Default 26, "
                             "the RoCE traffic class that ConnectX NICs and SONiC use "
                             "(priority 3).",
-                            UintegerValue(26), MakeUintegerAccessor(&RoceNetDevice::m_rdmaDscp),
+                            UintegerValue(26),
+                            MakeUintegerAccessor(&RoceNetDevice::m_rdmaDscp),
                             MakeUintegerChecker<uint8_t>(0, 63))
               .AddAttribute("ControlDscp",
                             "IPv4 DSCP of ACK, NAK and CNP packets, served in strict priority "
                             "(priority = DSCP / 8). Default 48, ConnectX's CNP DSCP "
                             "(priority 6).",
-                            UintegerValue(48), MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
+                            UintegerValue(48),
+                            MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
                             MakeUintegerChecker<uint8_t>(0, 63))
               .AddTraceSource("QueueBytes",
                               "Occupancy of an output queue changed: (priority, bytes).",
@@ -67,6 +71,8 @@ RoceNetDevice::RoceNetDevice()
 {
     NS_LOG_FUNCTION(this);
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
+    // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
+    SetMtu(JUMBO_MTU);
 }
 
 RoceNetDevice::~RoceNetDevice()
@@ -115,7 +121,8 @@ RoceNetDevice::SetTransport(Ptr<RdmaTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
-    m_transport->AttachPort(GetDataRate(), ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
+    m_transport->AttachPort(GetDataRate(),
+                            ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
                             MakeCallback(&RoceNetDevice::SendRdmaControl, this),
                             MakeCallback(&RoceNetDevice::DataReady, this));
 }
@@ -317,7 +324,9 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNu
 }
 
 bool
-RoceNetDevice::SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
                         uint16_t protocolNumber)
 {
     NS_LOG_FUNCTION(this << packet << dest << protocolNumber);

@@ -72,6 +72,8 @@ class RoceNetDevice : public FabricNetDevice
     static constexpr uint32_t ENCAPSULATION_BYTES = 14 + 20 + 8;
     /// Preamble and SFD (8), inter-frame gap (12) and FCS (4): line time beyond the frame
     static constexpr uint32_t ETHERNET_OVERHEAD_BYTES = 8 + 12 + 4;
+    /// IP MTU of the port (bytes): jumbo frames
+    static constexpr uint16_t JUMBO_MTU = 9000;
     /// Minimum Ethernet frame without FCS
     static constexpr uint32_t ETHERNET_MIN_FRAME_BYTES = 60;
 
@@ -127,7 +129,9 @@ class RoceNetDevice : public FabricNetDevice
 
     // NetDevice
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest,
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
                   uint16_t protocolNumber) override;
     bool SupportsSendFrom() const override;
 

@@ -51,12 +51,14 @@ RoceSwitch::GetTypeId()
                             "Port-to-port forwarding latency, from a frame's last bit in to its "
                             "enqueue at the output port (s). Default 400 ns: Tomahawk-class "
                             "Ethernet switches forward in ~300-500 ns.",
-                            TimeValue(NanoSeconds(400)), MakeTimeAccessor(&RoceSwitch::m_latency),
+                            TimeValue(NanoSeconds(400)),
+                            MakeTimeAccessor(&RoceSwitch::m_latency),
                             MakeTimeChecker(Time(0)))
               .AddAttribute("HashSeed",
                             "Seed of the ECMP hash; 0 derives a distinct seed from the node id "
                             "(switches use different seeds to avoid hash polarization).",
-                            UintegerValue(0), MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
                             MakeUintegerChecker<uint32_t>());
     return tid;
 }
@@ -156,8 +158,8 @@ RoceSwitch::GetRoute(Ipv4Address destination) const
 }
 
 uint32_t
-RoceSwitch::SelectPort(uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort,
-                       uint16_t dstPort) const
+RoceSwitch::SelectPort(
+    uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort) const
 {
     const uint32_t index = dst - m_firstAddress;
     if (index + 1 >= m_groupStart.size())

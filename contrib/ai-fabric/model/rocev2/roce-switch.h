@@ -82,8 +82,8 @@ class RoceSwitch : public Object
      * \param dstPort transport destination port
      * \return the port number, or GetNPorts() if there is no route
      */
-    uint32_t SelectPort(uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort,
-                        uint16_t dstPort) const;
+    uint32_t SelectPort(
+        uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort) const;
 
     /// \return frames forwarded
     uint64_t GetForwardedPackets() const;
