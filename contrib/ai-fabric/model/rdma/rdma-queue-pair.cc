@@ -212,6 +212,7 @@ RdmaQueuePair::BuildNextPacket()
     p->AddHeader(bth);
     p->AddTrailer(IcrcTrailer());
 
+    const bool wasIdle = m_sndUna == m_sndMax; // nothing outstanding before this packet
     if (m_sndNxt < m_sndMax)
     {
         ++m_retransmissions;
@@ -226,10 +227,9 @@ RdmaQueuePair::BuildNextPacket()
     {
         ++m_txIndex;
     }
-    if (!m_rtoEvent.IsRunning())
+    if (wasIdle)
     {
-        m_rtoEvent = Simulator::Schedule(
-            GetRetransmissionTimeout(), &RdmaQueuePair::RetransmitTimeout, this);
+        RestartTimer(); // the timeout counts from the first packet outstanding
     }
     return p;
 }
@@ -354,8 +354,12 @@ RdmaQueuePair::Rewind(uint64_t seq)
 void
 RdmaQueuePair::RestartTimer()
 {
-    m_rtoEvent.Cancel();
-    if (m_sndUna < m_sndMax)
+    // The timer is lazy: progress only moves the deadline, and the one pending event
+    // reschedules itself when it finds the deadline later than now. Cancelling and
+    // scheduling on every ACK would leave one dead event per ACK in the scheduler for a
+    // whole timeout (67 ms at the default: hundreds of thousands at 400 Gb/s).
+    m_rtoDeadline = Simulator::Now() + GetRetransmissionTimeout();
+    if (m_sndUna < m_sndMax && !m_rtoEvent.IsRunning())
     {
         m_rtoEvent = Simulator::Schedule(
             GetRetransmissionTimeout(), &RdmaQueuePair::RetransmitTimeout, this);
@@ -368,6 +372,13 @@ RdmaQueuePair::RetransmitTimeout()
     NS_LOG_FUNCTION(this << m_sndUna);
     if (m_sndUna >= m_sndMax)
     {
+        return; // nothing outstanding; the next packet sent arms the timer again
+    }
+    const Time now = Simulator::Now();
+    if (now < m_rtoDeadline)
+    {
+        m_rtoEvent
+            = Simulator::Schedule(m_rtoDeadline - now, &RdmaQueuePair::RetransmitTimeout, this);
         return;
     }
     ++m_timeouts;

@@ -238,7 +238,7 @@ class RdmaQueuePair : public Object
     /// The retransmission timer expired.
     void RetransmitTimeout();
 
-    /// Arm or cancel the timer after progress.
+    /// Move the timer's deadline to one timeout from now, arming it if nothing is pending.
     void RestartTimer();
 
     /// Enter the error state: flush every outstanding request.
@@ -294,6 +294,7 @@ class RdmaQueuePair : public Object
     uint32_t m_posted{0};              //!< posted, not yet completed (incl. not fetched)
     uint8_t m_retries{0};              //!< consecutive timeouts without progress
     EventId m_rtoEvent;                //!< retransmission timer
+    Time m_rtoDeadline;                //!< when the timer expires (it is lazy)
     CompletionCallback m_completionCb; //!< requester completions
 
     // Responder

@@ -84,6 +84,10 @@ void
 RoceNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    if (m_transport)
+    {
+        m_transport->Dispose(); // the NIC owns its transport, and so its QPs
+    }
     m_transport = nullptr;
     m_forwardCb = ForwardCallback();
     for (auto& q : m_queues)

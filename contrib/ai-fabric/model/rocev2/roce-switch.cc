@@ -146,8 +146,9 @@ std::vector<uint32_t>
 RoceSwitch::GetRoute(Ipv4Address destination) const
 {
     std::vector<uint32_t> ports;
+    // Unsigned: an address below the first one wraps to a large index and finds no route.
     const uint32_t index = destination.Get() - m_firstAddress;
-    if (index + 1 < m_groupStart.size())
+    if (index < NDestinations())
     {
         for (uint32_t k = m_groupStart[index]; k < m_groupStart[index + 1]; ++k)
         {
@@ -162,7 +163,7 @@ RoceSwitch::SelectPort(
     uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort) const
 {
     const uint32_t index = dst - m_firstAddress;
-    if (index + 1 >= m_groupStart.size())
+    if (index >= NDestinations())
     {
         return GetNPorts();
     }
@@ -216,6 +217,12 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
     }
     ++m_forwarded;
     Simulator::Schedule(m_latency, &RoceNetDevice::EnqueueForwarded, m_ports[out], p, priority);
+}
+
+uint32_t
+RoceSwitch::NDestinations() const
+{
+    return m_groupStart.empty() ? 0 : static_cast<uint32_t>(m_groupStart.size() - 1);
 }
 
 uint64_t

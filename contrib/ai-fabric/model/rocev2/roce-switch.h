@@ -96,6 +96,9 @@ class RoceSwitch : public Object
     void NotifyNewAggregate() override;
 
   private:
+    /// \return the number of destinations in the table
+    uint32_t NDestinations() const;
+
     /**
      * \brief A frame arrived at a port.
      * \param inPort the ingress port
