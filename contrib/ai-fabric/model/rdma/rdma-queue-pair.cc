@@ -312,8 +312,12 @@ RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
             Complete(
                 {done.wrId, done.bytes, done.postTime, Time(0), RdmaCompletionStatus::SUCCESS});
             m_sendQueue.pop_front();
-            NS_ASSERT(m_txIndex > 0);
-            --m_txIndex;
+            // After a rewind m_txIndex may point into the completed WQE itself; then
+            // m_sndNxt < m_sndUna and the Rewind() below repositions it.
+            if (m_txIndex > 0)
+            {
+                --m_txIndex;
+            }
         }
         m_cc->OnAck(acked);
         if (m_sndNxt < m_sndUna)
