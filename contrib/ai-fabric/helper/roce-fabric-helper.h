@@ -7,11 +7,14 @@
 #ifndef ROCE_FABRIC_HELPER_H
 #define ROCE_FABRIC_HELPER_H
 
+#include "ns3/fabric-channel.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/trace-helper.h"
 
 #include <string>
@@ -20,10 +23,7 @@
 namespace ns3
 {
 
-class RdmaTransport;
-class RoceNetDevice;
 class RoceSwitch;
-class FabricChannel;
 
 /**
  * \ingroup ai-fabric

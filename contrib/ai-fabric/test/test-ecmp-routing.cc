@@ -8,6 +8,7 @@
 // RoceFabricHelper: ECMP groups, the 5-tuple hash, rerouting around a failed link, and RDMA
 // traffic across the spines.
 
+#include "ai-fabric-test-fixture.h"
 #include "ns3/data-rate.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
@@ -48,20 +49,9 @@ constexpr uint32_t SPINES = 3;
 /// IPv4 protocol number of UDP
 constexpr uint8_t UDP = 17;
 
-class EcmpRoutingTest : public testing::Test
+class EcmpRoutingTest : public AiFabricTest
 {
   protected:
-    void SetUp() override
-    {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-    }
-
     /// Build the leaf-spine: host i under leaf i / HOSTS_PER_LEAF, every leaf to every spine.
     void Build()
     {

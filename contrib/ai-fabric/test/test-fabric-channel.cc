@@ -8,6 +8,7 @@
 // RoceFabricHelper: arrival times against the serialization + propagation formula, exact
 // per-port counters, and link failures (LinkState trace, LINK_DOWN drops, frames in flight).
 
+#include "ai-fabric-test-fixture.h"
 #include "ns3/data-rate.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
@@ -108,20 +109,9 @@ struct PortLog
     std::vector<uint32_t> rxSizes;               //!< PhyRxEnd frame sizes
 };
 
-class FabricChannelTest : public testing::Test
+class FabricChannelTest : public AiFabricTest
 {
   protected:
-    void SetUp() override
-    {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-    }
-
     /**
      * \brief Build host A - [switch] - host B with the attributes above and one QP pair.
      * \param switches 0 or 1

@@ -7,6 +7,7 @@
 // End-to-end checks of ai-fabric-perftest: bandwidth and latency against the model's
 // formulas, loss recovery, determinism, bad input, and pcaps decoded by tshark.
 
+#include "ai-fabric-test-fixture.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-perftest.h"
@@ -109,19 +110,8 @@ SwitchLatency()
     return v.Get();
 }
 
-class PerftestTest : public testing::Test
+class PerftestTest : public AiFabricTest
 {
-  protected:
-    void SetUp() override
-    {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-    }
 };
 
 } // namespace

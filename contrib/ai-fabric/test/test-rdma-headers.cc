@@ -7,6 +7,7 @@
 // BthHeader, RethHeader, AethHeader and IcrcTrailer: sizes, the exact bytes at the IBTA offsets
 // (IBTA spec vol. 1, 9.2-9.3), round trips, 24-bit fields and the NAK syndrome.
 
+#include "ai-fabric-test-fixture.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rng-seed-manager.h"
@@ -47,19 +48,8 @@ Serialize(const Header& h)
     return Bytes(p);
 }
 
-class RdmaHeadersTest : public testing::Test
+class RdmaHeadersTest : public AiFabricTest
 {
-  protected:
-    void SetUp() override
-    {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-    }
 };
 
 } // namespace

@@ -9,6 +9,7 @@
 // ACK coalescing, and loss recovery (NAK and go-back-N, timeouts, the error state) with an
 // error model that drops chosen frames; PSN wrap-around.
 
+#include "ai-fabric-test-fixture.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-net-device.h"
@@ -236,13 +237,12 @@ PsnAdd(uint32_t a, uint32_t n)
     return (a + n) & RDMA_PSN_MASK;
 }
 
-class RdmaQueuePairTest : public testing::Test
+class RdmaQueuePairTest : public AiFabricTest
 {
   protected:
     void SetUp() override
     {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
+        AiFabricTest::SetUp();
         m_fabric = std::make_unique<RoceFabricHelper>();
         m_fabric->SetQueuePairAttribute("Mtu", UintegerValue(MTU));
         m_fabric->SetQueuePairAttribute("LocalAckTimeout", UintegerValue(ACK_TIMEOUT));
@@ -265,11 +265,6 @@ class RdmaQueuePairTest : public testing::Test
         m_completions.clear();
         m_arrivals.clear();
         SetUp();
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
     }
 
     /**

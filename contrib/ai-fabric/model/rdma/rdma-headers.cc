@@ -15,6 +15,7 @@ NS_LOG_COMPONENT_DEFINE("RdmaHeaders");
 NS_OBJECT_ENSURE_REGISTERED(BthHeader);
 NS_OBJECT_ENSURE_REGISTERED(RethHeader);
 NS_OBJECT_ENSURE_REGISTERED(AethHeader);
+NS_OBJECT_ENSURE_REGISTERED(ImmDtHeader);
 NS_OBJECT_ENSURE_REGISTERED(IcrcTrailer);
 
 // ---------------------------------------------------------------- BTH
@@ -358,6 +359,61 @@ uint32_t
 AethHeader::GetMsn() const
 {
     return m_msn;
+}
+
+// ---------------------------------------------------------------- ImmDt
+
+TypeId
+ImmDtHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::ImmDtHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<ImmDtHeader>();
+    return tid;
+}
+
+TypeId
+ImmDtHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+ImmDtHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+ImmDtHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU32(m_data);
+}
+
+uint32_t
+ImmDtHeader::Deserialize(Buffer::Iterator start)
+{
+    m_data = start.ReadNtohU32();
+    return SIZE;
+}
+
+void
+ImmDtHeader::Print(std::ostream& os) const
+{
+    os << "ImmDt 0x" << std::hex << m_data << std::dec;
+}
+
+void
+ImmDtHeader::SetData(uint32_t data)
+{
+    m_data = data;
+}
+
+uint32_t
+ImmDtHeader::GetData() const
+{
+    return m_data;
 }
 
 // ---------------------------------------------------------------- ICRC

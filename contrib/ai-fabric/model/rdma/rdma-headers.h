@@ -22,13 +22,15 @@ namespace ns3
  */
 enum RdmaOpcode : uint8_t
 {
-    RC_SEND_ONLY = 0x04,         //!< RC SEND Only
-    RC_RDMA_WRITE_FIRST = 0x06,  //!< RC RDMA WRITE First (carries a RETH)
-    RC_RDMA_WRITE_MIDDLE = 0x07, //!< RC RDMA WRITE Middle
-    RC_RDMA_WRITE_LAST = 0x08,   //!< RC RDMA WRITE Last
-    RC_RDMA_WRITE_ONLY = 0x0A,   //!< RC RDMA WRITE Only (carries a RETH)
-    RC_ACKNOWLEDGE = 0x11,       //!< RC Acknowledge (carries an AETH)
-    ROCE_CNP = 0x81,             //!< RoCEv2 Congestion Notification Packet
+    RC_SEND_ONLY = 0x04,                      //!< RC SEND Only
+    RC_RDMA_WRITE_FIRST = 0x06,               //!< RC RDMA WRITE First (carries a RETH)
+    RC_RDMA_WRITE_MIDDLE = 0x07,              //!< RC RDMA WRITE Middle
+    RC_RDMA_WRITE_LAST = 0x08,                //!< RC RDMA WRITE Last
+    RC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x09, //!< RC RDMA WRITE Last with Immediate (ImmDt)
+    RC_RDMA_WRITE_ONLY = 0x0A,                //!< RC RDMA WRITE Only (carries a RETH)
+    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, //!< RC RDMA WRITE Only with Immediate (RETH, ImmDt)
+    RC_ACKNOWLEDGE = 0x11,                    //!< RC Acknowledge (carries an AETH)
+    ROCE_CNP = 0x81,                          //!< RoCEv2 Congestion Notification Packet
 };
 
 /// PSNs are 24-bit and wrap.
@@ -191,6 +193,38 @@ class AethHeader : public Header
   private:
     uint8_t m_syndrome{SYNDROME_ACK}; //!< syndrome
     uint32_t m_msn{0};                //!< MSN
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Immediate Data extended transport header (4 bytes), carried by the last (or only)
+ * packet of an RDMA WRITE with Immediate (IBTA spec vol. 1, 9.3.1): 32 bits the requester
+ * hands to the responder's application with the arrival of the message.
+ */
+class ImmDtHeader : public Header
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    /// Size on the wire
+    static constexpr uint32_t SIZE = 4;
+
+    /// \param data the immediate data
+    void SetData(uint32_t data);
+    /// \return the immediate data
+    uint32_t GetData() const;
+
+  private:
+    uint32_t m_data{0}; //!< immediate data
 };
 
 /**

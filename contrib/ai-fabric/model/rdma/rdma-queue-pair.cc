@@ -102,6 +102,7 @@ RdmaQueuePair::DoDispose()
     m_cc = nullptr;
     m_completionCb = CompletionCallback();
     m_arrivalCb = ArrivalCallback();
+    m_immediateCb = ImmediateCallback();
     Object::DoDispose();
 }
 
@@ -136,12 +137,24 @@ RdmaQueuePair::Connect(uint32_t remoteAddress,
 void
 RdmaQueuePair::PostWrite(uint64_t bytes, uint64_t wrId)
 {
-    NS_LOG_FUNCTION(this << bytes << wrId);
+    Post(bytes, wrId, false, 0);
+}
+
+void
+RdmaQueuePair::PostWriteWithImmediate(uint64_t bytes, uint64_t wrId, uint32_t immediate)
+{
+    Post(bytes, wrId, true, immediate);
+}
+
+void
+RdmaQueuePair::Post(uint64_t bytes, uint64_t wrId, bool hasImmediate, uint32_t immediate)
+{
+    NS_LOG_FUNCTION(this << bytes << wrId << hasImmediate << immediate);
     NS_ABORT_MSG_IF(!m_connected, "RdmaQueuePair " << m_qpn << ": PostWrite before Connect");
     NS_ABORT_MSG_IF(bytes > MAX_MESSAGE_BYTES,
                     "RdmaQueuePair: a message is at most 2^31 bytes (IBTA); got " << bytes);
     const uint32_t nPackets = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + m_mtu - 1) / m_mtu);
-    Wqe wqe{wrId, bytes, 0, nPackets, Simulator::Now()};
+    Wqe wqe{wrId, bytes, 0, nPackets, Simulator::Now(), hasImmediate, immediate};
     ++m_posted;
     Simulator::Schedule(m_transport->GetTxLatency(), &RdmaQueuePair::Doorbell, this, wqe);
 }
@@ -182,6 +195,13 @@ RdmaQueuePair::BuildNextPacket()
     const uint8_t pad = (4 - (payload & 3)) & 3;
 
     Ptr<Packet> p = Create<Packet>(payload + pad);
+    const bool immediate = last && wqe.hasImmediate;
+    if (immediate)
+    {
+        ImmDtHeader immDt; // after the RETH on a WRITE Only (IBTA 9.2: BTH, RETH, ImmDt)
+        immDt.SetData(wqe.immediate);
+        p->AddHeader(immDt);
+    }
     if (first)
     {
         RethHeader reth;
@@ -194,7 +214,7 @@ RdmaQueuePair::BuildNextPacket()
     uint8_t opcode = RC_RDMA_WRITE_MIDDLE;
     if (first && last)
     {
-        opcode = RC_RDMA_WRITE_ONLY;
+        opcode = immediate ? RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : RC_RDMA_WRITE_ONLY;
     }
     else if (first)
     {
@@ -202,7 +222,7 @@ RdmaQueuePair::BuildNextPacket()
     }
     else if (last)
     {
-        opcode = RC_RDMA_WRITE_LAST;
+        opcode = immediate ? RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : RC_RDMA_WRITE_LAST;
     }
     bth.SetOpcode(opcode);
     bth.SetPadCount(pad);
@@ -251,19 +271,28 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         m_cc->OnCongestionNotification();
         break;
     case RC_RDMA_WRITE_FIRST:
-    case RC_RDMA_WRITE_ONLY:
-    {
-        RethHeader reth;
-        p->RemoveHeader(reth);
-        const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
-        ReceiveData(bth, bytes);
-        break;
-    }
     case RC_RDMA_WRITE_MIDDLE:
     case RC_RDMA_WRITE_LAST:
+    case RC_RDMA_WRITE_LAST_WITH_IMMEDIATE:
+    case RC_RDMA_WRITE_ONLY:
+    case RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE:
     {
+        if (opcode == RC_RDMA_WRITE_FIRST || opcode == RC_RDMA_WRITE_ONLY
+            || opcode == RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
+        {
+            RethHeader reth;
+            p->RemoveHeader(reth);
+        }
+        uint32_t immediate = 0;
+        if (opcode == RC_RDMA_WRITE_LAST_WITH_IMMEDIATE
+            || opcode == RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE)
+        {
+            ImmDtHeader immDt;
+            p->RemoveHeader(immDt);
+            immediate = immDt.GetData();
+        }
         const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
-        ReceiveData(bth, bytes);
+        ReceiveData(bth, bytes, immediate);
         break;
     }
     default:
@@ -442,16 +471,26 @@ RdmaQueuePair::NotifyCompletion(RdmaCompletion c)
 }
 
 void
-RdmaQueuePair::NotifyArrival(uint64_t bytes)
+RdmaQueuePair::NotifyArrival(uint64_t bytes, bool hasImmediate, uint32_t immediate)
 {
     if (!m_arrivalCb.IsNull())
     {
         m_arrivalCb(this, bytes);
     }
+    if (hasImmediate && !m_immediateCb.IsNull())
+    {
+        m_immediateCb(this, bytes, immediate);
+    }
 }
 
 void
-RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes)
+RdmaQueuePair::SetImmediateCallback(ImmediateCallback cb)
+{
+    m_immediateCb = cb;
+}
+
+void
+RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes, uint32_t immediate)
 {
     const uint64_t seq = Unwrap(bth.GetPsn(), m_ePsn);
     const uint8_t opcode = bth.GetOpcode();
@@ -462,14 +501,20 @@ RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes)
         m_dupAcked = false;
         m_deliveredBytes += payloadBytes;
         m_msgBytes += payloadBytes;
-        if (opcode == RC_RDMA_WRITE_LAST || opcode == RC_RDMA_WRITE_ONLY)
+        const bool hasImmediate = opcode == RC_RDMA_WRITE_LAST_WITH_IMMEDIATE
+                                  || opcode == RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+        if (hasImmediate || opcode == RC_RDMA_WRITE_LAST || opcode == RC_RDMA_WRITE_ONLY)
         {
             m_msn = (m_msn + 1) & RDMA_PSN_MASK;
             ++m_deliveredMessages;
-            if (!m_arrivalCb.IsNull())
+            if (!m_arrivalCb.IsNull() || (hasImmediate && !m_immediateCb.IsNull()))
             {
-                Simulator::Schedule(
-                    m_transport->GetRxLatency(), &RdmaQueuePair::NotifyArrival, this, m_msgBytes);
+                Simulator::Schedule(m_transport->GetRxLatency(),
+                                    &RdmaQueuePair::NotifyArrival,
+                                    this,
+                                    m_msgBytes,
+                                    hasImmediate,
+                                    immediate);
             }
             m_msgBytes = 0;
         }

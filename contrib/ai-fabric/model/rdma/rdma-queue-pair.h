@@ -83,6 +83,8 @@ class RdmaQueuePair : public Object
     typedef Callback<void, Ptr<RdmaQueuePair>, const RdmaCompletion&> CompletionCallback;
     /// A whole message arrived at the responder: (QP, bytes), when visible to the application.
     typedef Callback<void, Ptr<RdmaQueuePair>, uint64_t> ArrivalCallback;
+    /// A WRITE with Immediate arrived at the responder: (QP, bytes, immediate data).
+    typedef Callback<void, Ptr<RdmaQueuePair>, uint64_t, uint32_t> ImmediateCallback;
 
     /**
      * \brief Set the peer of this QP (both ends must be connected before use).
@@ -103,10 +105,21 @@ class RdmaQueuePair : public Object
      */
     void PostWrite(uint64_t bytes, uint64_t wrId);
 
+    /**
+     * \brief Post an RDMA WRITE with Immediate: the responder's application receives the
+     *        32-bit immediate data with the message (its last packet carries an ImmDt header).
+     * \param bytes message length (at most 2^31 bytes)
+     * \param wrId the work request id returned in the completion
+     * \param immediate the immediate data
+     */
+    void PostWriteWithImmediate(uint64_t bytes, uint64_t wrId, uint32_t immediate);
+
     /// \param cb called for every requester completion
     void SetCompletionCallback(CompletionCallback cb);
     /// \param cb called for every message that arrives at this QP as responder
     void SetArrivalCallback(ArrivalCallback cb);
+    /// \param cb called, besides the arrival callback, for every WRITE with Immediate
+    void SetImmediateCallback(ImmediateCallback cb);
 
     /// \return this QP's number
     uint32_t GetQpn() const;
@@ -166,11 +179,13 @@ class RdmaQueuePair : public Object
     /// One posted WRITE.
     struct Wqe
     {
-        uint64_t wrId;     //!< work request id
-        uint64_t bytes;    //!< message length
-        uint64_t firstSeq; //!< sequence number of its first packet
-        uint32_t nPackets; //!< packets it takes
-        Time postTime;     //!< when posted
+        uint64_t wrId;      //!< work request id
+        uint64_t bytes;     //!< message length
+        uint64_t firstSeq;  //!< sequence number of its first packet
+        uint32_t nPackets;  //!< packets it takes
+        Time postTime;      //!< when posted
+        bool hasImmediate;  //!< a WRITE with Immediate
+        uint32_t immediate; //!< its immediate data
     };
 
     /**
@@ -203,6 +218,15 @@ class RdmaQueuePair : public Object
     void Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarked);
 
     /**
+     * \brief Post a WRITE, with or without immediate data.
+     * \param bytes message length
+     * \param wrId work request id
+     * \param hasImmediate a WRITE with Immediate
+     * \param immediate its immediate data
+     */
+    void Post(uint64_t bytes, uint64_t wrId, bool hasImmediate, uint32_t immediate);
+
+    /**
      * \brief The NIC has fetched a posted WQE (TxLatency after the post).
      * \param wqe the work request
      */
@@ -219,8 +243,9 @@ class RdmaQueuePair : public Object
      * \brief Responder side of a data packet.
      * \param bth its base transport header
      * \param payloadBytes payload bytes (padding excluded)
+     * \param immediate immediate data (WRITE with Immediate only)
      */
-    void ReceiveData(const BthHeader& bth, uint32_t payloadBytes);
+    void ReceiveData(const BthHeader& bth, uint32_t payloadBytes, uint32_t immediate);
 
     /**
      * \brief Send an ACK or NAK for the given sequence number.
@@ -259,8 +284,10 @@ class RdmaQueuePair : public Object
     /**
      * \brief Call the arrival callback (scheduled RxLatency after the last packet).
      * \param bytes the message length
+     * \param hasImmediate the message was a WRITE with Immediate
+     * \param immediate its immediate data
      */
-    void NotifyArrival(uint64_t bytes);
+    void NotifyArrival(uint64_t bytes, bool hasImmediate, uint32_t immediate);
 
     /**
      * \param psn a 24-bit PSN from the wire
@@ -298,13 +325,14 @@ class RdmaQueuePair : public Object
     CompletionCallback m_completionCb; //!< requester completions
 
     // Responder
-    uint64_t m_ePsn{0};          //!< expected sequence number
-    uint32_t m_msn{0};           //!< message sequence number
-    uint32_t m_unacked{0};       //!< packets accepted since the last ACK
-    bool m_nakSent{false};       //!< a NAK was sent for the current gap
-    bool m_dupAcked{false};      //!< a duplicate was re-ACKed since the last new packet
-    uint64_t m_msgBytes{0};      //!< bytes of the message in progress
-    ArrivalCallback m_arrivalCb; //!< responder arrivals
+    uint64_t m_ePsn{0};              //!< expected sequence number
+    uint32_t m_msn{0};               //!< message sequence number
+    uint32_t m_unacked{0};           //!< packets accepted since the last ACK
+    bool m_nakSent{false};           //!< a NAK was sent for the current gap
+    bool m_dupAcked{false};          //!< a duplicate was re-ACKed since the last new packet
+    uint64_t m_msgBytes{0};          //!< bytes of the message in progress
+    ArrivalCallback m_arrivalCb;     //!< responder arrivals
+    ImmediateCallback m_immediateCb; //!< responder arrivals with immediate data
 
     // Counters
     uint64_t m_packetsSent{0};       //!< data packets sent
