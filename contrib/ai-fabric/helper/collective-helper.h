@@ -1,0 +1,115 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COLLECTIVE_HELPER_H
+#define COLLECTIVE_HELPER_H
+
+#include "ns3/callback.h"
+#include "ns3/collective-plan.h"
+#include "ns3/communicator.h"
+#include "ns3/gpu-transport.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+class RoceFabricHelper;
+
+/**
+ * \ingroup ai-fabric
+ * \brief Puts a communicator on every GPU of a fabric and runs collectives on all of them.
+ *
+ * Ranks follow the order of the GPUs given to Install(). Connect() opens the connections
+ * (one QP pair per peer and channel) that a plan uses, before the simulation runs, as NCCL
+ * connects its rings and trees at communicator creation. Run() starts a plan on every rank at
+ * the same time and reports when the slowest rank is done.
+ */
+class CollectiveHelper
+{
+  public:
+    CollectiveHelper();
+
+    /**
+     * \param name attribute of ns3::Communicator
+     * \param value its value
+     */
+    void SetCommunicatorAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \param channels channels of every plan run through this helper (NCCL's nChannels)
+     */
+    void SetChannels(uint32_t channels);
+
+    /**
+     * \param chunkBytes pipelining unit of every plan (NCCL Simple: 4 MiB / 8 steps =
+     *        512 KiB, the default)
+     */
+    void SetChunkBytes(uint64_t chunkBytes);
+
+    /// \return channels
+    uint32_t GetChannels() const;
+    /// \return pipelining unit (bytes)
+    uint64_t GetChunkBytes() const;
+
+    /**
+     * \brief Install a GPU transport and a communicator on each GPU.
+     * \param gpus the GPUs, in rank order
+     * \param fabric the helper that gave them their NICs
+     */
+    void Install(NodeContainer gpus, const RoceFabricHelper& fabric);
+
+    /// \return the number of ranks
+    uint32_t GetNRanks() const;
+
+    /**
+     * \param rank a rank
+     * \return its communicator
+     */
+    Ptr<Communicator> GetCommunicator(uint32_t rank) const;
+
+    /**
+     * \param rank a rank
+     * \return its GPU transport
+     */
+    Ptr<GpuTransport> GetTransport(uint32_t rank) const;
+
+    /**
+     * \brief Open every connection the plan uses (idempotent).
+     * \param plan a plan for these ranks
+     */
+    void Connect(const CollectivePlan& plan);
+
+    /// Completion of a run: (start time, time the slowest rank finished).
+    typedef Callback<void, Time, Time> RunCallback;
+
+    /**
+     * \brief Start a plan on every rank now.
+     * \param plan the plan (connections must be open)
+     * \param done called when every rank is done
+     */
+    void Run(Ptr<const CollectivePlan> plan, RunCallback done);
+
+  private:
+    /// \param rank a rank that finished its part
+    void RankDone(uint32_t rank);
+
+    ObjectFactory m_communicatorFactory;            //!< communicators
+    uint32_t m_channels{1};                         //!< channels
+    uint64_t m_chunkBytes{512 * 1024};              //!< pipelining unit
+    std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
+    std::vector<Ptr<Communicator>> m_communicators; //!< by rank
+    uint32_t m_running{0};                          //!< ranks still running
+    Time m_start;                                   //!< start of the current run
+    RunCallback m_done;                             //!< caller's callback
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_HELPER_H */

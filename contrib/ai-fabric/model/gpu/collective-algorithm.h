@@ -1,0 +1,127 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COLLECTIVE_ALGORITHM_H
+#define COLLECTIVE_ALGORITHM_H
+
+#include "collective-plan.h"
+#include "ns3/object.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief A collective algorithm: decomposes a collective into a CollectivePlan of
+ * point-to-point transfers.
+ *
+ * The base class owns the public entry point and the checks; each algorithm writes only
+ * Supports() and DoBuild(), in the shape of ns-3's traffic-control. Data of every collective
+ * is split evenly over the channels, and each channel's part is moved in pieces of at most
+ * the chunk size, which is the unit of pipelining (NCCL moves data in steps of its buffer:
+ * 4 MiB / 8 steps = 512 KiB for the Simple protocol).
+ */
+class CollectiveAlgorithm : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// \return the algorithm's name as on the command line ("ring", "tree", ...)
+    virtual std::string GetName() const = 0;
+
+    /**
+     * \param type a collective
+     * \param nRanks ranks
+     * \return true if this algorithm can run it
+     */
+    virtual bool Supports(CollectiveType type, uint32_t nRanks) const = 0;
+
+    /**
+     * \brief Build the plan of a collective.
+     * \param type the collective (must be supported)
+     * \param nRanks ranks
+     * \param bytes the collective's size as nccl-tests counts it
+     * \param channels channels (each with its own connections)
+     * \param chunkBytes the pipelining unit (bytes)
+     * \return the finalized plan
+     */
+    Ptr<CollectivePlan> Build(CollectiveType type,
+                              uint32_t nRanks,
+                              uint64_t bytes,
+                              uint32_t channels,
+                              uint64_t chunkBytes) const;
+
+    /**
+     * \brief Split bytes into n parts as even as possible (the first parts one byte larger).
+     * \param bytes the total
+     * \param n parts
+     * \return the parts
+     */
+    static std::vector<uint64_t> Split(uint64_t bytes, uint64_t n);
+
+    /**
+     * \param bytes a part's size
+     * \param chunkBytes the pipelining unit
+     * \return the number of pieces it is moved in (at least 1)
+     */
+    static uint64_t Pieces(uint64_t bytes, uint64_t chunkBytes);
+
+  protected:
+    /**
+     * \brief Add the transfers of one channel to the plan.
+     * \param plan the plan
+     * \param channel the channel
+     * \param bytes the channel's share of the collective's buffer (its meaning per collective
+     *        as in Build())
+     * \param chunkBytes the pipelining unit
+     */
+    virtual void DoBuild(CollectivePlan& plan,
+                         uint32_t channel,
+                         uint64_t bytes,
+                         uint64_t chunkBytes) const = 0;
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Ring algorithms, as NCCL's ring: all-reduce as a reduce-scatter followed by an
+ * all-gather (2(n-1) steps), all-gather and reduce-scatter (n-1 steps).
+ *
+ * Ranks form a ring in rank order (rank r sends to r+1). The buffer is cut into n parts; at
+ * step s rank r sends part (r - s) mod n to its successor: during the reduce-scatter steps
+ * the successor reduces it into its own part, during the all-gather steps it keeps it. Each
+ * part moves in chunk-sized pieces, and a piece is sent on as soon as it arrived (and was
+ * reduced), so the steps pipeline. Moves (n-1)/n of the buffer per rank per phase: the
+ * bandwidth-optimal schedule (Patarasuk and Yuan, JPDC 2009).
+ */
+class RingAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    std::string GetName() const override;
+    bool Supports(CollectiveType type, uint32_t nRanks) const override;
+
+  protected:
+    void DoBuild(CollectivePlan& plan,
+                 uint32_t channel,
+                 uint64_t bytes,
+                 uint64_t chunkBytes) const override;
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_ALGORITHM_H */

@@ -1,0 +1,333 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "communicator.h"
+
+#include "gpu-transport.h"
+#include "ns3/abort.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Communicator");
+NS_OBJECT_ENSURE_REGISTERED(Communicator);
+
+namespace
+{
+/// A reduction reads two operands and writes the result.
+constexpr uint64_t REDUCE_MEMORY_PASSES = 3;
+/// LL: every 8-byte data word travels with an 8-byte flag word.
+constexpr double LL_EFFICIENCY = 0.5;
+} // namespace
+
+const char*
+NcclProtocolName(NcclProtocol protocol)
+{
+    switch (protocol)
+    {
+    case NCCL_SIMPLE:
+        return "Simple";
+    case NCCL_LL:
+        return "LL";
+    case NCCL_LL128:
+        return "LL128";
+    }
+    return "unknown";
+}
+
+TypeId
+Communicator::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::Communicator")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<Communicator>()
+              .AddAttribute(
+                  "Protocol",
+                  "NCCL protocol: Simple (default, as NCCL uses for large messages), "
+                  "LL or LL128.",
+                  EnumValue(NCCL_SIMPLE),
+                  MakeEnumAccessor(&Communicator::m_protocol),
+                  MakeEnumChecker(NCCL_SIMPLE, "Simple", NCCL_LL, "LL", NCCL_LL128, "LL128"))
+              .AddAttribute("SimpleStepLatency",
+                            "Latency the Simple protocol adds to every step, beyond the fabric "
+                            "(s): GPU flag polling and the proxy thread posting the write. "
+                            "Default 14 us, NCCL's tuning model (network, ring, Simple).",
+                            TimeValue(MicroSeconds(14)),
+                            MakeTimeAccessor(&Communicator::m_simpleLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("LlStepLatency",
+                            "Latency the LL protocol adds to every step (s). Default 2.7 us, "
+                            "NCCL's tuning model (network, ring, LL).",
+                            TimeValue(NanoSeconds(2700)),
+                            MakeTimeAccessor(&Communicator::m_llLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Ll128StepLatency",
+                            "Latency the LL128 protocol adds to every step (s). Default 4.0 us, "
+                            "NCCL's tuning model (network, ring, LL128).",
+                            TimeValue(MicroSeconds(4)),
+                            MakeTimeAccessor(&Communicator::m_ll128Latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Ll128Efficiency",
+                            "Payload efficiency of LL128: 120 data bytes per 128-byte line "
+                            "(NCCL).",
+                            DoubleValue(120.0 / 128.0),
+                            MakeDoubleAccessor(&Communicator::m_ll128Efficiency),
+                            MakeDoubleChecker<double>(0.01, 1.0))
+              .AddAttribute("ReduceBandwidth",
+                            "GPU memory bandwidth available to reductions (bit/s); a reduction "
+                            "of B bytes moves 3B. Default 3.35 TB/s, the HBM3 bandwidth of an "
+                            "H100 SXM.",
+                            DataRateValue(DataRate("26800Gbps")),
+                            MakeDataRateAccessor(&Communicator::m_reduceBandwidth),
+                            MakeDataRateChecker())
+              .AddTraceSource("Send",
+                              "A transfer of the plan was handed to the transport.",
+                              MakeTraceSourceAccessor(&Communicator::m_sendTrace),
+                              "ns3::Communicator::TransferTracedCallback")
+              .AddTraceSource("Arrival",
+                              "A transfer to this rank arrived (and was reduced).",
+                              MakeTraceSourceAccessor(&Communicator::m_arrivalTrace),
+                              "ns3::Communicator::TransferTracedCallback");
+    return tid;
+}
+
+Communicator::Communicator()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Communicator::~Communicator()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+Communicator::DoDispose()
+{
+    m_transport = nullptr;
+    m_plan = nullptr;
+    m_done = DoneCallback();
+    Object::DoDispose();
+}
+
+void
+Communicator::Setup(uint32_t rank, uint32_t nRanks, Ptr<GpuTransport> transport)
+{
+    NS_ABORT_MSG_IF(rank >= nRanks, "Communicator: rank " << rank << " of " << nRanks);
+    m_rank = rank;
+    m_nRanks = nRanks;
+    m_transport = transport;
+    m_transport->SetReceiveCallback(MakeCallback(&Communicator::Received, this));
+    m_transport->SetSendCallback(MakeCallback(&Communicator::SendCompleted, this));
+}
+
+uint32_t
+Communicator::GetRank() const
+{
+    return m_rank;
+}
+
+NcclProtocol
+Communicator::GetProtocol() const
+{
+    return m_protocol;
+}
+
+double
+Communicator::GetProtocolEfficiency() const
+{
+    switch (m_protocol)
+    {
+    case NCCL_SIMPLE:
+        return 1.0;
+    case NCCL_LL:
+        return LL_EFFICIENCY;
+    case NCCL_LL128:
+        return m_ll128Efficiency;
+    }
+    return 1.0;
+}
+
+Time
+Communicator::GetStepLatency() const
+{
+    switch (m_protocol)
+    {
+    case NCCL_SIMPLE:
+        return m_simpleLatency;
+    case NCCL_LL:
+        return m_llLatency;
+    case NCCL_LL128:
+        return m_ll128Latency;
+    }
+    return m_simpleLatency;
+}
+
+DataRate
+Communicator::GetReduceBandwidth() const
+{
+    return m_reduceBandwidth;
+}
+
+uint64_t
+Communicator::WireBytes(uint64_t payloadBytes) const
+{
+    const double efficiency = GetProtocolEfficiency();
+    return efficiency >= 1.0 ? payloadBytes
+                             : static_cast<uint64_t>(std::ceil(payloadBytes / efficiency));
+}
+
+Time
+Communicator::ReductionTime(uint64_t bytes) const
+{
+    return m_reduceBandwidth.CalculateBytesTxTime(bytes * REDUCE_MEMORY_PASSES);
+}
+
+bool
+Communicator::IsRunning() const
+{
+    return m_plan != nullptr;
+}
+
+void
+Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
+{
+    NS_LOG_FUNCTION(this << m_rank);
+    NS_ABORT_MSG_IF(IsRunning(), "Communicator: rank " << m_rank << " is already running");
+    NS_ABORT_MSG_IF(plan->GetNRanks() != m_nRanks,
+                    "Communicator: a plan for " << plan->GetNRanks() << " ranks on a " << m_nRanks
+                                                << "-rank communicator");
+    m_plan = plan;
+    m_done = done;
+    m_arrived = 0;
+    m_completed = 0;
+    m_sentByStep.assign(plan->GetNSteps(), 0);
+    m_receivedByStep.assign(plan->GetNSteps(), 0);
+    m_gpuFree.assign(plan->GetNChannels(), Time(0));
+    const std::vector<uint32_t>& sends = plan->GetSends(m_rank);
+    m_pendingDeps.resize(sends.size());
+    for (std::size_t i = 0; i < sends.size(); ++i)
+    {
+        m_pendingDeps[i] = plan->GetTransfer(sends[i]).nDeps;
+    }
+    for (uint32_t id : sends)
+    {
+        if (plan->GetTransfer(id).nDeps == 0)
+        {
+            Start(id);
+        }
+    }
+    CheckDone(); // a rank with nothing to do (one rank, or a zero-byte plan)
+}
+
+void
+Communicator::Start(uint32_t id)
+{
+    const Time latency = GetStepLatency();
+    if (latency.IsZero())
+    {
+        Send(id);
+    }
+    else
+    {
+        Simulator::Schedule(latency, &Communicator::Send, this, id);
+    }
+}
+
+void
+Communicator::Send(uint32_t id)
+{
+    const CollectiveTransfer& t = m_plan->GetTransfer(id);
+    m_sentByStep[t.step] += t.bytes;
+    m_sendTrace(id);
+    m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), id);
+}
+
+void
+Communicator::Received(uint32_t tag, uint64_t bytes)
+{
+    NS_ABORT_MSG_IF(!m_plan || tag >= m_plan->GetNTransfers(),
+                    "Communicator: rank " << m_rank << " received an unexpected transfer " << tag);
+    const CollectiveTransfer& t = m_plan->GetTransfer(tag);
+    NS_ABORT_MSG_IF(t.dst != m_rank || bytes != WireBytes(t.bytes),
+                    "Communicator: rank " << m_rank << " received transfer " << tag << " of "
+                                          << bytes << " bytes, planned for rank " << t.dst
+                                          << " with " << WireBytes(t.bytes));
+    m_receivedByStep[t.step] += t.bytes;
+    if (!t.reduce)
+    {
+        Arrived(tag);
+        return;
+    }
+    // The channel's thread block reduces one piece at a time.
+    Time& free = m_gpuFree[t.channel];
+    const Time now = Simulator::Now();
+    free = std::max(free, now) + ReductionTime(t.bytes);
+    Simulator::Schedule(free - now, &Communicator::Arrived, this, tag);
+}
+
+void
+Communicator::Arrived(uint32_t id)
+{
+    ++m_arrived;
+    m_arrivalTrace(id);
+    for (uint32_t dependent : m_plan->GetDependents(id))
+    {
+        if (--m_pendingDeps[m_plan->GetSendIndex(dependent)] == 0)
+        {
+            Start(dependent);
+        }
+    }
+    CheckDone();
+}
+
+void
+Communicator::SendCompleted(uint32_t /* tag */)
+{
+    ++m_completed;
+    CheckDone();
+}
+
+void
+Communicator::CheckDone()
+{
+    if (!m_plan || m_arrived < m_plan->GetReceives(m_rank).size()
+        || m_completed < m_plan->GetSends(m_rank).size())
+    {
+        return;
+    }
+    NS_LOG_FUNCTION(this << m_rank);
+    m_plan = nullptr;
+    DoneCallback done = m_done;
+    m_done = DoneCallback();
+    if (!done.IsNull())
+    {
+        done(m_rank);
+    }
+}
+
+const std::vector<uint64_t>&
+Communicator::GetBytesReceivedByStep() const
+{
+    return m_receivedByStep;
+}
+
+const std::vector<uint64_t>&
+Communicator::GetBytesSentByStep() const
+{
+    return m_sentByStep;
+}
+
+} // namespace ns3

@@ -1,0 +1,177 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COMMUNICATOR_H
+#define COMMUNICATOR_H
+
+#include "collective-plan.h"
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+class GpuTransport;
+
+/**
+ * \ingroup ai-fabric
+ * NCCL's protocols: how data and its ready flags travel.
+ */
+enum NcclProtocol
+{
+    NCCL_SIMPLE, //!< data, then a flag per step: near-peak bandwidth, highest latency
+    NCCL_LL,     //!< 8-byte flag with every 8 bytes of data: 50% efficient, lowest latency
+    NCCL_LL128,  //!< 8-byte flag per 128-byte line: 120/128 = 93.75% efficient
+};
+
+/**
+ * \param protocol a protocol
+ * \return its name ("Simple", "LL", "LL128")
+ */
+const char* NcclProtocolName(NcclProtocol protocol);
+
+/**
+ * \ingroup ai-fabric
+ * \brief One rank's communicator, shaped like an ncclComm: it runs this rank's part of a
+ * collective plan.
+ *
+ * A transfer of the plan starts when every transfer it depends on has arrived at this rank
+ * and, if the data is to be reduced, the GPU has reduced it; it is then handed to the GPU
+ * transport after the protocol's step latency, with the protocol's overhead added to its
+ * bytes. Reductions cost GPU time: a reduction of B bytes reads two buffers and writes one,
+ * 3B bytes of memory traffic at ReduceBandwidth, one at a time per channel (a channel is one
+ * GPU thread block in NCCL). The rank's part is done when every transfer to it has arrived
+ * (and been reduced) and every transfer from it has completed.
+ */
+class Communicator : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    Communicator();
+    ~Communicator() override;
+
+    /// This rank finished its part: (rank).
+    typedef Callback<void, uint32_t> DoneCallback;
+
+    /**
+     * \param rank this rank
+     * \param nRanks ranks in the communicator
+     * \param transport this GPU's transport
+     */
+    void Setup(uint32_t rank, uint32_t nRanks, Ptr<GpuTransport> transport);
+
+    /**
+     * \brief Run this rank's part of a collective.
+     * \param plan the plan (the same for every rank)
+     * \param done called when this rank's part is done
+     */
+    void Run(Ptr<const CollectivePlan> plan, DoneCallback done);
+
+    /// \return true while a collective runs
+    bool IsRunning() const;
+
+    /// \return this rank
+    uint32_t GetRank() const;
+    /// \return the protocol
+    NcclProtocol GetProtocol() const;
+    /// \return payload efficiency of the protocol (payload bytes / bytes sent)
+    double GetProtocolEfficiency() const;
+    /// \return latency the protocol adds to every step
+    Time GetStepLatency() const;
+    /// \return GPU memory bandwidth used by reductions
+    DataRate GetReduceBandwidth() const;
+
+    /**
+     * \param payloadBytes payload of a transfer
+     * \return bytes the protocol puts on the wire for it
+     */
+    uint64_t WireBytes(uint64_t payloadBytes) const;
+
+    /**
+     * \param bytes bytes reduced
+     * \return the GPU time of the reduction
+     */
+    Time ReductionTime(uint64_t bytes) const;
+
+    /// \return payload bytes received in the last (or current) collective, by step
+    const std::vector<uint64_t>& GetBytesReceivedByStep() const;
+    /// \return payload bytes sent in the last (or current) collective, by step
+    const std::vector<uint64_t>& GetBytesSentByStep() const;
+
+    /**
+     * TracedCallback signature for a transfer event.
+     * \param id the transfer's id in the plan
+     */
+    typedef void (*TransferTracedCallback)(uint32_t id);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /**
+     * \param id a transfer whose dependencies are met: send it after the step latency
+     */
+    void Start(uint32_t id);
+
+    /**
+     * \param id a transfer to hand to the transport now
+     */
+    void Send(uint32_t id);
+
+    /**
+     * \param tag the transfer's id
+     * \param bytes bytes that arrived
+     */
+    void Received(uint32_t tag, uint64_t bytes);
+
+    /**
+     * \param id a transfer to this rank that arrived and is reduced (if it had to be)
+     */
+    void Arrived(uint32_t id);
+
+    /**
+     * \param tag the transfer's id
+     */
+    void SendCompleted(uint32_t tag);
+
+    /// Finish if everything arrived and completed.
+    void CheckDone();
+
+    uint32_t m_rank{0};                      //!< this rank
+    uint32_t m_nRanks{0};                    //!< ranks
+    Ptr<GpuTransport> m_transport;           //!< this GPU's transport
+    NcclProtocol m_protocol{NCCL_SIMPLE};    //!< protocol
+    Time m_simpleLatency;                    //!< Simple: latency per step
+    Time m_llLatency;                        //!< LL: latency per step
+    Time m_ll128Latency;                     //!< LL128: latency per step
+    double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
+    DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
+
+    Ptr<const CollectivePlan> m_plan;        //!< running plan (null when idle)
+    DoneCallback m_done;                     //!< caller's callback
+    std::vector<uint32_t> m_pendingDeps;     //!< per send (index in the rank's send list)
+    std::vector<Time> m_gpuFree;             //!< per channel: when the GPU is free
+    uint32_t m_arrived{0};                   //!< transfers to this rank arrived
+    uint32_t m_completed{0};                 //!< transfers from this rank completed
+    std::vector<uint64_t> m_sentByStep;      //!< payload bytes sent, by step
+    std::vector<uint64_t> m_receivedByStep;  //!< payload bytes received, by step
+    TracedCallback<uint32_t> m_sendTrace;    //!< a transfer was handed to the transport
+    TracedCallback<uint32_t> m_arrivalTrace; //!< a transfer arrived and was reduced
+};
+
+} // namespace ns3
+
+#endif /* COMMUNICATOR_H */
