@@ -7,6 +7,7 @@
 #ifndef AI_FABRIC_TEST_FIXTURE_H
 #define AI_FABRIC_TEST_FIXTURE_H
 
+#include "ns3/names.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
@@ -18,7 +19,7 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * Base fixture of every ai-fabric test: a fixed RNG seed and run, and a destroyed simulator
- * after each test.
+ * and cleared object names after each test.
  */
 class AiFabricTest : public testing::Test
 {
@@ -32,6 +33,7 @@ class AiFabricTest : public testing::Test
     void TearDown() override
     {
         Simulator::Destroy();
+        Names::Clear(); // names outlive the simulation; a second test would reuse them
     }
 };
 

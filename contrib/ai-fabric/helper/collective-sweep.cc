@@ -1,0 +1,232 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "collective-sweep.h"
+
+#include "collective-helper.h"
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace ns3
+{
+
+namespace
+{
+/// nccl-tests' default data type: float.
+constexpr uint64_t ELEMENT_BYTES = 4;
+
+/// Wall-clock start of the process's sweep, for the progress line.
+const auto g_wallStart = std::chrono::steady_clock::now();
+
+/**
+ * \param type a collective
+ * \return nccl-tests' reduction operator column
+ */
+const char*
+RedOp(CollectiveType type)
+{
+    return (type == CollectiveType::ALL_REDUCE || type == CollectiveType::REDUCE_SCATTER) ? "sum"
+                                                                                          : "none";
+}
+} // namespace
+
+CollectiveSweep::CollectiveSweep(CollectiveHelper& collectives,
+                                 const CollectiveTuner& tuner,
+                                 const CollectiveSweepConfig& config)
+    : m_collectives(collectives)
+    , m_tuner(tuner)
+    , m_config(config)
+{
+    NS_ABORT_MSG_IF(config.minBytes > config.maxBytes || config.stepFactor < 2
+                        || config.iterations == 0,
+                    "CollectiveSweep: bad sweep");
+}
+
+std::vector<uint64_t>
+CollectiveSweep::GetSizes() const
+{
+    const uint64_t n = m_collectives.GetNRanks();
+    const bool perRank = m_config.type == CollectiveType::ALL_GATHER
+                         || m_config.type == CollectiveType::REDUCE_SCATTER
+                         || m_config.type == CollectiveType::ALL_TO_ALL;
+    const uint64_t unit = ELEMENT_BYTES * (perRank ? n : 1);
+    std::vector<uint64_t> sizes;
+    for (uint64_t size = m_config.minBytes; size <= m_config.maxBytes;)
+    {
+        sizes.push_back(size / unit * unit);
+        if (size > m_config.maxBytes / m_config.stepFactor)
+        {
+            break;
+        }
+        size *= m_config.stepFactor;
+    }
+    return sizes;
+}
+
+void
+CollectiveSweep::Schedule()
+{
+    const uint32_t n = m_collectives.GetNRanks();
+    for (uint64_t size : GetSizes())
+    {
+        const std::string name = m_config.algorithm == "auto"
+                                     ? m_tuner.Choose(m_config.type, n, size)
+                                     : m_config.algorithm;
+        std::string error;
+        Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
+        NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
+        Ptr<CollectivePlan> plan = algorithm->Build(
+            m_config.type, n, size, m_collectives.GetChannels(), m_collectives.GetChunkBytes());
+        m_collectives.Connect(*plan);
+        m_plans.push_back(plan);
+    }
+    Simulator::ScheduleNow(&CollectiveSweep::Next, this);
+}
+
+void
+CollectiveSweep::Next()
+{
+    if (m_size >= m_plans.size())
+    {
+        m_done = true;
+        return;
+    }
+    m_collectives.Run(m_plans[m_size], MakeCallback(&CollectiveSweep::IterationDone, this));
+}
+
+void
+CollectiveSweep::IterationDone(Time start, Time end)
+{
+    m_end = end;
+    if (m_iteration >= m_config.warmup)
+    {
+        m_timed += end - start;
+    }
+    ++m_iteration;
+    if (m_iteration == m_config.warmup + m_config.iterations)
+    {
+        const Ptr<CollectivePlan>& plan = m_plans[m_size];
+        CollectiveSweepRow row;
+        row.bytes = plan->GetBytes();
+        row.count = row.bytes / ELEMENT_BYTES;
+        row.algorithm = plan->GetAlgorithm();
+        const double seconds = m_timed.GetSeconds() / m_config.iterations;
+        row.timeUs = seconds * 1e6;
+        row.algbwGBps = seconds > 0 ? row.bytes / seconds / 1e9 : 0;
+        row.busbwGBps = row.algbwGBps * BusBandwidthFactor(m_config.type, plan->GetNRanks());
+        m_rows.push_back(row);
+        ++m_size;
+        m_iteration = 0;
+        m_timed = Time(0);
+        if (m_config.progress)
+        {
+            Progress();
+        }
+    }
+    Next();
+}
+
+void
+CollectiveSweep::Progress() const
+{
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_wallStart).count();
+    const double events = static_cast<double>(Simulator::GetEventCount());
+    std::fprintf(stderr,
+                 "# progress: sim %.3f ms, sizes %zu/%zu, wall %.1f s, %.2f M events/s\n",
+                 Simulator::Now().GetSeconds() * 1e3,
+                 m_size,
+                 m_plans.size(),
+                 wall,
+                 wall > 0 ? events / wall / 1e6 : 0.0);
+}
+
+const std::vector<CollectiveSweepRow>&
+CollectiveSweep::GetRows() const
+{
+    return m_rows;
+}
+
+bool
+CollectiveSweep::IsDone() const
+{
+    return m_done;
+}
+
+Time
+CollectiveSweep::GetEndTime() const
+{
+    return m_end;
+}
+
+void
+CollectiveSweep::PrintTable(std::ostream& os,
+                            const std::vector<CollectiveSweepRow>& rows,
+                            CollectiveType type)
+{
+    char line[160];
+    std::snprintf(line,
+                  sizeof(line),
+                  "#%12s %13s %9s %7s %10s %8s %8s  %s\n",
+                  "size",
+                  "count",
+                  "type",
+                  "redop",
+                  "time",
+                  "algbw",
+                  "busbw",
+                  "algo");
+    os << line;
+    std::snprintf(line,
+                  sizeof(line),
+                  "#%12s %13s %9s %7s %10s %8s %8s\n",
+                  "(B)",
+                  "(elements)",
+                  "",
+                  "",
+                  "(us)",
+                  "(GB/s)",
+                  "(GB/s)");
+    os << line;
+    for (const CollectiveSweepRow& r : rows)
+    {
+        std::snprintf(line,
+                      sizeof(line),
+                      " %12llu %13llu %9s %7s %10.2f %8.2f %8.2f  %s\n",
+                      static_cast<unsigned long long>(r.bytes),
+                      static_cast<unsigned long long>(r.count),
+                      "float",
+                      RedOp(type),
+                      r.timeUs,
+                      r.algbwGBps,
+                      r.busbwGBps,
+                      r.algorithm.c_str());
+        os << line;
+    }
+    std::snprintf(line, sizeof(line), "# Avg bus bandwidth    : %g\n", AverageBusBandwidth(rows));
+    os << line;
+}
+
+double
+CollectiveSweep::AverageBusBandwidth(const std::vector<CollectiveSweepRow>& rows)
+{
+    if (rows.empty())
+    {
+        return 0;
+    }
+    double sum = 0;
+    for (const CollectiveSweepRow& r : rows)
+    {
+        sum += r.busbwGBps;
+    }
+    return sum / rows.size();
+}
+
+} // namespace ns3

@@ -1,0 +1,141 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COLLECTIVE_SWEEP_H
+#define COLLECTIVE_SWEEP_H
+
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-plan.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class CollectiveHelper;
+
+/**
+ * \ingroup ai-fabric
+ * What a sweep runs: nccl-tests' flags.
+ */
+struct CollectiveSweepConfig
+{
+    CollectiveType type{CollectiveType::ALL_REDUCE}; //!< the collective (-o)
+    std::string algorithm{"ring"};                   //!< algorithm name, or "auto"
+    uint64_t minBytes{32 << 20};                     //!< first size (-b)
+    uint64_t maxBytes{32 << 20};                     //!< last size (-e)
+    uint64_t stepFactor{2};                          //!< size multiplier (-f)
+    uint32_t iterations{5};                          //!< timed iterations per size (-n)
+    uint32_t warmup{1};                              //!< untimed iterations first (-w)
+    bool progress{true};                             //!< progress line on stderr
+};
+
+/**
+ * \ingroup ai-fabric
+ * One row of the table: one size.
+ */
+struct CollectiveSweepRow
+{
+    uint64_t bytes{0};     //!< size (bytes, nccl-tests' convention)
+    uint64_t count{0};     //!< elements of 4-byte floats
+    std::string algorithm; //!< algorithm used
+    double timeUs{0};      //!< mean time of the timed iterations (slowest rank)
+    double algbwGBps{0};   //!< bytes / time (GB = 1e9 B)
+    double busbwGBps{0};   //!< algbw x nccl-tests' factor
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief An nccl-tests style sweep: for each size from minBytes to maxBytes (times
+ * stepFactor), warm-up iterations then timed iterations of a collective on every rank.
+ *
+ * Every iteration starts on all ranks at once when the previous one has finished on all
+ * ranks, so each time is the slowest rank's; a size's time is the mean over its timed
+ * iterations. algbw = size / time and busbw = algbw x BusBandwidthFactor(), as nccl-tests
+ * computes them. Sizes are rounded down to what the collective can split evenly: a multiple
+ * of 4 bytes (one float), and of 4 x ranks for all-gather, reduce-scatter and all-to-all.
+ */
+class CollectiveSweep
+{
+  public:
+    /**
+     * \param collectives the installed communicators
+     * \param tuner picks the algorithm of each size when the configuration says "auto"
+     * \param config the sweep (its algorithm must run its collective: see
+     *        CollectiveTuner::Create())
+     */
+    CollectiveSweep(CollectiveHelper& collectives,
+                    const CollectiveTuner& tuner,
+                    const CollectiveSweepConfig& config);
+
+    /// \return the sizes the sweep runs, after rounding
+    std::vector<uint64_t> GetSizes() const;
+
+    /**
+     * \brief Build every size's plan, open the connections, and schedule the sweep at the
+     *        current simulation time (call before Simulator::Run()).
+     */
+    void Schedule();
+
+    /// \return the rows, once the simulation has run
+    const std::vector<CollectiveSweepRow>& GetRows() const;
+
+    /// \return true once every size is done
+    bool IsDone() const;
+
+    /// \return when the last iteration of the last size finished (the sweep's end; the
+    ///         simulator's clock may run further on timers that expire without effect)
+    Time GetEndTime() const;
+
+    /**
+     * \brief Print the rows as nccl-tests prints them, then the average bus bandwidth.
+     * \param os the stream
+     * \param rows the rows
+     * \param type the collective
+     */
+    static void PrintTable(std::ostream& os,
+                           const std::vector<CollectiveSweepRow>& rows,
+                           CollectiveType type);
+
+    /**
+     * \param rows the rows
+     * \return the mean busbw over the rows (nccl-tests' "Avg bus bandwidth")
+     */
+    static double AverageBusBandwidth(const std::vector<CollectiveSweepRow>& rows);
+
+  private:
+    /// Start the next iteration, or the next size, or finish.
+    void Next();
+
+    /**
+     * \param start when the iteration started
+     * \param end when the slowest rank finished
+     */
+    void IterationDone(Time start, Time end);
+
+    /// Print the progress line.
+    void Progress() const;
+
+    CollectiveHelper& m_collectives;          //!< communicators
+    const CollectiveTuner& m_tuner;           //!< chooses for "auto"
+    CollectiveSweepConfig m_config;           //!< the sweep
+    std::vector<Ptr<CollectivePlan>> m_plans; //!< one per size
+    std::vector<CollectiveSweepRow> m_rows;   //!< finished sizes
+    std::size_t m_size{0};                    //!< current size index
+    uint32_t m_iteration{0};                  //!< current iteration (warm-up first)
+    Time m_timed;                             //!< sum of timed iterations of the current size
+    bool m_done{false};                       //!< every size done
+    Time m_end;                               //!< when the last iteration finished
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_SWEEP_H */

@@ -1,0 +1,174 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "collective-tuner.h"
+
+#include "ns3/abort.h"
+#include "ns3/object-factory.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+namespace
+{
+/// An algorithm name and the class that builds it, per collective.
+struct AlgorithmEntry
+{
+    const char* name;       //!< command-line name
+    CollectiveType type;    //!< the collective
+    const char* typeIdName; //!< the class
+};
+
+/// The algorithms ai-fabric has, by name and collective.
+const AlgorithmEntry ALGORITHMS[] = {
+    {"ring", CollectiveType::ALL_REDUCE, "ns3::RingAlgorithm"},
+    {"ring", CollectiveType::ALL_GATHER, "ns3::RingAlgorithm"},
+    {"ring", CollectiveType::REDUCE_SCATTER, "ns3::RingAlgorithm"},
+    {"ring", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm"}, // NCCL: a ring chain
+    {"chain", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm"},
+    {"tree", CollectiveType::ALL_REDUCE, "ns3::DoubleBinaryTreeAlgorithm"},
+    {"hd", CollectiveType::ALL_REDUCE, "ns3::HalvingDoublingAlgorithm"},
+    {"pairwise", CollectiveType::ALL_TO_ALL, "ns3::PairwiseAllToAllAlgorithm"},
+    {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm"},
+};
+
+/// Algorithms that need the scale-up (NVLink) model.
+const char* const SCALE_UP_ALGORITHMS[] = {"hier", "nvls", "nvlstree"};
+} // namespace
+
+CollectiveTuner::CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency)
+    : m_alpha(alpha)
+    , m_nicRate(nicRate)
+    , m_wireEfficiency(wireEfficiency)
+{
+}
+
+std::vector<std::string>
+CollectiveTuner::GetAlgorithmNames()
+{
+    return {
+        "ring", "tree", "hd", "chain", "pairwise", "direct", "hier", "nvls", "nvlstree", "auto"};
+}
+
+Ptr<CollectiveAlgorithm>
+CollectiveTuner::Create(const std::string& name,
+                        CollectiveType type,
+                        uint32_t nRanks,
+                        std::string& error)
+{
+    for (const char* scaleUp : SCALE_UP_ALGORITHMS)
+    {
+        if (name == scaleUp)
+        {
+            error = "--algo=" + name + " needs NVLink domains (the scale-up model)";
+            return nullptr;
+        }
+    }
+    bool known = false;
+    for (const AlgorithmEntry& e : ALGORITHMS)
+    {
+        known = known || name == e.name;
+        if (name != e.name || type != e.type)
+        {
+            continue;
+        }
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(e.typeIdName, &tid))
+        {
+            break;
+        }
+        ObjectFactory factory(e.typeIdName);
+        Ptr<CollectiveAlgorithm> algorithm = factory.Create<CollectiveAlgorithm>();
+        if (!algorithm->Supports(type, nRanks))
+        {
+            error = "--algo=" + name + " does not run " + CollectiveTypeName(type) + " on "
+                    + std::to_string(nRanks) + " ranks";
+            return nullptr;
+        }
+        return algorithm;
+    }
+    error = known ? "--algo=" + name + " does not run " + CollectiveTypeName(type)
+                  : "--algo=" + name + ": unknown algorithm";
+    return nullptr;
+}
+
+Time
+CollectiveTuner::Predict(const std::string& name,
+                         CollectiveType type,
+                         uint32_t nRanks,
+                         uint64_t bytes) const
+{
+    const double n = nRanks;
+    const double alpha = m_alpha.GetSeconds();
+    const double beta = 8.0 / m_nicRate.GetBitRate() / m_wireEfficiency;
+    const double s = static_cast<double>(bytes);
+    const double logSteps = std::ceil(std::log2(n));
+    double t = 0;
+    if (name == "ring" && type == CollectiveType::ALL_REDUCE)
+    {
+        t = 2 * (n - 1) * alpha + 2 * (n - 1) / n * s * beta;
+    }
+    else if (name == "ring" && type == CollectiveType::BROADCAST)
+    {
+        t = (n - 1) * alpha + s * beta;
+    }
+    else if (name == "ring")
+    {
+        t = (n - 1) * alpha + (n - 1) / n * s * beta;
+    }
+    else if (name == "tree")
+    {
+        t = 2 * logSteps * alpha + 2 * s * beta;
+    }
+    else if (name == "hd")
+    {
+        t = 2 * logSteps * alpha + 2 * (n - 1) / n * s * beta;
+    }
+    else if (name == "chain")
+    {
+        t = (n - 1) * alpha + s * beta;
+    }
+    else if (name == "pairwise")
+    {
+        t = (n - 1) * alpha + (n - 1) / n * s * beta;
+    }
+    else if (name == "direct")
+    {
+        t = alpha + (n - 1) / n * s * beta;
+    }
+    else
+    {
+        NS_ABORT_MSG("CollectiveTuner: no model for " << name);
+    }
+    return Seconds(t);
+}
+
+std::string
+CollectiveTuner::Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) const
+{
+    std::string best;
+    Time bestTime = Time::Max();
+    for (const AlgorithmEntry& e : ALGORITHMS)
+    {
+        std::string error;
+        if (e.type != type || !Create(e.name, type, nRanks, error))
+        {
+            continue;
+        }
+        const Time t = Predict(e.name, type, nRanks, bytes);
+        if (t < bestTime) // ties keep the first, the ring
+        {
+            best = e.name;
+            bestTime = t;
+        }
+    }
+    NS_ABORT_MSG_IF(best.empty(), "CollectiveTuner: no algorithm for " << CollectiveTypeName(type));
+    return best;
+}
+
+} // namespace ns3

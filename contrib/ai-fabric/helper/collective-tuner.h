@@ -1,0 +1,94 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COLLECTIVE_TUNER_H
+#define COLLECTIVE_TUNER_H
+
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-plan.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Names algorithms and picks one per size, the way NCCL's tuner does.
+ *
+ * NCCL predicts, for every algorithm that can run a collective, time = latency x steps +
+ * bytes / bandwidth, and runs the fastest (src/graph/tuning.cc). The tuner does the same with
+ * an alpha-beta model of this fabric: alpha is the latency of one step (the protocol's step
+ * latency plus the NICs', the switches' and the cables' on the longest path), beta the wire
+ * time per payload byte at the NIC rate. Per algorithm (n ranks, S bytes):
+ *
+ * - ring all-reduce 2(n-1) alpha + 2(n-1)/n S beta; ring all-gather and reduce-scatter
+ *   (n-1) alpha + (n-1)/n S beta;
+ * - double binary tree all-reduce 2 ceil(log2 n) alpha + 2 S beta;
+ * - halving-doubling all-reduce 2 ceil(log2 n) alpha + 2(n-1)/n S beta;
+ * - chain broadcast (n-1) alpha + S beta;
+ * - pairwise all-to-all (n-1) alpha + (n-1)/n S beta; direct all-to-all
+ *   alpha + (n-1)/n S beta.
+ */
+class CollectiveTuner
+{
+  public:
+    /**
+     * \param alpha latency of one step
+     * \param nicRate the NIC rate
+     * \param wireEfficiency payload bytes per byte of line time (e.g. 4096 / 4178)
+     */
+    CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency);
+
+    /// \return every algorithm name the command line accepts, "auto" included
+    static std::vector<std::string> GetAlgorithmNames();
+
+    /**
+     * \brief The algorithm of a name for a collective.
+     * \param name an algorithm name ("ring", "tree", "hd", "chain", "pairwise", "direct")
+     * \param type the collective
+     * \param nRanks ranks
+     * \param error set to one line when there is no such algorithm for the collective
+     * \return the algorithm, or nullptr
+     */
+    static Ptr<CollectiveAlgorithm> Create(const std::string& name,
+                                           CollectiveType type,
+                                           uint32_t nRanks,
+                                           std::string& error);
+
+    /**
+     * \param name an algorithm
+     * \param type the collective
+     * \param nRanks ranks
+     * \param bytes size
+     * \return the model's time for it
+     */
+    Time Predict(const std::string& name,
+                 CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes) const;
+
+    /**
+     * \brief The fastest algorithm by the model.
+     * \param type the collective
+     * \param nRanks ranks
+     * \param bytes size
+     * \return its name
+     */
+    std::string Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) const;
+
+  private:
+    Time m_alpha;            //!< latency per step
+    DataRate m_nicRate;      //!< NIC rate
+    double m_wireEfficiency; //!< payload per wire byte
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_TUNER_H */

@@ -1,0 +1,104 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-stats-helper.h"
+
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/names.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-net-device.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+/**
+ * \param node a node
+ * \return its name
+ */
+std::string
+NodeName(Ptr<Node> node)
+{
+    const std::string name = Names::FindName(node);
+    return name.empty() ? "node" + std::to_string(node->GetId()) : name;
+}
+} // namespace
+
+FabricTotals
+FabricStatsHelper::Totals()
+{
+    FabricTotals totals;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d));
+            if (!port)
+            {
+                continue;
+            }
+            totals.drops += port->GetCounters().TotalDrops();
+            Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(port);
+            if (!roce)
+            {
+                continue;
+            }
+            for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
+            {
+                totals.maxQueueBytes
+                    = std::max<uint64_t>(totals.maxQueueBytes, roce->GetQueueCounters(p).maxBytes);
+            }
+            Ptr<RdmaTransport> transport = roce->GetTransport();
+            if (!transport)
+            {
+                continue;
+            }
+            for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
+            {
+                totals.retransmits
+                    += transport->GetQueuePair(RdmaTransport::FIRST_QPN + q)->GetRetransmissions();
+            }
+        }
+    }
+    return totals;
+}
+
+std::vector<LinkStats>
+FabricStatsHelper::Links(Time duration)
+{
+    std::vector<LinkStats> links;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d));
+            if (!port || !port->GetFabricChannel())
+            {
+                continue;
+            }
+            Ptr<FabricNetDevice> peer = port->GetFabricChannel()->GetPeer(PeekPointer(port));
+            LinkStats link;
+            link.name = NodeName(node) + "->" + NodeName(peer->GetNode());
+            link.txBytes = port->GetCounters().txBytes;
+            link.txWireBytes = port->GetCounters().txWireBytes;
+            const double capacity = port->GetDataRate().GetBitRate() * duration.GetSeconds();
+            link.utilization = capacity > 0 ? link.txWireBytes * 8.0 / capacity : 0;
+            links.push_back(link);
+        }
+    }
+    return links;
+}
+
+} // namespace ns3

@@ -1,0 +1,69 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_STATS_HELPER_H
+#define FABRIC_STATS_HELPER_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Fabric-wide counters, summed over every port and queue pair.
+ */
+struct FabricTotals
+{
+    uint64_t drops{0};          //!< frames dropped, every reason
+    uint64_t pfcPauseFrames{0}; //!< PFC pause frames sent (no PFC model yet: always 0)
+    uint64_t ecnMarks{0};       //!< ECN marks (no marking model yet: always 0)
+    uint64_t cnps{0};           //!< CNPs sent (no DCQCN model yet: always 0)
+    uint64_t retransmits{0};    //!< data packets sent again by the RC transport
+    double creditStallUs{0};    //!< time a port waited for credits (no credit model yet: 0)
+    uint64_t maxQueueBytes{0};  //!< largest output queue seen at any port
+};
+
+/**
+ * \ingroup ai-fabric
+ * One direction of a link.
+ */
+struct LinkStats
+{
+    std::string name;        //!< "<sender>-><receiver>", by node names
+    uint64_t txBytes{0};     //!< frame bytes sent
+    uint64_t txWireBytes{0}; //!< bytes of line time used
+    double utilization{0};   //!< line time used / time of the measurement
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Walks the simulation's nodes once, at the end, and sums what the ports and queue
+ * pairs counted: one place for the statistics that the JSON and the tables print.
+ *
+ * Nodes are named by ns-3's Names where they have one (the topology helpers name them), and
+ * "node<id>" otherwise.
+ */
+class FabricStatsHelper
+{
+  public:
+    /// \return totals over every node
+    static FabricTotals Totals();
+
+    /**
+     * \param duration the time the utilization is measured over
+     * \return every link direction, in node and device order
+     */
+    static std::vector<LinkStats> Links(Time duration);
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_STATS_HELPER_H */
