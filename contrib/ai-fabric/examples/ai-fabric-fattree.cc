@@ -1,0 +1,398 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * The front door: a fat-tree of GPU servers on a RoCEv2 fabric runs an nccl-tests style sweep
+ * of a collective and prints the table NCCL users read every day.
+ *
+ *   ./ns3 run ai-fabric-fattree
+ *   ./ns3 run "ai-fabric-fattree --servers=32 --radix=16 --collective=allgather --algo=ring"
+ *   ./ns3 run "ai-fabric-fattree --oversubscription=4:1 --json=run.json"
+ */
+
+#include "ns3/collective-helper.h"
+#include "ns3/collective-sweep.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/command-line.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sys/resource.h>
+
+using namespace ns3;
+
+namespace
+{
+const std::string PROGRAM = "ai-fabric-fattree";
+
+/**
+ * \param text "N:M" or "N" (meaning N:1)
+ * \param down set to N
+ * \param up set to M
+ * \return false if the text is not a ratio
+ */
+bool
+ParseRatio(const std::string& text, uint32_t& down, uint32_t& up)
+{
+    const std::size_t colon = text.find(':');
+    uint64_t a = 0;
+    uint64_t b = 1;
+    if (!FabricCli::ParseUnsigned(text.substr(0, colon), a)
+        || (colon != std::string::npos && !FabricCli::ParseUnsigned(text.substr(colon + 1), b))
+        || a == 0 || b == 0 || a > 1024 || b > 1024)
+    {
+        return false;
+    }
+    down = static_cast<uint32_t>(a);
+    up = static_cast<uint32_t>(b);
+    return true;
+}
+
+/**
+ * \param name the flag
+ * \param text its value
+ * \param lo smallest value
+ * \param hi largest value
+ * \return the value; exits with status 2 if it is not a whole number in [lo, hi]
+ */
+uint32_t
+Whole(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
+{
+    uint64_t v = 0;
+    if (!FabricCli::ParseUnsigned(text, v) || v < lo || v > hi)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--" + name + "=" + text + ": expected a whole number from "
+                            + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+/**
+ * \param name the flag
+ * \param text its value
+ * \return the byte count; exits with status 2 if it is not one
+ */
+uint64_t
+Bytes(const std::string& name, const std::string& text)
+{
+    uint64_t v = 0;
+    if (!FabricCli::ParseBytes(text, v) || v == 0)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
+    }
+    return v;
+}
+
+/// \return the process's peak resident set size (MB)
+double
+PeakRssMb()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0; // Linux reports kilobytes
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Time::SetResolution(Time::PS);
+    const auto wallStart = std::chrono::steady_clock::now();
+
+    std::string fabricName = "roce";
+    std::string servers = "16";
+    std::string gpusPerServer = "1";
+    std::string nicRate = "400Gbps";
+    std::string tiers = "2";
+    std::string radix = "8";
+    std::string oversubscription = "1:1";
+    std::string rail = "false";
+    std::string collective = "allreduce";
+    std::string algo = "auto";
+    std::string serverPreset;
+    std::string minBytes = "1M";
+    std::string maxBytes = "32M";
+    std::string stepFactor = "2";
+    std::string iters = "5";
+    std::string warmup = "1";
+    std::string channels = "1";
+    std::string failures;
+    std::string json;
+    std::string pcap;
+    bool quiet = false;
+
+    FabricCli::CheckKnownOptions(
+        PROGRAM, argc, argv, {"fabric", "servers",          "gpusPerServer", "nicRate",    "tiers",
+                              "radix",  "oversubscription", "rail",          "collective", "algo",
+                              "server", "minBytes",         "maxBytes",      "stepFactor", "iters",
+                              "warmup", "channels",         "failures",      "json",       "pcap",
+                              "quiet"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
+    cmd.AddValue("fabric", "roce (ib comes with the InfiniBand model)", fabricName);
+    cmd.AddValue("servers", "servers", servers);
+    cmd.AddValue("gpusPerServer", "GPUs per server, each with its own NIC", gpusPerServer);
+    cmd.AddValue("nicRate", "NIC and link rate, e.g. 400Gbps or 400G", nicRate);
+    cmd.AddValue("tiers", "switch tiers: 2 (leaf-spine) or 3 (k-ary fat-tree)", tiers);
+    cmd.AddValue("radix", "ports per switch", radix);
+    cmd.AddValue("oversubscription", "leaf down:up ratio, e.g. 1:1, 4:1 or 3", oversubscription);
+    cmd.AddValue("rail", "rail-optimized: local GPU i of every server on leaf i", rail);
+    cmd.AddValue(
+        "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
+    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise, direct or auto", algo);
+    cmd.AddValue("server", "server preset (comes with the scale-up model)", serverPreset);
+    cmd.AddValue("minBytes", "smallest size, K/M/G suffixes (nccl-tests -b)", minBytes);
+    cmd.AddValue("maxBytes", "largest size (nccl-tests -e)", maxBytes);
+    cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
+    cmd.AddValue("iters", "timed iterations per size (nccl-tests -n)", iters);
+    cmd.AddValue("warmup", "untimed iterations per size first (nccl-tests -w)", warmup);
+    cmd.AddValue("channels", "channels (NCCL's nChannels), each with its own QPs", channels);
+    cmd.AddValue("failures", "failures to inject (comes with the fault model)", failures);
+    cmd.AddValue("json", "write the results as JSON to this file", json);
+    cmd.AddValue("pcap", "write a pcap per GPU NIC with this prefix", pcap);
+    cmd.AddValue("quiet", "no progress line on stderr", quiet);
+    cmd.Parse(argc, argv);
+
+    // Check everything before building anything.
+    if (fabricName != "roce")
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--fabric=" + fabricName +
+                            ": this build has the RoCEv2 fabric only (roce); InfiniBand comes "
+                            "with the InfiniBand model");
+    }
+    if (!serverPreset.empty())
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--server=" + serverPreset +
+                            ": server presets need the scale-up (NVLink) model; use "
+                            "--gpusPerServer");
+    }
+    if (!failures.empty())
+    {
+        FabricCli::Fail(PROGRAM, "--failures: failure injection comes with the fault model");
+    }
+    FatTreeHelper tree;
+    const uint32_t nServers = Whole("servers", servers, 1, 1 << 20);
+    const uint32_t nGpus = Whole("gpusPerServer", gpusPerServer, 1, 1024);
+    DataRate rate;
+    if (!FabricCli::ParseRate(nicRate, rate))
+    {
+        FabricCli::Fail(PROGRAM, "--nicRate=" + nicRate + ": expected a rate such as 400Gbps");
+    }
+    uint32_t down = 1;
+    uint32_t up = 1;
+    if (!ParseRatio(oversubscription, down, up))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--oversubscription=" + oversubscription
+                            + ": expected a ratio down:up such as 1:1 or 4:1");
+    }
+    if (rail != "true" && rail != "false" && rail != "1" && rail != "0")
+    {
+        FabricCli::Fail(PROGRAM, "--rail=" + rail + ": expected true or false");
+    }
+    tree.SetServers(nServers);
+    tree.SetGpusPerServer(nGpus);
+    tree.SetTiers(Whole("tiers", tiers, 1, 1000));
+    tree.SetRadix(Whole("radix", radix, 1, 65536));
+    tree.SetOversubscription(down, up);
+    tree.SetRailOptimized(rail == "true" || rail == "1");
+    tree.SetLinkRate(rate);
+    const std::string topologyError = tree.Check();
+    if (!topologyError.empty())
+    {
+        FabricCli::Fail(PROGRAM, topologyError);
+    }
+    CollectiveType type;
+    if (!ParseCollectiveType(collective, type))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--collective=" + collective +
+                            ": choose allreduce, allgather, reducescatter, broadcast or "
+                            "alltoall");
+    }
+    const uint32_t ranks = tree.GetNGpus();
+    if (ranks < 2)
+    {
+        FabricCli::Fail(PROGRAM, "a collective needs at least 2 GPUs; this fat-tree has 1");
+    }
+    if (algo != "auto")
+    {
+        std::string error;
+        if (!CollectiveTuner::Create(algo, type, ranks, error))
+        {
+            FabricCli::Fail(PROGRAM, error);
+        }
+    }
+    CollectiveSweepConfig sweep;
+    sweep.type = type;
+    sweep.algorithm = algo;
+    sweep.minBytes = Bytes("minBytes", minBytes);
+    sweep.maxBytes = Bytes("maxBytes", maxBytes);
+    if (sweep.minBytes > sweep.maxBytes)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
+    }
+    sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
+    sweep.iterations = Whole("iters", iters, 1, 1 << 20);
+    sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
+    sweep.progress = !quiet;
+    const uint32_t nChannels = Whole("channels", channels, 1, 64);
+    const std::string jsonTmp = json + ".tmp";
+    std::ofstream jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.open(jsonTmp);
+        if (!jsonFile)
+        {
+            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
+        }
+    }
+
+    // Build.
+    RoceFabricHelper fabric;
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    tree.Install(fabric);
+    fabric.AssignStreams(1);
+    if (!pcap.empty())
+    {
+        fabric.EnablePcap(pcap, tree.GetGpus(), true);
+    }
+    CollectiveHelper collectives;
+    collectives.SetChannels(nChannels);
+    collectives.Install(tree.GetGpus(), fabric);
+    // The tuner's alpha: protocol step latency + both NICs + the switches of the longest path
+    // (up and down every tier) + its cables; beta from the RoCEv2 goodput at the MTU.
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
+    TimeValue portLatency;
+    tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+    const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
+    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                       + portLatency.Get() * switchHops
+                       + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
+    const uint32_t mtu = 4096;
+    const double efficiency = double(mtu)
+                              / (RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + mtu
+                                 + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES);
+    CollectiveTuner tuner(alpha, rate, efficiency);
+    CollectiveSweep runner(collectives, tuner, sweep);
+    runner.Schedule();
+
+    std::cout << tree.Summary() << "\n";
+    std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks << " ranks, "
+              << nChannels << " channel(s), protocol " << NcclProtocolName(comm->GetProtocol())
+              << ", " << sweep.warmup << " warm-up + " << sweep.iterations
+              << " timed iterations per size\n";
+    std::cout.flush();
+
+    Simulator::Run();
+    const Time simTime = runner.GetEndTime();
+    const uint64_t events = Simulator::GetEventCount();
+    CollectiveSweep::PrintTable(std::cout, runner.GetRows(), type);
+    const FabricTotals totals = FabricStatsHelper::Totals();
+    const std::vector<LinkStats> links = FabricStatsHelper::Links(simTime);
+    Simulator::Destroy();
+
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    if (!quiet)
+    {
+        std::fprintf(stderr,
+                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
+                     simTime.GetSeconds() * 1e3,
+                     wall,
+                     events / wall / 1e6);
+    }
+    if (!json.empty())
+    {
+        nlohmann::ordered_json j;
+        j["scenario"] = {{"fabric", fabricName},
+                         {"topology", "fat-tree"},
+                         {"tiers", tree.GetTiers()},
+                         {"servers", tree.GetNServers()},
+                         {"gpusPerServer", tree.GetGpusPerServer()},
+                         {"gpus", tree.GetNGpus()},
+                         {"nicRate_gbps", rate.GetBitRate() / 1e9},
+                         {"radix", tree.GetRadix()},
+                         {"oversubscription", std::to_string(down) + ":" + std::to_string(up)},
+                         {"rail", tree.IsRailOptimized()},
+                         {"leaves", tree.GetNLeaves()},
+                         {"spines", tree.GetNSpines()},
+                         {"aggregations", tree.GetNAggregations()},
+                         {"cores", tree.GetNCores()},
+                         {"switches", tree.GetNSwitches()},
+                         {"links", tree.GetNLinks()},
+                         {"bisection_gbps", tree.GetBisectionBandwidth().GetBitRate() / 1e9},
+                         {"collective", collective},
+                         {"algo", algo},
+                         {"channels", nChannels},
+                         {"protocol", NcclProtocolName(comm->GetProtocol())},
+                         {"minBytes", sweep.minBytes},
+                         {"maxBytes", sweep.maxBytes},
+                         {"stepFactor", sweep.stepFactor},
+                         {"iters", sweep.iterations},
+                         {"warmup", sweep.warmup},
+                         {"RngRun", RngSeedManager::GetRun()}};
+        j["results"] = nlohmann::ordered_json::array();
+        for (const CollectiveSweepRow& r : runner.GetRows())
+        {
+            j["results"].push_back({{"collective", collective},
+                                    {"algo", r.algorithm},
+                                    {"bytes", r.bytes},
+                                    {"time_us", r.timeUs},
+                                    {"algbw_GBps", r.algbwGBps},
+                                    {"busbw_GBps", r.busbwGBps}});
+        }
+        j["fabric"] = {{"drops", totals.drops},
+                       {"pfc_pause_frames", totals.pfcPauseFrames},
+                       {"ecn_marks", totals.ecnMarks},
+                       {"cnps", totals.cnps},
+                       {"retransmits", totals.retransmits},
+                       {"credit_stall_us", totals.creditStallUs},
+                       {"max_queue_bytes", totals.maxQueueBytes}};
+        j["links"] = nlohmann::ordered_json::array();
+        for (const LinkStats& l : links)
+        {
+            j["links"].push_back(
+                {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}});
+        }
+        j["failures"] = nlohmann::ordered_json::array();
+        j["sim"] = {{"wall_s", wall},
+                    {"events", events},
+                    {"sim_time_us", simTime.GetSeconds() * 1e6},
+                    {"peak_rss_mb", PeakRssMb()}};
+        jsonFile << j.dump(2) << "\n";
+        jsonFile.close();
+        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        {
+            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            return 1;
+        }
+    }
+    return 0;
+}

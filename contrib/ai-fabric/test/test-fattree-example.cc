@@ -1,0 +1,205 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// ai-fabric-fattree as a program: the nccl-tests table, the JSON of the design, refusals of
+// bad input, and byte-identical output for the same flags.
+
+#include "ai-fabric-test-fixture.h"
+#include "ns3/collective-plan.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// What a program printed and how it ended.
+struct Outcome
+{
+    int status{-1};  //!< exit status
+    std::string out; //!< standard output
+    std::string err; //!< standard error
+};
+
+/**
+ * \param path a file
+ * \return its contents
+ */
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+/**
+ * \param args arguments of ai-fabric-fattree
+ * \return how it ended
+ */
+Outcome
+Fattree(const std::string& args)
+{
+    char dir[] = "/tmp/ai-fabric-fattree-XXXXXX";
+    const std::string errFile = std::string(mkdtemp(dir)) + "/stderr";
+    Outcome o;
+    const std::string command
+        = std::string(AI_FABRIC_BIN_DIR) + "/ai-fabric-fattree " + args + " 2>" + errFile;
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer{};
+    std::size_t n = 0;
+    while (pipe && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    {
+        o.out.append(buffer.data(), n);
+    }
+    const int status = pipe ? pclose(pipe) : -1;
+    o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.err = Slurp(errFile);
+    return o;
+}
+
+/// A small, quick scenario: 8 GPUs on a radix-4 leaf-spine.
+const std::string SMALL
+    = "--servers=8 --radix=4 --minBytes=256K --maxBytes=1M --stepFactor=4 "
+      "--iters=2 --warmup=1 --quiet";
+
+class FattreeExampleTest : public AiFabricTest
+{
+};
+
+} // namespace
+
+TEST_F(FattreeExampleTest, PrintsTheTableAndIsDeterministic)
+{
+    char dir[] = "/tmp/ai-fabric-fattree-json-XXXXXX";
+    const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+    const Outcome a = Fattree(SMALL + " --json=" + json);
+    const Outcome b = Fattree(SMALL);
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(a.out, b.out); // same flags, same output, byte for byte
+    EXPECT_EQ(a.err, "");    // --quiet
+    EXPECT_NE(a.out.find("fat-tree 2-tier, radix 4"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("# Avg bus bandwidth    : "), std::string::npos) << a.out;
+    // Two rows (256K and 1M), each: size count type redop time algbw busbw algo.
+    std::istringstream lines(a.out);
+    std::string line;
+    std::vector<std::vector<std::string>> rows;
+    while (std::getline(lines, line))
+    {
+        if (line.empty() || line[0] != ' ')
+        {
+            continue;
+        }
+        std::istringstream fields(line);
+        std::vector<std::string> f;
+        std::string w;
+        while (fields >> w)
+        {
+            f.push_back(w);
+        }
+        rows.push_back(f);
+    }
+    ASSERT_EQ(rows.size(), 2u) << a.out;
+    EXPECT_EQ(rows[0][0], "262144");
+    EXPECT_EQ(rows[0][1], "65536"); // floats
+    EXPECT_EQ(rows[1][0], "1048576");
+    for (const auto& f : rows)
+    {
+        ASSERT_EQ(f.size(), 8u);
+        EXPECT_EQ(f[2], "float");
+        EXPECT_EQ(f[3], "sum");
+        // busbw = algbw x 2(n-1)/n, and algbw = size / time
+        const double size = std::stod(f[0]);
+        const double time = std::stod(f[4]);
+        const double algbw = std::stod(f[5]);
+        const double busbw = std::stod(f[6]);
+        EXPECT_NEAR(algbw, size / time / 1e3, 0.01);
+        EXPECT_NEAR(busbw, algbw * BusBandwidthFactor(CollectiveType::ALL_REDUCE, 8), 0.02);
+    }
+
+    // The JSON of the design: scenario, results, fabric, links, failures, sim.
+    const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+    for (const char* key : {"scenario", "results", "fabric", "links", "failures", "sim"})
+    {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    // 8 GPUs, radix 4 at 1:1: 2 down- and 2 up-links per leaf, so 4 leaves and 2 spines.
+    const uint32_t gpus = 8;
+    const uint32_t down = 4 / 2;
+    const uint32_t leaves = gpus / down;
+    const uint32_t spines = 4 / 2;
+    const uint32_t links = gpus + leaves * spines;
+    EXPECT_EQ(j["scenario"]["gpus"], gpus);
+    EXPECT_EQ(j["scenario"]["switches"], leaves + spines);
+    EXPECT_EQ(j["scenario"]["links"], links);
+    ASSERT_EQ(j["results"].size(), 2u);
+    for (const auto& r : j["results"])
+    {
+        for (const char* key :
+             {"collective", "algo", "bytes", "time_us", "algbw_GBps", "busbw_GBps"})
+        {
+            EXPECT_TRUE(r.contains(key)) << key;
+        }
+    }
+    for (const char* key : {"drops",
+                            "pfc_pause_frames",
+                            "ecn_marks",
+                            "cnps",
+                            "retransmits",
+                            "credit_stall_us",
+                            "max_queue_bytes"})
+    {
+        EXPECT_TRUE(j["fabric"].contains(key)) << key;
+    }
+    EXPECT_EQ(j["fabric"]["drops"], 0);
+    EXPECT_EQ(j["links"].size(), 2 * links); // both directions of every link
+    for (const char* key : {"wall_s", "events", "sim_time_us", "peak_rss_mb"})
+    {
+        EXPECT_TRUE(j["sim"].contains(key)) << key;
+    }
+}
+
+TEST_F(FattreeExampleTest, BadInputIsRefused)
+{
+    for (const std::string args : {"--collective=bogus",
+                                   "--minBytes=8M --maxBytes=1M",
+                                   "--minBytes=0",
+                                   "--servers=100 --radix=4",
+                                   "--radix=8 --oversubscription=2:1",
+                                   "--oversubscription=fast",
+                                   "--tiers=4",
+                                   "--algo=bogus",
+                                   "--algo=tree --collective=alltoall",
+                                   "--algo=nvls",
+                                   "--fabric=ib",
+                                   "--server=dgx-h100",
+                                   "--failures=link:leaf0-spine0@1ms",
+                                   "--nicRate=fast",
+                                   "--rail=maybe",
+                                   "--stepFactor=1",
+                                   "--servers=1",
+                                   "--bogus=1",
+                                   "--json=/nonexistent/dir/x.json"})
+    {
+        const Outcome o = Fattree(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_EQ(o.out, "") << args;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+        EXPECT_EQ(o.err.rfind("ai-fabric-fattree: ", 0), 0u) << o.err;
+    }
+}
