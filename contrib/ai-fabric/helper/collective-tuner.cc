@@ -127,7 +127,9 @@ CollectiveTuner::Predict(const std::string& name,
     }
     else if (name == "hd")
     {
-        t = 2 * logSteps * alpha + 2 * (n - 1) / n * s * beta;
+        // Not a power of two: a pre- and a post-step move the whole buffer once each.
+        const bool powerOfTwo = (nRanks & (nRanks - 1)) == 0;
+        t = 2 * logSteps * alpha + (2 * (n - 1) / n + (powerOfTwo ? 0 : 2)) * s * beta;
     }
     else if (name == "chain")
     {

@@ -31,7 +31,8 @@ namespace ns3
  * - ring all-reduce 2(n-1) alpha + 2(n-1)/n S beta; ring all-gather and reduce-scatter
  *   (n-1) alpha + (n-1)/n S beta;
  * - double binary tree all-reduce 2 ceil(log2 n) alpha + 2 S beta;
- * - halving-doubling all-reduce 2 ceil(log2 n) alpha + 2(n-1)/n S beta;
+ * - halving-doubling all-reduce 2 ceil(log2 n) alpha + 2(n-1)/n S beta, plus 2 S beta when n
+ *   is not a power of two (the extra ranks' pre- and post-steps move the whole buffer);
  * - chain broadcast (n-1) alpha + S beta;
  * - pairwise all-to-all (n-1) alpha + (n-1)/n S beta; direct all-to-all
  *   alpha + (n-1)/n S beta.

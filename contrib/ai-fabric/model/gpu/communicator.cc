@@ -28,6 +28,12 @@ namespace
 constexpr uint64_t REDUCE_MEMORY_PASSES = 3;
 /// LL: every 8-byte data word travels with an 8-byte flag word.
 constexpr double LL_EFFICIENCY = 0.5;
+/// A transfer's tag: the collective's sequence number (4 bits) above its id in the plan.
+constexpr uint32_t TAG_ID_BITS = 28;
+/// Mask of the id in a tag.
+constexpr uint32_t TAG_ID_MASK = (1U << TAG_ID_BITS) - 1;
+/// Sequence numbers wrap at 16: a rank is never more than one collective ahead of a peer.
+constexpr uint32_t TAG_SEQUENCE_MASK = 0xF;
 } // namespace
 
 const char*
@@ -209,8 +215,12 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
     NS_ABORT_MSG_IF(plan->GetNRanks() != m_nRanks,
                     "Communicator: a plan for " << plan->GetNRanks() << " ranks on a " << m_nRanks
                                                 << "-rank communicator");
+    NS_ABORT_MSG_IF(plan->GetNTransfers() > TAG_ID_MASK,
+                    "Communicator: a plan of " << plan->GetNTransfers()
+                                               << " transfers; at most 2^28 fit in a tag");
     m_plan = plan;
     m_done = done;
+    m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
     m_arrived = 0;
     m_completed = 0;
     m_sentByStep.assign(plan->GetNSteps(), 0);
@@ -228,6 +238,13 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
         {
             Start(id);
         }
+    }
+    // Transfers of this collective that arrived before this rank started it.
+    std::vector<std::pair<uint32_t, uint64_t>> early;
+    early.swap(m_early);
+    for (const auto& [tag, bytes] : early)
+    {
+        Received(tag, bytes);
     }
     CheckDone(); // a rank with nothing to do (one rank, or a zero-byte plan)
 }
@@ -252,30 +269,41 @@ Communicator::Send(uint32_t id)
     const CollectiveTransfer& t = m_plan->GetTransfer(id);
     m_sentByStep[t.step] += t.bytes;
     m_sendTrace(id);
-    m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), id);
+    m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), (m_sequence << TAG_ID_BITS) | id);
 }
 
 void
 Communicator::Received(uint32_t tag, uint64_t bytes)
 {
-    NS_ABORT_MSG_IF(!m_plan || tag >= m_plan->GetNTransfers(),
-                    "Communicator: rank " << m_rank << " received an unexpected transfer " << tag);
-    const CollectiveTransfer& t = m_plan->GetTransfer(tag);
+    if (!m_plan || (tag >> TAG_ID_BITS) != m_sequence)
+    {
+        // A peer already runs the next collective: keep its data until this rank starts it.
+        NS_ABORT_MSG_IF((tag >> TAG_ID_BITS) != ((m_sequence + 1) & TAG_SEQUENCE_MASK),
+                        "Communicator: rank " << m_rank << " received a transfer of collective "
+                                              << (tag >> TAG_ID_BITS) << " during collective "
+                                              << m_sequence);
+        m_early.emplace_back(tag, bytes);
+        return;
+    }
+    const uint32_t id = tag & TAG_ID_MASK;
+    NS_ABORT_MSG_IF(id >= m_plan->GetNTransfers(),
+                    "Communicator: rank " << m_rank << " received an unexpected transfer " << id);
+    const CollectiveTransfer& t = m_plan->GetTransfer(id);
     NS_ABORT_MSG_IF(t.dst != m_rank || bytes != WireBytes(t.bytes),
-                    "Communicator: rank " << m_rank << " received transfer " << tag << " of "
+                    "Communicator: rank " << m_rank << " received transfer " << id << " of "
                                           << bytes << " bytes, planned for rank " << t.dst
                                           << " with " << WireBytes(t.bytes));
     m_receivedByStep[t.step] += t.bytes;
     if (!t.reduce)
     {
-        Arrived(tag);
+        Arrived(id);
         return;
     }
     // The channel's thread block reduces one piece at a time.
     Time& free = m_gpuFree[t.channel];
     const Time now = Simulator::Now();
     free = std::max(free, now) + ReductionTime(t.bytes);
-    Simulator::Schedule(free - now, &Communicator::Arrived, this, tag);
+    Simulator::Schedule(free - now, &Communicator::Arrived, this, id);
 }
 
 void

@@ -50,6 +50,10 @@ const char* NcclProtocolName(NcclProtocol protocol);
  * 3B bytes of memory traffic at ReduceBandwidth, one at a time per channel (a channel is one
  * GPU thread block in NCCL). The rank's part is done when every transfer to it has arrived
  * (and been reduced) and every transfer from it has completed.
+ *
+ * Ranks need not start a collective together: a transfer's tag carries the collective's
+ * sequence number, and data of the next collective that arrives from a faster peer waits
+ * until this rank starts it.
  */
 class Communicator : public Object
 {
@@ -160,16 +164,18 @@ class Communicator : public Object
     double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
     DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
 
-    Ptr<const CollectivePlan> m_plan;        //!< running plan (null when idle)
-    DoneCallback m_done;                     //!< caller's callback
-    std::vector<uint32_t> m_pendingDeps;     //!< per send (index in the rank's send list)
-    std::vector<Time> m_gpuFree;             //!< per channel: when the GPU is free
-    uint32_t m_arrived{0};                   //!< transfers to this rank arrived
-    uint32_t m_completed{0};                 //!< transfers from this rank completed
-    std::vector<uint64_t> m_sentByStep;      //!< payload bytes sent, by step
-    std::vector<uint64_t> m_receivedByStep;  //!< payload bytes received, by step
-    TracedCallback<uint32_t> m_sendTrace;    //!< a transfer was handed to the transport
-    TracedCallback<uint32_t> m_arrivalTrace; //!< a transfer arrived and was reduced
+    Ptr<const CollectivePlan> m_plan;    //!< running plan (null when idle)
+    DoneCallback m_done;                 //!< caller's callback
+    std::vector<uint32_t> m_pendingDeps; //!< per send (index in the rank's send list)
+    std::vector<Time> m_gpuFree;         //!< per channel: when the GPU is free
+    uint32_t m_arrived{0};               //!< transfers to this rank arrived
+    uint32_t m_completed{0};             //!< transfers from this rank completed
+    uint32_t m_sequence{0};              //!< sequence number of the current collective
+    std::vector<std::pair<uint32_t, uint64_t>> m_early; //!< arrivals of the next collective
+    std::vector<uint64_t> m_sentByStep;                 //!< payload bytes sent, by step
+    std::vector<uint64_t> m_receivedByStep;             //!< payload bytes received, by step
+    TracedCallback<uint32_t> m_sendTrace;               //!< a transfer was handed to the transport
+    TracedCallback<uint32_t> m_arrivalTrace;            //!< a transfer arrived and was reduced
 };
 
 } // namespace ns3

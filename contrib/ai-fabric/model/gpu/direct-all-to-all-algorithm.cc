@@ -6,9 +6,12 @@
 
 #include "direct-all-to-all-algorithm.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("DirectAllToAllAlgorithm");
 NS_OBJECT_ENSURE_REGISTERED(DirectAllToAllAlgorithm);
 
 TypeId
