@@ -7,7 +7,9 @@
 #include "collective-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 #include "roce-fabric-helper.h"
 
 namespace ns3
@@ -98,6 +100,29 @@ CollectiveHelper::Connect(const CollectivePlan& plan)
         const CollectiveTransfer& t = plan.GetTransfer(id);
         GpuTransport::Connect(m_transports[t.src], m_transports[t.dst], t.channel);
     }
+}
+
+ApplicationContainer
+CollectiveHelper::InstallApplications(const std::vector<GpuWorkloadStep>& workload,
+                                      uint32_t iterations)
+{
+    for (const GpuWorkloadStep& step : workload)
+    {
+        if (step.collective)
+        {
+            Connect(*step.collective);
+        }
+    }
+    ApplicationContainer apps;
+    for (uint32_t rank = 0; rank < GetNRanks(); ++rank)
+    {
+        Ptr<GpuApplication> app = CreateObject<GpuApplication>();
+        app->SetAttribute("Iterations", UintegerValue(iterations));
+        app->Setup(m_communicators[rank], workload);
+        m_transports[rank]->GetObject<Node>()->AddApplication(app);
+        apps.Add(app);
+    }
+    return apps;
 }
 
 void

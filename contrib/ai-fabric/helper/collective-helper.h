@@ -7,9 +7,11 @@
 #ifndef COLLECTIVE_HELPER_H
 #define COLLECTIVE_HELPER_H
 
+#include "ns3/application-container.h"
 #include "ns3/callback.h"
 #include "ns3/collective-plan.h"
 #include "ns3/communicator.h"
+#include "ns3/gpu-application.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -85,6 +87,16 @@ class CollectiveHelper
      * \param plan a plan for these ranks
      */
     void Connect(const CollectivePlan& plan);
+
+    /**
+     * \brief Put a GpuApplication running the workload on every rank (opening the
+     *        connections of its collectives).
+     * \param workload the steps of one iteration, the same for every rank
+     * \param iterations iterations
+     * \return the applications, in rank order (they start at time zero unless told)
+     */
+    ApplicationContainer InstallApplications(const std::vector<GpuWorkloadStep>& workload,
+                                             uint32_t iterations);
 
     /// Completion of a run: (start time, time the slowest rank finished).
     typedef Callback<void, Time, Time> RunCallback;
