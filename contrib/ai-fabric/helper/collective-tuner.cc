@@ -22,19 +22,20 @@ struct AlgorithmEntry
     const char* name;       //!< command-line name
     CollectiveType type;    //!< the collective
     const char* typeIdName; //!< the class
+    bool nccl;              //!< one of NCCL's own algorithms: a candidate of --algo=auto
 };
 
 /// The algorithms ai-fabric has, by name and collective.
 const AlgorithmEntry ALGORITHMS[] = {
-    {"ring", CollectiveType::ALL_REDUCE, "ns3::RingAlgorithm"},
-    {"ring", CollectiveType::ALL_GATHER, "ns3::RingAlgorithm"},
-    {"ring", CollectiveType::REDUCE_SCATTER, "ns3::RingAlgorithm"},
-    {"ring", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm"}, // NCCL: a ring chain
-    {"chain", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm"},
-    {"tree", CollectiveType::ALL_REDUCE, "ns3::DoubleBinaryTreeAlgorithm"},
-    {"hd", CollectiveType::ALL_REDUCE, "ns3::HalvingDoublingAlgorithm"},
-    {"pairwise", CollectiveType::ALL_TO_ALL, "ns3::PairwiseAllToAllAlgorithm"},
-    {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm"},
+    {"ring", CollectiveType::ALL_REDUCE, "ns3::RingAlgorithm", true},
+    {"ring", CollectiveType::ALL_GATHER, "ns3::RingAlgorithm", true},
+    {"ring", CollectiveType::REDUCE_SCATTER, "ns3::RingAlgorithm", true},
+    {"ring", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm", true}, // NCCL's ring
+    {"chain", CollectiveType::BROADCAST, "ns3::ChainBroadcastAlgorithm", false},
+    {"tree", CollectiveType::ALL_REDUCE, "ns3::DoubleBinaryTreeAlgorithm", true},
+    {"hd", CollectiveType::ALL_REDUCE, "ns3::HalvingDoublingAlgorithm", false},
+    {"pairwise", CollectiveType::ALL_TO_ALL, "ns3::PairwiseAllToAllAlgorithm", false},
+    {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm", true},
 };
 
 /// Algorithms that need the scale-up (NVLink) model.
@@ -158,7 +159,7 @@ CollectiveTuner::Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) co
     for (const AlgorithmEntry& e : ALGORITHMS)
     {
         std::string error;
-        if (e.type != type || !Create(e.name, type, nRanks, error))
+        if (!e.nccl || e.type != type || !Create(e.name, type, nRanks, error))
         {
             continue;
         }

@@ -22,6 +22,10 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Names algorithms and picks one per size, the way NCCL's tuner does.
  *
+ * Only NCCL's own algorithms are candidates of "auto": ring and double binary tree for
+ * all-reduce, ring for all-gather, reduce-scatter and broadcast, direct for all-to-all.
+ * Halving-doubling, chain and pairwise run only when named.
+ *
  * NCCL predicts, for every algorithm that can run a collective, time = latency x steps +
  * bytes / bandwidth, and runs the fastest (src/graph/tuning.cc). The tuner does the same with
  * an alpha-beta model of this fabric: alpha is the latency of one step (the protocol's step

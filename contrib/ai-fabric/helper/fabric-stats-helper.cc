@@ -58,6 +58,7 @@ FabricStatsHelper::Totals()
             {
                 totals.maxQueueBytes
                     = std::max<uint64_t>(totals.maxQueueBytes, roce->GetQueueCounters(p).maxBytes);
+                totals.pfcPauseFrames += roce->GetPfcPausesSent(p);
             }
             Ptr<RdmaTransport> transport = roce->GetTransport();
             if (!transport)

@@ -23,7 +23,7 @@ namespace ns3
 struct FabricTotals
 {
     uint64_t drops{0};          //!< frames dropped, every reason
-    uint64_t pfcPauseFrames{0}; //!< PFC pause frames sent (no PFC model yet: always 0)
+    uint64_t pfcPauseFrames{0}; //!< PFC pauses (XOFF, refreshes included) sent by any port
     uint64_t ecnMarks{0};       //!< ECN marks (no marking model yet: always 0)
     uint64_t cnps{0};           //!< CNPs sent (no DCQCN model yet: always 0)
     uint64_t retransmits{0};    //!< data packets sent again by the RC transport

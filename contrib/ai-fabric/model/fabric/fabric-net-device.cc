@@ -43,6 +43,8 @@ FabricDropReasonName(FabricDropReason reason)
         return "NoRoute";
     case FabricDropReason::NOT_FOR_US:
         return "NotForUs";
+    case FabricDropReason::HEADROOM_EXCEEDED:
+        return "HeadroomExceeded";
     case FabricDropReason::COUNT:
         break;
     }

@@ -30,12 +30,13 @@ class Packet;
  */
 enum class FabricDropReason : uint8_t
 {
-    LINK_DOWN,     //!< sent on, or in flight on, a link that is down
-    QUEUE_FULL,    //!< an output queue was at its byte limit (lossy class)
-    RECEIVE_ERROR, //!< the receive error model corrupted it (bit errors, --lossRate)
-    NO_ROUTE,      //!< a switch had no route to the destination
-    NOT_FOR_US,    //!< a NIC received a frame it cannot deliver (unknown QP, wrong type)
-    COUNT          //!< number of reasons (not a reason)
+    LINK_DOWN,         //!< sent on, or in flight on, a link that is down
+    QUEUE_FULL,        //!< an output queue was at its byte limit (lossy class)
+    RECEIVE_ERROR,     //!< the receive error model corrupted it (bit errors, --lossRate)
+    NO_ROUTE,          //!< a switch had no route to the destination
+    NOT_FOR_US,        //!< a NIC received a frame it cannot deliver (unknown QP, wrong type)
+    HEADROOM_EXCEEDED, //!< a lossless queue overflowed its PFC headroom: a bug, never normal
+    COUNT              //!< number of reasons (not a reason)
 };
 
 /**

@@ -11,9 +11,11 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
+#include "pfc-header.h"
 
 namespace ns3
 {
@@ -60,6 +62,14 @@ RoceNetDevice::GetTypeId()
                             UintegerValue(48),
                             MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
                             MakeUintegerChecker<uint8_t>(0, 63))
+              .AddTraceSource("PfcSent",
+                              "This port sent a PFC frame: (priority, quanta; 0 = release).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_pfcSentTrace),
+                              "ns3::RoceNetDevice::PfcTracedCallback")
+              .AddTraceSource("PfcReceived",
+                              "This port received a PFC frame: (priority, quanta; 0 = release).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_pfcReceivedTrace),
+                              "ns3::RoceNetDevice::PfcTracedCallback")
               .AddTraceSource("QueueBytes",
                               "Occupancy of an output queue changed: (priority, bytes).",
                               MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
@@ -90,6 +100,8 @@ RoceNetDevice::DoDispose()
     }
     m_transport = nullptr;
     m_forwardCb = ForwardCallback();
+    m_departureCb = DepartureCallback();
+    m_macControl.clear();
     for (auto& q : m_queues)
     {
         q.clear();
@@ -191,24 +203,24 @@ void
 RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
 {
     EncapsulateRdma(p, meta, m_controlDscp);
-    if (Enqueue(p, m_controlDscp >> 3))
+    if (Enqueue(p, m_controlDscp >> 3, NO_INGRESS, true))
     {
         TryTransmit();
     }
 }
 
 bool
-RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority)
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit)
 {
     RoceQueueCounters& c = m_queueCounters[priority];
     const uint32_t size = p->GetSize();
-    if (c.bytes + size > m_maxQueueBytes)
+    if (limit && c.bytes + size > m_maxQueueBytes)
     {
         ++c.droppedPackets;
         CountDrop(p, FabricDropReason::QUEUE_FULL);
         return false;
     }
-    m_queues[priority].push_back(p);
+    m_queues[priority].push_back({p, ingress});
     m_nonEmpty |= static_cast<uint8_t>(1U << priority);
     ++c.enqueuedPackets;
     c.enqueuedBytes += size;
@@ -222,10 +234,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority)
 }
 
 bool
-RoceNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t priority)
+RoceNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit)
 {
     NS_ASSERT(priority < N_PRIORITIES);
-    if (!Enqueue(p, priority))
+    if (!Enqueue(p, priority, ingress, limit))
     {
         return false;
     }
@@ -233,25 +245,54 @@ RoceNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t priority)
     return true;
 }
 
+void
+RoceNetDevice::SetDepartureCallback(DepartureCallback cb)
+{
+    m_departureCb = cb;
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    return Simulator::Now() < m_pausedUntil[priority];
+}
+
 Ptr<Packet>
 RoceNetDevice::DequeueForTransmit()
 {
+    if (!m_macControl.empty())
+    {
+        // MAC control frames are not subject to pauses and go first.
+        Ptr<Packet> p = m_macControl.front();
+        m_macControl.pop_front();
+        return p;
+    }
     const uint8_t rdmaPriority = m_rdmaDscp >> 3;
+    const Time now = Simulator::Now();
     for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
     {
+        if (now < m_pausedUntil[prio])
+        {
+            continue; // the peer paused this priority
+        }
         if (m_nonEmpty & (1U << prio))
         {
             auto& q = m_queues[prio];
-            Ptr<Packet> p = q.front();
+            const QueuedFrame f = q.front();
             q.pop_front();
             if (q.empty())
             {
                 m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
             }
             RoceQueueCounters& c = m_queueCounters[prio];
-            c.bytes -= p->GetSize();
+            const uint32_t size = f.packet->GetSize();
+            c.bytes -= size;
             m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
-            return p;
+            if (f.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            {
+                m_departureCb(f.ingress, static_cast<uint8_t>(prio), size);
+            }
+            return f.packet;
         }
         if (prio == rdmaPriority && m_transport)
         {
@@ -268,17 +309,120 @@ RoceNetDevice::DequeueForTransmit()
 }
 
 void
+RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    NS_ASSERT(priority < N_PRIORITIES);
+    Ptr<Packet> p = Create<Packet>();
+    PfcHeader pfc;
+    pfc.SetPause(priority, quanta);
+    p->AddHeader(pfc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(Mac48Address("01:80:c2:00:00:01"));
+    eth.SetLengthType(PfcHeader::ETHERTYPE_MAC_CONTROL);
+    p->AddHeader(eth);
+    ++(quanta > 0 ? m_pfcSent : m_pfcReleased)[priority];
+    m_pfcSentTrace(priority, quanta);
+    m_macControl.push_back(p);
+    TryTransmit();
+}
+
+void
+RoceNetDevice::ReceivePfc(Ptr<Packet> p)
+{
+    Ptr<Packet> q = p->Copy();
+    EthernetHeader eth(false);
+    q->RemoveHeader(eth);
+    PfcHeader pfc;
+    q->RemoveHeader(pfc);
+    if (pfc.GetOpcode() != PfcHeader::OPCODE_PFC)
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        return;
+    }
+    const Time now = Simulator::Now();
+    const uint64_t rate = GetDataRate().GetBitRate();
+    for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
+    {
+        if (!pfc.IsEnabled(prio))
+        {
+            continue;
+        }
+        ++m_pfcReceived[prio];
+        const uint16_t quanta = pfc.GetQuanta(prio);
+        m_pfcReceivedTrace(prio, quanta);
+        // Time already paused counts up to now; the new pause replaces the old one.
+        if (m_pausedUntil[prio] > now)
+        {
+            m_pausedTime[prio] -= m_pausedUntil[prio] - now;
+        }
+        // quanta x 512 bit times at this port's rate, exact in picoseconds (128-bit product).
+        const __int128 bitPs = static_cast<__int128>(quanta) * PfcHeader::QUANTUM_BITS
+                               * static_cast<__int128>(1000000000000LL);
+        const Time pause = PicoSeconds(static_cast<int64_t>(bitPs / rate));
+        m_pausedUntil[prio] = now + pause;
+        m_pausedTime[prio] += pause;
+        if (quanta > 0)
+        {
+            Simulator::Schedule(pause, &RoceNetDevice::PauseExpired, this, prio);
+        }
+    }
+    TryTransmit();
+}
+
+void
+RoceNetDevice::PauseExpired(uint8_t priority)
+{
+    if (!IsPaused(priority))
+    {
+        TryTransmit();
+    }
+}
+
+uint64_t
+RoceNetDevice::GetPfcPausesSent(uint8_t priority) const
+{
+    return m_pfcSent[priority];
+}
+
+uint64_t
+RoceNetDevice::GetPfcReleasesSent(uint8_t priority) const
+{
+    return m_pfcReleased[priority];
+}
+
+uint64_t
+RoceNetDevice::GetPfcFramesReceived(uint8_t priority) const
+{
+    return m_pfcReceived[priority];
+}
+
+Time
+RoceNetDevice::GetPausedTime(uint8_t priority) const
+{
+    const Time now = Simulator::Now();
+    // A pause still running counts only up to now.
+    return m_pausedUntil[priority] > now ? m_pausedTime[priority] - (m_pausedUntil[priority] - now)
+                                         : m_pausedTime[priority];
+}
+
+void
 RoceNetDevice::DoReceive(Ptr<Packet> p)
 {
+    // Read the fixed-format Ethernet/IPv4/UDP headers without deserializing objects.
+    uint8_t h[ENCAPSULATION_BYTES];
+    const uint32_t n = p->CopyData(h, ENCAPSULATION_BYTES);
+    const uint16_t etherType = static_cast<uint16_t>((h[12] << 8) | h[13]);
+    if (etherType == PfcHeader::ETHERTYPE_MAC_CONTROL)
+    {
+        ReceivePfc(p); // MAC control frames end at the port that receives them
+        return;
+    }
     if (!m_forwardCb.IsNull())
     {
         m_forwardCb(this, p);
         return;
     }
-    // Read the fixed-format Ethernet/IPv4/UDP headers without deserializing objects.
-    uint8_t h[ENCAPSULATION_BYTES];
-    const uint32_t n = p->CopyData(h, ENCAPSULATION_BYTES);
-    const uint16_t etherType = static_cast<uint16_t>((h[12] << 8) | h[13]);
     if (m_transport && n == ENCAPSULATION_BYTES && etherType == ETHERTYPE_IPV4 && h[14] == 0x45
         && h[23] == IP_PROTO_UDP && ((h[36] << 8) | h[37]) == ROCEV2_UDP_PORT)
     {
@@ -350,7 +494,7 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
     eth.SetDestination(Mac48Address::ConvertFrom(dest));
     eth.SetLengthType(protocolNumber);
     packet->AddHeader(eth);
-    if (!Enqueue(packet, priority))
+    if (!Enqueue(packet, priority, NO_INGRESS, true))
     {
         return false;
     }

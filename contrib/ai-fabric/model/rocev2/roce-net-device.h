@@ -79,6 +79,10 @@ class RoceNetDevice : public FabricNetDevice
 
     /// Forwarding callback of a switch: (ingress port, frame).
     typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> ForwardCallback;
+    /// A forwarded frame left this port: (its ingress port, priority, bytes).
+    typedef Callback<void, uint16_t, uint8_t, uint32_t> DepartureCallback;
+    /// Ingress port of a frame that did not come through a switch.
+    static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
     /**
      * \brief Make this a NIC port carrying the given transport.
@@ -105,12 +109,56 @@ class RoceNetDevice : public FabricNetDevice
     Ipv4Address GetIpv4Address() const;
 
     /**
+     * \param cb called when a forwarded frame leaves this port (the switch's MMU frees it)
+     */
+    void SetDepartureCallback(DepartureCallback cb);
+
+    /**
      * \brief Queue a frame for output (switch egress).
      * \param p the frame
      * \param priority its priority (0..7)
-     * \return false if the queue was full and the frame was dropped
+     * \param ingress the switch port it came in on (reported at its departure)
+     * \param limit drop it if the queue is at MaxQueueBytes (false when an MMU admitted it)
+     * \return false if the frame was dropped
      */
-    bool EnqueueForwarded(Ptr<Packet> p, uint8_t priority);
+    bool EnqueueForwarded(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit);
+
+    /**
+     * \brief Send a PFC frame (802.1Qbb) for one priority, ahead of every queue.
+     * \param priority the priority to pause or release
+     * \param quanta pause time in quanta of 512 bit times (0: release)
+     */
+    void SendPfc(uint8_t priority, uint16_t quanta);
+
+    /**
+     * \param priority a priority
+     * \return true while the peer has that priority paused at this port
+     */
+    bool IsPaused(uint8_t priority) const;
+
+    /**
+     * \param priority a priority
+     * \return PFC pauses (XOFF, nonzero quanta, refreshes included) this port sent for it
+     */
+    uint64_t GetPfcPausesSent(uint8_t priority) const;
+
+    /**
+     * \param priority a priority
+     * \return PFC releases (XON, zero quanta) this port sent for it
+     */
+    uint64_t GetPfcReleasesSent(uint8_t priority) const;
+
+    /**
+     * \param priority a priority
+     * \return PFC frames this port received for it (pauses and releases)
+     */
+    uint64_t GetPfcFramesReceived(uint8_t priority) const;
+
+    /**
+     * \param priority a priority
+     * \return time this port spent paused for it so far
+     */
+    Time GetPausedTime(uint8_t priority) const;
 
     /**
      * \param priority 0..7
@@ -134,6 +182,13 @@ class RoceNetDevice : public FabricNetDevice
                   const Address& dest,
                   uint16_t protocolNumber) override;
     bool SupportsSendFrom() const override;
+
+    /**
+     * TracedCallback signature for PFC frames.
+     * \param priority the priority
+     * \param quanta the pause time (0: release)
+     */
+    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
 
     /**
      * TracedCallback signature for queue occupancy.
@@ -167,12 +222,32 @@ class RoceNetDevice : public FabricNetDevice
      * \brief Queue a frame at a priority, or drop it at the byte limit.
      * \param p the frame
      * \param priority 0..7
+     * \param ingress its ingress port, or NO_INGRESS
+     * \param limit enforce MaxQueueBytes
      * \return true if queued
      */
-    bool Enqueue(Ptr<Packet> p, uint8_t priority);
+    bool Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit);
 
     /// Transport callback: a QP has data again.
     void DataReady();
+
+    /**
+     * \brief Apply a received PFC frame.
+     * \param p the frame
+     */
+    void ReceivePfc(Ptr<Packet> p);
+
+    /**
+     * \param priority a priority whose pause may have expired
+     */
+    void PauseExpired(uint8_t priority);
+
+    /// A queued frame and the switch port it came in on.
+    struct QueuedFrame
+    {
+        Ptr<Packet> packet; //!< the frame
+        uint16_t ingress;   //!< its ingress port, or NO_INGRESS
+    };
 
     Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)
     ForwardCallback m_forwardCb;    //!< switch forwarding (null on a NIC port)
@@ -180,7 +255,16 @@ class RoceNetDevice : public FabricNetDevice
     uint32_t m_maxQueueBytes{0};    //!< byte limit per output queue
     uint8_t m_rdmaDscp{26};         //!< DSCP of RDMA data
     uint8_t m_controlDscp{48};      //!< DSCP of ACK, NAK, CNP
-    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues;  //!< output queues
+    std::array<std::deque<QueuedFrame>, N_PRIORITIES> m_queues; //!< output queues
+    std::deque<Ptr<Packet>> m_macControl;               //!< PFC frames to send, ahead of all queues
+    DepartureCallback m_departureCb;                    //!< to the switch's MMU
+    std::array<Time, N_PRIORITIES> m_pausedUntil{};     //!< peer's pause per priority
+    std::array<Time, N_PRIORITIES> m_pausedTime{};      //!< time paused so far
+    std::array<uint64_t, N_PRIORITIES> m_pfcSent{};     //!< PFC pauses sent
+    std::array<uint64_t, N_PRIORITIES> m_pfcReleased{}; //!< PFC releases sent
+    std::array<uint64_t, N_PRIORITIES> m_pfcReceived{}; //!< PFC frames received
+    TracedCallback<uint8_t, uint16_t> m_pfcSentTrace;   //!< PFC frame sent
+    TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;        //!< PFC frame received
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
     uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes

@@ -7,12 +7,14 @@
 #include "roce-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 #include "roce-net-device.h"
+#include "roce-switch-mmu.h"
 
 namespace ns3
 {
@@ -64,8 +66,10 @@ RoceSwitch::GetTypeId()
 }
 
 RoceSwitch::RoceSwitch()
+    : m_mmu(CreateObject<RoceSwitchMmu>())
 {
     NS_LOG_FUNCTION(this);
+    m_mmu->SetPauseCallback(MakeCallback(&RoceSwitch::SendPause, this));
 }
 
 RoceSwitch::~RoceSwitch()
@@ -78,6 +82,11 @@ RoceSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_ports.clear();
+    if (m_mmu)
+    {
+        m_mmu->Dispose();
+    }
+    m_mmu = nullptr;
     Object::DoDispose();
 }
 
@@ -102,6 +111,8 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
                                         << "; a switch node holds only its ports, in order");
     m_ports.push_back(port);
     port->SetForwardCallback(MakeCallback(&RoceSwitch::Forward, this));
+    port->SetDepartureCallback(MakeCallback(&RoceSwitch::Departed, this));
+    m_mmu->AddPort();
     return index;
 }
 
@@ -128,6 +139,15 @@ void
 RoceSwitch::SetRoutes(Ipv4Address firstAddress, const std::vector<std::vector<uint32_t>>& groups)
 {
     NS_LOG_FUNCTION(this << firstAddress << groups.size());
+    // The fabric is cabled by now: the MMU sizes each port's headroom from its link.
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        Ptr<FabricChannel> cable = m_ports[i]->GetFabricChannel();
+        if (cable)
+        {
+            m_mmu->SetPortLink(i, m_ports[i]->GetDataRate().GetBitRate(), cable->GetDelay());
+        }
+    }
     m_firstAddress = firstAddress.Get();
     m_groupStart.assign(1, 0);
     m_groupPorts.clear();
@@ -215,8 +235,34 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
         inPort->CountDrop(p, FabricDropReason::NO_ROUTE);
         return;
     }
+    const auto ingress = static_cast<uint16_t>(inPort->GetIfIndex());
+    FabricDropReason reason;
+    if (!m_mmu->Admit(ingress, priority, p->GetSize(), reason))
+    {
+        inPort->CountDrop(p, reason);
+        return;
+    }
     ++m_forwarded;
-    Simulator::Schedule(m_latency, &RoceNetDevice::EnqueueForwarded, m_ports[out], p, priority);
+    Simulator::Schedule(
+        m_latency, &RoceNetDevice::EnqueueForwarded, m_ports[out], p, priority, ingress, false);
+}
+
+void
+RoceSwitch::Departed(uint16_t ingress, uint8_t priority, uint32_t bytes)
+{
+    m_mmu->Release(ingress, priority, bytes);
+}
+
+void
+RoceSwitch::SendPause(uint32_t port, uint8_t priority, uint16_t quanta)
+{
+    m_ports[port]->SendPfc(priority, quanta);
+}
+
+Ptr<RoceSwitchMmu>
+RoceSwitch::GetMmu() const
+{
+    return m_mmu;
 }
 
 uint32_t

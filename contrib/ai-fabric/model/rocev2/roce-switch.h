@@ -19,6 +19,7 @@ namespace ns3
 
 class Packet;
 class RoceNetDevice;
+class RoceSwitchMmu;
 
 /**
  * \ingroup ai-fabric
@@ -29,7 +30,9 @@ class RoceNetDevice;
  * output ports, and a hash of the 5-tuple (with a per-switch seed) picks one of them. RoCEv2
  * puts per-QP entropy in the UDP source port, so QPs spread over paths while each QP's packets
  * stay in order. A frame is queued at its output port PortLatency after its last bit arrived
- * (store and forward), in the output queue of its priority (IPv4 DSCP / 8).
+ * (store and forward), in the output queue of its priority (IPv4 DSCP / 8). Its MMU admits
+ * every frame to the shared buffer, accounts it to its ingress port and priority until it
+ * leaves, and pauses the ingress link of a lossless priority with PFC (RoceSwitchMmu).
  */
 class RoceSwitch : public Object
 {
@@ -88,6 +91,9 @@ class RoceSwitch : public Object
     /// \return frames forwarded
     uint64_t GetForwardedPackets() const;
 
+    /// \return the switch's memory management unit (shared buffer and PFC)
+    Ptr<RoceSwitchMmu> GetMmu() const;
+
     /// \return the hash seed in use
     uint32_t GetHashSeed() const;
 
@@ -106,6 +112,22 @@ class RoceSwitch : public Object
      */
     void Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p);
 
+    /**
+     * \brief A forwarded frame left its egress port.
+     * \param ingress its ingress port
+     * \param priority its priority
+     * \param bytes its size
+     */
+    void Departed(uint16_t ingress, uint8_t priority, uint32_t bytes);
+
+    /**
+     * \brief The MMU sends a PFC frame out of a port.
+     * \param port the port
+     * \param priority the priority
+     * \param quanta the pause time (0: release)
+     */
+    void SendPause(uint32_t port, uint8_t priority, uint16_t quanta);
+
     std::vector<Ptr<RoceNetDevice>> m_ports; //!< ports by number
     uint32_t m_firstAddress{0};              //!< address of destination index 0
     std::vector<uint32_t> m_groupStart;      //!< per destination: start in m_groupPorts (+1 end)
@@ -114,6 +136,7 @@ class RoceSwitch : public Object
     uint32_t m_seedAttribute{0};             //!< HashSeed attribute (0: derive from node id)
     uint32_t m_seed{0};                      //!< seed in use
     uint64_t m_forwarded{0};                 //!< frames forwarded
+    Ptr<RoceSwitchMmu> m_mmu;                //!< shared buffer and PFC
 };
 
 } // namespace ns3

@@ -1,0 +1,307 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "roce-switch-mmu.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+#include "pfc-header.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitchMmu");
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitchMmu);
+
+namespace
+{
+/// Bytes in one pause quantum (512 bit times).
+constexpr uint32_t QUANTUM_BYTES = PfcHeader::QUANTUM_BITS / 8;
+} // namespace
+
+TypeId
+RoceSwitchMmu::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::RoceSwitchMmu")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RoceSwitchMmu>()
+              .AddAttribute("BufferSize",
+                            "The switch's packet buffer, shared by all ports (bytes). Default "
+                            "42 MB: Tomahawk 2 and Spectrum-2 class switches.",
+                            UintegerValue(42000000),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_bufferBytes),
+                            MakeUintegerChecker<uint64_t>(1))
+              .AddAttribute("ReservedBytes",
+                            "Buffer reserved for each (ingress port, priority) before it draws on "
+                            "the shared pool (bytes). Default 9216: one jumbo frame.",
+                            UintegerValue(9216),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_reservedBytes),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Alpha",
+                            "Dynamic threshold: a queue may hold up to alpha times the free "
+                            "shared pool. Default 1 (SONiC's lossless profiles, dynamic_th 0).",
+                            DoubleValue(1.0),
+                            MakeDoubleAccessor(&RoceSwitchMmu::m_alpha),
+                            MakeDoubleChecker<double>(0.0))
+              .AddAttribute("Headroom",
+                            "PFC headroom per (port, lossless priority) (bytes); 0 computes it "
+                            "from the port's rate and cable: 2 x MaxFrameBytes + the cable's round "
+                            "trip + PeerResponseQuanta, as SONiC's headroom calculation.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_headroomBytes),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("PeerResponseQuanta",
+                            "Time the peer may take to stop after receiving a pause, in quanta "
+                            "of 512 bit times. Default 905: the largest response delay IEEE "
+                            "802.3 Annex 31B allows at 400 Gb/s (394 at 100 Gb/s).",
+                            UintegerValue(905),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_responseQuanta),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("MaxFrameBytes",
+                            "Largest frame on the wire, for the headroom (bytes). Default 9038: "
+                            "a 9000-byte IP MTU, the Ethernet header, preamble, gap and FCS.",
+                            UintegerValue(9038),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_maxFrameBytes),
+                            MakeUintegerChecker<uint32_t>(64))
+              .AddAttribute("XonOffset",
+                            "A paused queue is released once it falls this far below its "
+                            "threshold (bytes). Default 8192: two 4 KB-MTU RoCE frames.",
+                            UintegerValue(8192),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_xonOffset),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("PauseQuanta",
+                            "Pause time carried by an XOFF, in quanta of 512 bit times; the "
+                            "pause is refreshed at half of it while the queue stays above its "
+                            "threshold. Default 65535, the largest (what switches send).",
+                            UintegerValue(PfcHeader::MAX_QUANTA),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_pauseQuanta),
+                            MakeUintegerChecker<uint16_t>(1))
+              .AddAttribute("LosslessPriorities",
+                            "Bit p set: priority p is lossless (PFC). Default 0x08: priority 3, "
+                            "RoCE's traffic class (DSCP 26).",
+                            UintegerValue(0x08),
+                            MakeUintegerAccessor(&RoceSwitchMmu::m_losslessMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddAttribute("PfcEnabled",
+                            "Send PFC pauses for the lossless priorities; off, every priority "
+                            "is lossy.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&RoceSwitchMmu::m_pfcEnabled),
+                            MakeBooleanChecker())
+              .AddTraceSource("Pause",
+                              "An ingress queue was paused (XOFF) or released (XON).",
+                              MakeTraceSourceAccessor(&RoceSwitchMmu::m_pauseTrace),
+                              "ns3::RoceSwitchMmu::PauseTracedCallback");
+    return tid;
+}
+
+RoceSwitchMmu::RoceSwitchMmu()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceSwitchMmu::~RoceSwitchMmu()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceSwitchMmu::DoDispose()
+{
+    for (Queue& q : m_queues)
+    {
+        q.refresh.Cancel();
+    }
+    m_pause = PauseCallback();
+    Object::DoDispose();
+}
+
+void
+RoceSwitchMmu::SetPauseCallback(PauseCallback pause)
+{
+    m_pause = pause;
+}
+
+void
+RoceSwitchMmu::AddPort()
+{
+    ++m_nPorts;
+    m_queues.resize(static_cast<std::size_t>(m_nPorts) * N_PRIORITIES);
+    m_headroom.push_back(0);
+    m_portRate.push_back(0);
+}
+
+void
+RoceSwitchMmu::SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay)
+{
+    NS_ASSERT(port < m_nPorts);
+    m_portRate[port] = bitRate;
+    if (m_headroomBytes != 0)
+    {
+        m_headroom[port] = m_headroomBytes;
+        return;
+    }
+    const double cableBytes = bitRate * cableDelay.GetSeconds() / 8;
+    m_headroom[port] = 2 * m_maxFrameBytes + static_cast<uint32_t>(std::ceil(2 * cableBytes))
+                       + m_responseQuanta * QUANTUM_BYTES;
+}
+
+RoceSwitchMmu::Queue&
+RoceSwitchMmu::At(uint32_t port, uint8_t priority)
+{
+    return m_queues[static_cast<std::size_t>(port) * N_PRIORITIES + priority];
+}
+
+bool
+RoceSwitchMmu::IsLossless(uint8_t priority) const
+{
+    return m_pfcEnabled && (m_losslessMask & (1U << priority)) != 0;
+}
+
+uint32_t
+RoceSwitchMmu::GetHeadroom(uint32_t port) const
+{
+    return m_headroom.at(port);
+}
+
+uint64_t
+RoceSwitchMmu::SharedPool() const
+{
+    uint64_t reserved = static_cast<uint64_t>(m_nPorts) * N_PRIORITIES * m_reservedBytes;
+    if (m_pfcEnabled)
+    {
+        const uint32_t lossless = __builtin_popcount(m_losslessMask);
+        for (uint32_t h : m_headroom)
+        {
+            reserved += static_cast<uint64_t>(h) * lossless;
+        }
+    }
+    return m_bufferBytes > reserved ? m_bufferBytes - reserved : 0;
+}
+
+uint64_t
+RoceSwitchMmu::SharedPart(uint32_t bytes) const
+{
+    return bytes > m_reservedBytes ? bytes - m_reservedBytes : 0;
+}
+
+uint32_t
+RoceSwitchMmu::GetThreshold(uint32_t /* port */, uint8_t /* priority */) const
+{
+    const uint64_t pool = SharedPool();
+    const uint64_t free = pool > m_sharedUsed ? pool - m_sharedUsed : 0;
+    const double threshold = m_reservedBytes + m_alpha * static_cast<double>(free);
+    return static_cast<uint32_t>(std::min<double>(threshold, UINT32_MAX));
+}
+
+uint32_t
+RoceSwitchMmu::GetBytes(uint32_t port, uint8_t priority) const
+{
+    return m_queues.at(static_cast<std::size_t>(port) * N_PRIORITIES + priority).bytes;
+}
+
+uint64_t
+RoceSwitchMmu::GetSharedUsed() const
+{
+    return m_sharedUsed;
+}
+
+uint64_t
+RoceSwitchMmu::GetPausesSent() const
+{
+    return m_pausesSent;
+}
+
+uint16_t
+RoceSwitchMmu::GetPauseQuanta() const
+{
+    return m_pauseQuanta;
+}
+
+bool
+RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDropReason& reason)
+{
+    Queue& q = At(port, priority);
+    const uint32_t threshold = GetThreshold(port, priority);
+    const bool lossless = IsLossless(priority);
+    const uint64_t after = static_cast<uint64_t>(q.bytes) + bytes;
+    if (!lossless && after > threshold)
+    {
+        reason = FabricDropReason::QUEUE_FULL;
+        return false;
+    }
+    if (lossless && after > static_cast<uint64_t>(threshold) + m_headroom[port])
+    {
+        reason = FabricDropReason::HEADROOM_EXCEEDED;
+        return false;
+    }
+    m_sharedUsed += SharedPart(static_cast<uint32_t>(after)) - SharedPart(q.bytes);
+    q.bytes = static_cast<uint32_t>(after);
+    if (lossless && !q.paused && q.bytes > threshold)
+    {
+        SetPaused(port, priority, true);
+    }
+    return true;
+}
+
+void
+RoceSwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    Queue& q = At(port, priority);
+    NS_ASSERT_MSG(q.bytes >= bytes, "RoceSwitchMmu: releasing more than was admitted");
+    const uint32_t after = q.bytes - bytes;
+    m_sharedUsed -= SharedPart(q.bytes) - SharedPart(after);
+    q.bytes = after;
+    if (q.paused && static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(port, priority))
+    {
+        SetPaused(port, priority, false);
+    }
+}
+
+void
+RoceSwitchMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
+{
+    Queue& q = At(port, priority);
+    q.paused = paused;
+    q.refresh.Cancel();
+    m_pauseTrace(port, priority, paused);
+    if (!paused)
+    {
+        m_pause(port, priority, 0);
+        return;
+    }
+    ++m_pausesSent;
+    m_pause(port, priority, m_pauseQuanta);
+    // Refresh at half the pause time, so the peer never resumes while the queue is full.
+    const uint64_t rate = m_portRate[port];
+    NS_ABORT_MSG_IF(rate == 0, "RoceSwitchMmu: port " << port << " has no link rate");
+    const Time pause = Seconds(static_cast<double>(m_pauseQuanta) * PfcHeader::QUANTUM_BITS / rate);
+    q.refresh = Simulator::Schedule(pause / 2, &RoceSwitchMmu::Refresh, this, port, priority);
+}
+
+void
+RoceSwitchMmu::Refresh(uint32_t port, uint8_t priority)
+{
+    Queue& q = At(port, priority);
+    if (static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(port, priority))
+    {
+        SetPaused(port, priority, false);
+        return;
+    }
+    SetPaused(port, priority, true);
+}
+
+} // namespace ns3

@@ -1,0 +1,246 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// Priority flow control: the 802.1Qbb frame, pause arithmetic at a port, and a lossless
+// incast through a shared-buffer switch (and its lossy twin with PFC off).
+
+#include "ai-fabric-test-fixture.h"
+#include "ns3/boolean.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/node-container.h"
+#include "ns3/node-list.h"
+#include "ns3/packet.h"
+#include "ns3/pfc-header.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch-mmu.h"
+#include "ns3/roce-switch.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class PfcTest : public AiFabricTest
+{
+};
+
+/**
+ * \param times where to record
+ * \param p a frame the port started to send
+ */
+void
+RecordDataTx(std::vector<Time>* times, Ptr<const Packet> p)
+{
+    uint8_t h[RoceNetDevice::ENCAPSULATION_BYTES + 1];
+    p->CopyData(h, sizeof(h));
+    const uint16_t etherType = static_cast<uint16_t>((h[12] << 8) | h[13]);
+    if (etherType == 0x0800 && h[RoceNetDevice::ENCAPSULATION_BYTES] != RC_ACKNOWLEDGE)
+    {
+        times->push_back(Simulator::Now());
+    }
+}
+
+/// Result of an incast.
+struct IncastResult
+{
+    uint64_t drops{0};         //!< frames dropped anywhere
+    uint64_t headroomDrops{0}; //!< lossless frames beyond the headroom
+    uint64_t pausesSent{0};    //!< PFC XOFF frames the switch sent
+    uint64_t delivered{0};     //!< bytes delivered to the receiver
+    uint64_t expected{0};      //!< bytes posted
+    double utilization{0};     //!< bottleneck busy fraction while data flowed
+    Time finish;               //!< last message delivered
+};
+
+/**
+ * \brief N senders write to one receiver through one switch.
+ * \param senders N
+ * \param bytes bytes per sender
+ * \param pfc PFC on
+ * \param buffer switch buffer (bytes)
+ * \return the outcome
+ */
+IncastResult
+Incast(uint32_t senders, uint64_t bytes, bool pfc, uint64_t buffer)
+{
+    NodeContainer hosts;
+    hosts.Create(senders + 1);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    for (uint32_t i = 0; i <= senders; ++i)
+    {
+        fabric.Connect(hosts.Get(i), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    Ptr<RoceSwitchMmu> mmu = sw.Get(0)->GetObject<RoceSwitch>()->GetMmu();
+    mmu->SetAttribute("PfcEnabled", BooleanValue(pfc));
+    mmu->SetAttribute("BufferSize", UintegerValue(buffer));
+    Ptr<Node> receiver = hosts.Get(senders);
+    Ptr<RdmaTransport> rx = fabric.GetTransport(receiver);
+    std::vector<Ptr<RdmaQueuePair>> responders;
+    for (uint32_t i = 0; i < senders; ++i)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(i));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        for (uint64_t left = bytes; left > 0; left -= std::min<uint64_t>(left, 1 << 20))
+        {
+            a->PostWrite(std::min<uint64_t>(left, 1 << 20), left);
+        }
+        responders.push_back(b);
+    }
+    // The bottleneck: the switch's port to the receiver.
+    Ptr<RoceNetDevice> bottleneck = DynamicCast<RoceNetDevice>(
+        fabric.GetNic(receiver)->GetFabricChannel()->GetPeer(PeekPointer(fabric.GetNic(receiver))));
+    std::vector<Time> sent;
+    bottleneck->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&RecordDataTx, &sent));
+    Simulator::Run();
+
+    IncastResult r;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            const FabricPortCounters& c
+                = DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters();
+            r.drops += c.TotalDrops();
+            r.headroomDrops
+                += c.drops[static_cast<std::size_t>(FabricDropReason::HEADROOM_EXCEEDED)];
+        }
+    }
+    r.pausesSent = mmu->GetPausesSent();
+    r.expected = senders * bytes;
+    for (const auto& qp : responders)
+    {
+        r.delivered += qp->GetDeliveredBytes();
+    }
+    if (sent.size() > 1)
+    {
+        const double busy
+            = bottleneck->GetCounters().txWireBytes * 8.0 / bottleneck->GetDataRate().GetBitRate();
+        r.utilization = busy / (sent.back() - sent.front()).GetSeconds();
+    }
+    r.finish = sent.empty() ? Time(0) : sent.back();
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace
+
+// 802.1Qbb: opcode 0x0101, class-enable vector, eight 16-bit pause times, padded to 46 bytes.
+TEST_F(PfcTest, FrameLayout)
+{
+    PfcHeader pfc;
+    pfc.SetPause(3, 0xFFFF);
+    pfc.SetPause(6, 0x1234);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(pfc);
+    ASSERT_EQ(p->GetSize(), PfcHeader::SIZE);
+    ASSERT_EQ(PfcHeader::SIZE + 14, 60u); // a minimum Ethernet frame
+    uint8_t b[PfcHeader::SIZE];
+    p->CopyData(b, sizeof(b));
+    EXPECT_EQ(b[0], 0x01);
+    EXPECT_EQ(b[1], 0x01);
+    EXPECT_EQ(b[2], 0x00);
+    EXPECT_EQ(b[3], (1 << 3) | (1 << 6)); // class-enable vector
+    EXPECT_EQ(b[4 + 2 * 3], 0xFF);
+    EXPECT_EQ(b[5 + 2 * 3], 0xFF);
+    EXPECT_EQ(b[4 + 2 * 6], 0x12);
+    EXPECT_EQ(b[5 + 2 * 6], 0x34);
+    for (uint32_t i = 4 + 16; i < PfcHeader::SIZE; ++i)
+    {
+        EXPECT_EQ(b[i], 0) << i; // padding
+    }
+    PfcHeader back;
+    p->RemoveHeader(back);
+    EXPECT_TRUE(back.IsEnabled(3));
+    EXPECT_FALSE(back.IsEnabled(4));
+    EXPECT_EQ(back.GetQuanta(6), 0x1234);
+}
+
+// A pause of N quanta at R bit/s holds the paused priority N x 512 / R: the NIC's first data
+// frame leaves exactly when the pause that arrived before it expires.
+TEST_F(PfcTest, PauseHoldsThePriorityForItsQuanta)
+{
+    for (uint16_t quanta : {1000, 30000})
+    {
+        NodeContainer hosts;
+        hosts.Create(2);
+        NodeContainer sw;
+        sw.Create(1);
+        RoceFabricHelper fabric;
+        fabric.InstallHosts(hosts);
+        fabric.InstallSwitches(sw);
+        fabric.Connect(hosts.Get(0), sw.Get(0));
+        fabric.Connect(sw.Get(0), hosts.Get(1));
+        fabric.ComputeRoutes();
+        Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(0));
+        Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+        Ptr<RdmaTransport> a = fabric.GetTransport(hosts.Get(0));
+        Ptr<RdmaTransport> b = fabric.GetTransport(hosts.Get(1));
+        Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
+        Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
+        a->ConnectQueuePairs(qa, qb, b);
+        const uint8_t rdmaPriority = 26 >> 3;
+        // The switch pauses the NIC's RDMA priority at t = 0; the NIC posts at t = 0.
+        Simulator::Schedule(Time(0), &RoceNetDevice::SendPfc, port, rdmaPriority, quanta);
+        Simulator::Schedule(Time(0), &RdmaQueuePair::PostWrite, qa, 1000, 1);
+        std::vector<Time> sent;
+        nic->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&RecordDataTx, &sent));
+        Simulator::Run();
+
+        const DataRate rate = nic->GetDataRate();
+        const Time cable = nic->GetFabricChannel()->GetDelay();
+        // The PFC frame (60 bytes + 24 on the wire) crosses the cable, then the pause runs.
+        const Time arrival = rate.CalculateBytesTxTime(60 + 24) + cable;
+        // N x 512 bit times, in picoseconds (a 128-bit product: 65535 x 512 x 1e12 > 2^63).
+        const __int128 bitPs = static_cast<__int128>(quanta) * 512 * 1000000000000LL;
+        const Time pause = PicoSeconds(static_cast<int64_t>(bitPs / rate.GetBitRate()));
+        ASSERT_EQ(sent.size(), 1u);
+        EXPECT_EQ(sent[0], arrival + pause) << quanta << " quanta";
+        EXPECT_EQ(nic->GetPfcFramesReceived(rdmaPriority), 1u);
+        EXPECT_EQ(port->GetPfcPausesSent(rdmaPriority), 1u);
+        EXPECT_EQ(nic->GetPausedTime(rdmaPriority), pause);
+        EXPECT_EQ(qb->GetDeliveredBytes(), 1000u);
+        Simulator::Destroy();
+    }
+}
+
+// Incast 8 to 1 at 400 Gb/s through a switch with a small (2 MB) shared buffer. With PFC:
+// nothing is dropped, the switch pauses the senders, and the bottleneck stays busy. Without:
+// the buffer overflows, frames are dropped, go-back-N still delivers every byte, later.
+TEST_F(PfcTest, IncastIsLosslessWithPfc)
+{
+    const uint32_t senders = 8;
+    const uint64_t bytes = 4 << 20;
+    const uint64_t buffer = 2000000;
+    const IncastResult lossless = Incast(senders, bytes, true, buffer);
+    EXPECT_EQ(lossless.drops, 0u);
+    EXPECT_EQ(lossless.headroomDrops, 0u);
+    EXPECT_GT(lossless.pausesSent, 0u);
+    EXPECT_EQ(lossless.delivered, lossless.expected);
+    EXPECT_GE(lossless.utilization, 0.95);
+
+    const IncastResult lossy = Incast(senders, bytes, false, buffer);
+    EXPECT_GT(lossy.drops, 0u);
+    EXPECT_EQ(lossy.pausesSent, 0u);
+    EXPECT_EQ(lossy.delivered, lossy.expected);
+    EXPECT_GT(lossy.finish, lossless.finish);
+}
