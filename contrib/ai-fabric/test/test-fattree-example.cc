@@ -203,3 +203,44 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
         EXPECT_EQ(o.err.rfind("ai-fabric-fattree: ", 0), 0u) << o.err;
     }
 }
+
+// A ring that crosses leaves at every hop (rail-optimized servers: local GPU i on leaf i) on
+// the same servers and leaves, non-blocking (radix 8, 1:1) and 4:1 oversubscribed (radix 5):
+// the oversubscribed tree gives a lower busbw, and the JSON shows where: its leaf uplinks run
+// full while the non-blocking tree's do not.
+TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
+{
+    auto run = [](const std::string& tree)
+    {
+        char dir[] = "/tmp/ai-fabric-fattree-over-XXXXXX";
+        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const Outcome o = Fattree(
+            "--servers=4 --gpusPerServer=4 --rail=true --algo=ring "
+            "--minBytes=16M --maxBytes=16M --iters=1 --warmup=0 --quiet "
+            + tree + " --json=" + json);
+        EXPECT_EQ(o.status, 0) << o.err;
+        return nlohmann::json::parse(Slurp(json));
+    };
+    const nlohmann::json full = run("--radix=8 --oversubscription=1:1");
+    const nlohmann::json over = run("--radix=5 --oversubscription=4:1");
+    const double busbwFull = full["results"][0]["busbw_GBps"];
+    const double busbwOver = over["results"][0]["busbw_GBps"];
+    EXPECT_LT(busbwOver, busbwFull);
+    auto maxUplink = [](const nlohmann::json& j)
+    {
+        double m = 0;
+        for (const auto& l : j["links"])
+        {
+            const std::string name = l["name"];
+            if (name.rfind("leaf", 0) == 0 && name.find("->spine") != std::string::npos)
+            {
+                m = std::max(m, l["utilization"].get<double>());
+            }
+        }
+        return m;
+    };
+    EXPECT_GT(maxUplink(over), 0.9);
+    EXPECT_LT(maxUplink(full), maxUplink(over));
+    EXPECT_EQ(over["fabric"]["drops"], 0);
+    EXPECT_EQ(full["fabric"]["drops"], 0);
+}

@@ -28,12 +28,15 @@ namespace
 constexpr uint64_t REDUCE_MEMORY_PASSES = 3;
 /// LL: every 8-byte data word travels with an 8-byte flag word.
 constexpr double LL_EFFICIENCY = 0.5;
-/// A transfer's tag: the collective's sequence number (4 bits) above its id in the plan.
-constexpr uint32_t TAG_ID_BITS = 28;
+/// A transfer's tag: the collective's sequence number (8 bits) above its id in the plan.
+constexpr uint32_t TAG_ID_BITS = 24;
 /// Mask of the id in a tag.
 constexpr uint32_t TAG_ID_MASK = (1U << TAG_ID_BITS) - 1;
-/// Sequence numbers wrap at 16: a rank is never more than one collective ahead of a peer.
-constexpr uint32_t TAG_SEQUENCE_MASK = 0xF;
+/// Sequence numbers wrap at 256.
+constexpr uint32_t TAG_SEQUENCE_MASK = 0xFF;
+/// A peer may run at most this many collectives ahead (a root that waits for nobody, as the
+/// chain broadcast's, runs ahead by about one collective per hop of latency).
+constexpr uint32_t MAX_LEAD = 127;
 } // namespace
 
 const char*
@@ -217,7 +220,7 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
                                                 << "-rank communicator");
     NS_ABORT_MSG_IF(plan->GetNTransfers() > TAG_ID_MASK,
                     "Communicator: a plan of " << plan->GetNTransfers()
-                                               << " transfers; at most 2^28 fit in a tag");
+                                               << " transfers; at most 2^24 fit in a tag");
     m_plan = plan;
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
@@ -239,12 +242,20 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
             Start(id);
         }
     }
-    // Transfers of this collective that arrived before this rank started it.
+    // Transfers of this collective that arrived before this rank started it; those of later
+    // collectives stay.
     std::vector<std::pair<uint32_t, uint64_t>> early;
     early.swap(m_early);
     for (const auto& [tag, bytes] : early)
     {
-        Received(tag, bytes);
+        if ((tag >> TAG_ID_BITS) == m_sequence)
+        {
+            Received(tag, bytes);
+        }
+        else
+        {
+            m_early.emplace_back(tag, bytes);
+        }
     }
     CheckDone(); // a rank with nothing to do (one rank, or a zero-byte plan)
 }
@@ -275,13 +286,15 @@ Communicator::Send(uint32_t id)
 void
 Communicator::Received(uint32_t tag, uint64_t bytes)
 {
-    if (!m_plan || (tag >> TAG_ID_BITS) != m_sequence)
+    const uint32_t sequence = tag >> TAG_ID_BITS;
+    if (!m_plan || sequence != m_sequence)
     {
-        // A peer already runs the next collective: keep its data until this rank starts it.
-        NS_ABORT_MSG_IF((tag >> TAG_ID_BITS) != ((m_sequence + 1) & TAG_SEQUENCE_MASK),
+        // A peer already runs a later collective: keep its data until this rank starts it.
+        const uint32_t lead = (sequence - m_sequence) & TAG_SEQUENCE_MASK;
+        NS_ABORT_MSG_IF(lead == 0 || lead > MAX_LEAD,
                         "Communicator: rank " << m_rank << " received a transfer of collective "
-                                              << (tag >> TAG_ID_BITS) << " during collective "
-                                              << m_sequence);
+                                              << sequence << " during collective " << m_sequence
+                                              << " (a peer is too far ahead)");
         m_early.emplace_back(tag, bytes);
         return;
     }

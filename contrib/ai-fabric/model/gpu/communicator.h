@@ -52,8 +52,9 @@ const char* NcclProtocolName(NcclProtocol protocol);
  * (and been reduced) and every transfer from it has completed.
  *
  * Ranks need not start a collective together: a transfer's tag carries the collective's
- * sequence number, and data of the next collective that arrives from a faster peer waits
- * until this rank starts it.
+ * sequence number (8 bits, above a 24-bit transfer id), and data of a later collective that
+ * arrives from a faster peer waits until this rank starts that collective. A peer may be up to
+ * 127 collectives ahead.
  */
 class Communicator : public Object
 {

@@ -41,10 +41,10 @@ RoceNetDevice::GetTypeId()
               .AddConstructor<RoceNetDevice>()
               .AddAttribute(
                   "MaxQueueBytes",
-                  "Byte limit of each output queue (one per port and priority), drop-tail "
-                  "(bytes). Default 656250: a Tomahawk-2-class 42 MB buffer divided "
-                  "evenly over 64 ports. Buffer sharing between ports is not modelled "
-                  "here; it comes with the switch MMU.",
+                  "Byte limit of each output queue of a port that no switch MMU manages (NIC "
+                  "ports), drop-tail (bytes). Switch ports are governed by their switch's "
+                  "RoceSwitchMmu instead. Default 656250: a 42 MB buffer divided evenly over "
+                  "64 ports.",
                   UintegerValue(656250),
                   MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
                   MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
