@@ -12,7 +12,7 @@
  *
  *   ./ns3 run ai-fabric-fattree
  *   ./ns3 run "ai-fabric-fattree --servers=32 --radix=16 --collective=allgather --algo=ring"
- *   ./ns3 run "ai-fabric-fattree --oversubscription=4:1 --json=run.json"
+ *   ./ns3 run "ai-fabric-fattree --radix=10 --oversubscription=4:1 --json=run.json"
  */
 
 #include "ns3/collective-helper.h"
@@ -144,11 +144,15 @@ main(int argc, char* argv[])
     bool quiet = false;
 
     FabricCli::CheckKnownOptions(
-        PROGRAM, argc, argv, {"fabric", "servers",          "gpusPerServer", "nicRate",    "tiers",
-                              "radix",  "oversubscription", "rail",          "collective", "algo",
-                              "server", "minBytes",         "maxBytes",      "stepFactor", "iters",
-                              "warmup", "channels",         "failures",      "json",       "pcap",
-                              "quiet"});
+        PROGRAM,
+        argc,
+        argv,
+        {"fabric", "servers",          "gpusPerServer", "nicRate",    "tiers",
+         "radix",  "oversubscription", "rail",          "collective", "algo",
+         "server", "minBytes",         "maxBytes",      "stepFactor", "iters",
+         "warmup", "channels",         "failures",      "json",       "pcap",
+         "quiet"},
+        {"quiet"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
     cmd.AddValue("fabric", "roce (ib comes with the InfiniBand model)", fabricName);
@@ -210,16 +214,21 @@ main(int argc, char* argv[])
                         "--oversubscription=" + oversubscription
                             + ": expected a ratio down:up such as 1:1 or 4:1");
     }
-    if (rail != "true" && rail != "false" && rail != "1" && rail != "0")
+    bool railOptimized = false;
+    if (!FabricCli::ParseBool(rail, railOptimized))
     {
         FabricCli::Fail(PROGRAM, "--rail=" + rail + ": expected true or false");
+    }
+    if (!pcap.empty() && !FabricCli::IsWritablePrefix(pcap))
+    {
+        FabricCli::Fail(PROGRAM, "--pcap=" + pcap + ": cannot write files with this prefix");
     }
     tree.SetServers(nServers);
     tree.SetGpusPerServer(nGpus);
     tree.SetTiers(Whole("tiers", tiers, 1, 1000));
     tree.SetRadix(Whole("radix", radix, 1, 65536));
     tree.SetOversubscription(down, up);
-    tree.SetRailOptimized(rail == "true" || rail == "1");
+    tree.SetRailOptimized(railOptimized);
     tree.SetLinkRate(rate);
     const std::string topologyError = tree.Check();
     if (!topologyError.empty())

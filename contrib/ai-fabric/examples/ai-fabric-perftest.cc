@@ -132,6 +132,10 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(program, "--lossRate=" + lossRate + ": expected a probability in [0, 1)");
     }
+    if (!pcap.empty() && !FabricCli::IsWritablePrefix(pcap))
+    {
+        FabricCli::Fail(program, "--pcap=" + pcap + ": cannot write files with this prefix");
+    }
     cfg.pcapPrefix = pcap;
     const std::string error = cfg.Validate();
     if (!error.empty())

@@ -22,9 +22,6 @@ namespace
 /// nccl-tests' default data type: float.
 constexpr uint64_t ELEMENT_BYTES = 4;
 
-/// Wall-clock start of the process's sweep, for the progress line.
-const auto g_wallStart = std::chrono::steady_clock::now();
-
 /**
  * \param type a collective
  * \return nccl-tests' reduction operator column
@@ -87,6 +84,7 @@ CollectiveSweep::Schedule()
         m_collectives.Connect(*plan);
         m_plans.push_back(plan);
     }
+    m_wallStart = std::chrono::steady_clock::now();
     Simulator::ScheduleNow(&CollectiveSweep::Next, this);
 }
 
@@ -115,7 +113,12 @@ CollectiveSweep::IterationDone(Time start, Time end)
         const Ptr<CollectivePlan>& plan = m_plans[m_size];
         CollectiveSweepRow row;
         row.bytes = plan->GetBytes();
-        row.count = row.bytes / ELEMENT_BYTES;
+        // nccl-tests counts the elements of one rank's buffer: the whole buffer for all-reduce
+        // and broadcast, one rank's share for all-gather, reduce-scatter and all-to-all.
+        const bool perRank = m_config.type == CollectiveType::ALL_GATHER
+                             || m_config.type == CollectiveType::REDUCE_SCATTER
+                             || m_config.type == CollectiveType::ALL_TO_ALL;
+        row.count = row.bytes / ELEMENT_BYTES / (perRank ? plan->GetNRanks() : 1);
         row.algorithm = plan->GetAlgorithm();
         const double seconds = m_timed.GetSeconds() / m_config.iterations;
         row.timeUs = seconds * 1e6;
@@ -137,7 +140,7 @@ void
 CollectiveSweep::Progress() const
 {
     const double wall
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_wallStart).count();
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     const double events = static_cast<double>(Simulator::GetEventCount());
     std::fprintf(stderr,
                  "# progress: sim %.3f ms, sizes %zu/%zu, wall %.1f s, %.2f M events/s\n",

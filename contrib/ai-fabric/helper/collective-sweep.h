@@ -12,6 +12,7 @@
 #include "ns3/collective-tuner.h"
 #include "ns3/nstime.h"
 
+#include <chrono>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -134,6 +135,7 @@ class CollectiveSweep
     Time m_timed;                             //!< sum of timed iterations of the current size
     bool m_done{false};                       //!< every size done
     Time m_end;                               //!< when the last iteration finished
+    std::chrono::steady_clock::time_point m_wallStart; //!< wall clock at Schedule()
 };
 
 } // namespace ns3

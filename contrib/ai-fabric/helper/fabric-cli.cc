@@ -6,12 +6,16 @@
 
 #include "fabric-cli.h"
 
+#include "ns3/config.h"
 #include "ns3/global-value.h"
+#include "ns3/type-id.h"
 #include "ns3/string.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 namespace ns3
@@ -24,11 +28,84 @@ FabricCli::Fail(const std::string& program, const std::string& message)
     std::exit(2);
 }
 
+namespace
+{
+/**
+ * \brief Would ns-3 parse this text as a value of this checker's type? (ns-3.37 aborts on a
+ * malformed number instead of failing, even in its fail-safe setters.)
+ * \param checker the attribute's checker
+ * \param text the value
+ * \return false if the text cannot be a value of that type
+ */
+bool
+IsWellFormed(Ptr<const AttributeChecker> checker, const std::string& text)
+{
+    const std::string type = checker->GetValueTypeName();
+    uint64_t u = 0;
+    if (type == "ns3::UintegerValue")
+    {
+        return FabricCli::ParseUnsigned(text, u);
+    }
+    if (type == "ns3::IntegerValue")
+    {
+        return FabricCli::ParseUnsigned(text.empty() || text[0] != '-' ? text : text.substr(1), u);
+    }
+    if (type == "ns3::DoubleValue")
+    {
+        char* end = nullptr;
+        std::strtod(text.c_str(), &end);
+        return !text.empty() && end == text.c_str() + text.size();
+    }
+    if (type == "ns3::BooleanValue")
+    {
+        bool b = false;
+        return FabricCli::ParseBool(text, b);
+    }
+    return true;
+}
+
+/**
+ * \param name a global value's name
+ * \return its checker, or nullptr
+ */
+Ptr<const AttributeChecker>
+GlobalChecker(const std::string& name)
+{
+    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
+    {
+        if ((*it)->GetName() == name)
+        {
+            return (*it)->GetChecker();
+        }
+    }
+    return nullptr;
+}
+
+/**
+ * \param path "ns3::Type::Attribute"
+ * \return the attribute's checker, or nullptr
+ */
+Ptr<const AttributeChecker>
+AttributeCheckerOf(const std::string& path)
+{
+    const std::size_t colon = path.rfind("::");
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if (colon == std::string::npos || !TypeId::LookupByNameFailSafe(path.substr(0, colon), &tid)
+        || !tid.LookupAttributeByName(path.substr(colon + 2), &info))
+    {
+        return nullptr;
+    }
+    return info.checker;
+}
+} // namespace
+
 void
 FabricCli::CheckKnownOptions(const std::string& program,
                              int argc,
                              char** argv,
-                             const std::vector<std::string>& known)
+                             const std::vector<std::string>& known,
+                             const std::vector<std::string>& booleans)
 {
     static const std::vector<std::string> builtin = {"help",
                                                      "PrintHelp",
@@ -51,20 +128,73 @@ FabricCli::CheckKnownOptions(const std::string& program,
             Fail(program,
                  "unexpected argument '" + arg + "' (options are --name=value; see --help)");
         }
-        const std::string name = arg.substr(2, arg.find('=') - 2);
-        const bool ok = std::find(known.begin(), known.end(), name) != known.end()
-                        || std::find(builtin.begin(), builtin.end(), name) != builtin.end()
-                        || name.find("::") != std::string::npos;
-        if (ok)
+        const std::size_t equals = arg.find('=');
+        const std::string name = arg.substr(2, equals - 2);
+        const bool hasValue = equals != std::string::npos;
+        const std::string value = hasValue ? arg.substr(equals + 1) : "";
+        bool flag = false;
+        if (std::find(booleans.begin(), booleans.end(), name) != booleans.end() && hasValue
+            && !ParseBool(value, flag))
+        {
+            Fail(program, "--" + name + "=" + value + ": expected true or false");
+        }
+        if (std::find(known.begin(), known.end(), name) != known.end()
+            || std::find(builtin.begin(), builtin.end(), name) != builtin.end())
         {
             continue;
         }
-        StringValue unused;
-        if (!GlobalValue::GetValueByNameFailSafe(name, unused))
+        // ns-3's own options: check their values here, so that a bad one is one line too.
+        if (name.find("::") != std::string::npos)
+        {
+            Ptr<const AttributeChecker> checker = AttributeCheckerOf(name);
+            if (!checker || !hasValue || !IsWellFormed(checker, value)
+                || !Config::SetDefaultFailSafe(name, StringValue(value)))
+            {
+                Fail(program, "--" + name + ": no such attribute, or a bad value '" + value + "'");
+            }
+            continue;
+        }
+        Ptr<const AttributeChecker> checker = GlobalChecker(name);
+        if (!checker)
         {
             Fail(program, "unknown option --" + name + " (see --help)");
         }
+        if (!hasValue || !IsWellFormed(checker, value)
+            || !GlobalValue::BindFailSafe(name, StringValue(value)))
+        {
+            Fail(program, "--" + name + "=" + value + ": not a valid value");
+        }
     }
+}
+
+bool
+FabricCli::IsWritablePrefix(const std::string& prefix)
+{
+    const std::string probe = prefix + "-probe.tmp";
+    std::ofstream f(probe);
+    if (!f)
+    {
+        return false;
+    }
+    f.close();
+    std::remove(probe.c_str());
+    return true;
+}
+
+bool
+FabricCli::ParseBool(const std::string& text, bool& value)
+{
+    if (text == "true" || text == "1")
+    {
+        value = true;
+        return true;
+    }
+    if (text == "false" || text == "0")
+    {
+        value = false;
+        return true;
+    }
+    return false;
 }
 
 bool

@@ -43,11 +43,28 @@ class FabricCli
      * \param argc argument count
      * \param argv arguments
      * \param known the program's own option names (without "--")
+     * \param booleans those of them that are flags: bare, or =true, =false, =1, =0
      */
     static void CheckKnownOptions(const std::string& program,
                                   int argc,
                                   char** argv,
-                                  const std::vector<std::string>& known);
+                                  const std::vector<std::string>& known,
+                                  const std::vector<std::string>& booleans = {});
+
+    /**
+     * \brief Can files named "<prefix>-..." be created (as pcap files are)?
+     * \param prefix a file name prefix
+     * \return false if its directory does not exist or cannot be written
+     */
+    static bool IsWritablePrefix(const std::string& prefix);
+
+    /**
+     * \brief Parse a boolean: true, false, 1 or 0.
+     * \param text the text
+     * \param value the result
+     * \return false if the text is none of them
+     */
+    static bool ParseBool(const std::string& text, bool& value);
 
     /**
      * \brief Parse a byte count: digits with an optional K, M or G suffix (powers of 1024,

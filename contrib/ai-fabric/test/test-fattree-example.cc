@@ -194,6 +194,11 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--stepFactor=1",
                                    "--servers=1",
                                    "--bogus=1",
+                                   "--quiet=maybe",
+                                   "--pcap=/nonexistent/dir/cap",
+                                   "--RngRun=x",
+                                   "--ns3::RdmaQueuePair::Mtu=5000",
+                                   "--ns3::NoSuchType::Attribute=1",
                                    "--json=/nonexistent/dir/x.json"})
     {
         const Outcome o = Fattree(args);

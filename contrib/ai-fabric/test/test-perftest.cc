@@ -252,6 +252,8 @@ TEST_F(PerftestTest, BadInputIsRefused)
                                    "--fabric=ethernet",
                                    "--bogus=1",
                                    "--test=write_lat --qps=2",
+                                   "--pcap=/nonexistent/dir/cap",
+                                   "--RngRun=x",
                                    "--json=/nonexistent/dir/x.json"})
     {
         // With a JSON path that is fine, unless the bad value is the path itself.

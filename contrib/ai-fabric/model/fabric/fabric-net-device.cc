@@ -193,14 +193,17 @@ FabricNetDevice::TryTransmit()
     {
         return;
     }
+    // Busy while choosing, too: a callback of the scheduler (a switch releasing buffer and
+    // sending a PFC frame out of this very port) must not start a second transmission.
+    m_busy = true;
     Ptr<Packet> p = DequeueForTransmit();
     if (!p)
     {
+        m_busy = false;
         return;
     }
     const uint32_t frameBytes = p->GetSize();
     const uint32_t wireBytes = GetWireBytes(frameBytes);
-    m_busy = true;
     m_txPacket = p;
     const Time txTime = SerializationTime(wireBytes);
     m_phyTxBeginTrace(p);

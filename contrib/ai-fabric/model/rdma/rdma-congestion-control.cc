@@ -6,6 +6,7 @@
 
 #include "rdma-congestion-control.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/trace-source-accessor.h"
@@ -63,10 +64,13 @@ RdmaCongestionControl::GetRate() const
 Time
 RdmaCongestionControl::GetPacingGap(uint32_t wireBytes) const
 {
-    if (m_rate >= m_lineRate || m_rate.GetBitRate() == 0)
+    if (m_lineRate.GetBitRate() == 0 || m_rate >= m_lineRate)
     {
-        return Time(0);
+        return Time(0); // not attached to a port yet, or at line rate: the port paces
     }
+    NS_ABORT_MSG_IF(m_rate.GetBitRate() == 0,
+                    "RdmaCongestionControl: a rate of zero (congestion control must keep a "
+                    "minimum rate)");
     return m_rate.CalculateBytesTxTime(wireBytes);
 }
 

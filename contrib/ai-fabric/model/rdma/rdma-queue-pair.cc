@@ -349,20 +349,18 @@ RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
             }
         }
         m_cc->OnAck(acked);
-        if (m_sndNxt < m_sndUna)
-        {
-            Rewind(m_sndUna);
-        }
         RestartTimer();
     }
     if (nak)
     {
         ++m_naksReceived;
         m_nakTrace(psn);
-        if (m_sndNxt > newUna)
-        {
-            Rewind(newUna);
-        }
+    }
+    // One rewind at most: a NAK restarts from its PSN; an ACK beyond what a rewind already
+    // resent skips ahead. (Two rewinds could let the port send the same packet twice.)
+    if ((nak && m_sndNxt > newUna) || m_sndNxt < m_sndUna)
+    {
+        Rewind(m_sndUna);
     }
 }
 

@@ -57,8 +57,9 @@ struct RdmaCompletion
  * sent in PSN order as the NIC's scheduler and the congestion control allow. ACKs (possibly
  * coalesced) complete work requests in order; a NAK (PSN sequence error) or the expiry of the
  * retransmission timer (4.096 us x 2^LocalAckTimeout) restarts transmission from the oldest
- * unacknowledged PSN (go-back-N). After RetryCount consecutive timeouts without progress the
- * QP enters the error state and every outstanding request completes with RETRY_EXCEEDED or
+ * unacknowledged PSN (go-back-N). When the timer expires again after RetryCount retries
+ * without progress (the RetryCount + 1-th expiry, as the IBTA counts) the QP enters the error
+ * state and every outstanding request completes with RETRY_EXCEEDED or
  * FLUSHED, as a verbs QP does.
  *
  * Responder: accepts only the expected PSN, delivers bytes in order exactly once, ACKs every

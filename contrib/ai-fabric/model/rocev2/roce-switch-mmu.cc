@@ -152,6 +152,7 @@ RoceSwitchMmu::SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay)
     if (m_headroomBytes != 0)
     {
         m_headroom[port] = m_headroomBytes;
+        m_poolValid = false;
         return;
     }
     const double cableBytes = bitRate * cableDelay.GetSeconds() / 8;
@@ -180,6 +181,15 @@ RoceSwitchMmu::GetHeadroom(uint32_t port) const
 uint64_t
 RoceSwitchMmu::SharedPool() const
 {
+    // Cached: it depends only on the attributes and the ports' headroom, not on traffic.
+    const uint64_t key = m_bufferBytes ^ (static_cast<uint64_t>(m_reservedBytes) << 20)
+                         ^ (static_cast<uint64_t>(m_losslessMask) << 52)
+                         ^ (static_cast<uint64_t>(m_pfcEnabled) << 61)
+                         ^ (static_cast<uint64_t>(m_nPorts) << 40);
+    if (m_poolValid && key == m_poolKey)
+    {
+        return m_sharedPool;
+    }
     uint64_t reserved = static_cast<uint64_t>(m_nPorts) * N_PRIORITIES * m_reservedBytes;
     if (m_pfcEnabled)
     {
@@ -189,7 +199,10 @@ RoceSwitchMmu::SharedPool() const
             reserved += static_cast<uint64_t>(h) * lossless;
         }
     }
-    return m_bufferBytes > reserved ? m_bufferBytes - reserved : 0;
+    m_sharedPool = m_bufferBytes > reserved ? m_bufferBytes - reserved : 0;
+    m_poolKey = key;
+    m_poolValid = true;
+    return m_sharedPool;
 }
 
 uint64_t
@@ -236,25 +249,42 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDrop
 {
     Queue& q = At(port, priority);
     const uint32_t threshold = GetThreshold(port, priority);
-    const bool lossless = IsLossless(priority);
-    const uint64_t after = static_cast<uint64_t>(q.bytes) + bytes;
-    if (!lossless && after > threshold)
+    const uint32_t inPool = q.bytes - q.headroom; // reserved and shared part
+    const bool fits = static_cast<uint64_t>(inPool) + bytes <= threshold;
+    if (IsLossless(priority) && (!fits || q.headroom > 0))
+    {
+        // In flight after (or at) the pause: the queue's own headroom takes it.
+        if (static_cast<uint64_t>(q.headroom) + bytes > m_headroom[port])
+        {
+            reason = FabricDropReason::HEADROOM_EXCEEDED;
+            return false;
+        }
+        q.headroom += bytes;
+        q.bytes += bytes;
+        if (!q.paused)
+        {
+            SetPaused(port, priority, true);
+        }
+        return true;
+    }
+    if (!fits)
     {
         reason = FabricDropReason::QUEUE_FULL;
         return false;
     }
-    if (lossless && after > static_cast<uint64_t>(threshold) + m_headroom[port])
-    {
-        reason = FabricDropReason::HEADROOM_EXCEEDED;
-        return false;
-    }
-    m_sharedUsed += SharedPart(static_cast<uint32_t>(after)) - SharedPart(q.bytes);
-    q.bytes = static_cast<uint32_t>(after);
-    if (lossless && !q.paused && q.bytes > threshold)
+    m_sharedUsed += SharedPart(inPool + bytes) - SharedPart(inPool);
+    q.bytes += bytes;
+    if (IsLossless(priority) && !q.paused && q.bytes > threshold)
     {
         SetPaused(port, priority, true);
     }
     return true;
+}
+
+bool
+RoceSwitchMmu::MayRelease(const Queue& q) const
+{
+    return q.headroom == 0 && static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(0, 0);
 }
 
 void
@@ -262,10 +292,15 @@ RoceSwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
 {
     Queue& q = At(port, priority);
     NS_ASSERT_MSG(q.bytes >= bytes, "RoceSwitchMmu: releasing more than was admitted");
-    const uint32_t after = q.bytes - bytes;
-    m_sharedUsed -= SharedPart(q.bytes) - SharedPart(after);
-    q.bytes = after;
-    if (q.paused && static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(port, priority))
+    // Frames leave in order; free the headroom first (the later arrivals are charged to it,
+    // but the pool's share is what the queue may keep).
+    const uint32_t fromHeadroom = std::min(q.headroom, bytes);
+    q.headroom -= fromHeadroom;
+    const uint32_t inPool = q.bytes - fromHeadroom - q.headroom;
+    const uint32_t fromPool = bytes - fromHeadroom;
+    m_sharedUsed -= SharedPart(inPool) - SharedPart(inPool - fromPool);
+    q.bytes -= bytes;
+    if (q.paused && MayRelease(q))
     {
         SetPaused(port, priority, false);
     }
@@ -295,8 +330,7 @@ RoceSwitchMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
 void
 RoceSwitchMmu::Refresh(uint32_t port, uint8_t priority)
 {
-    Queue& q = At(port, priority);
-    if (static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(port, priority))
+    if (MayRelease(At(port, priority)))
     {
         SetPaused(port, priority, false);
         return;

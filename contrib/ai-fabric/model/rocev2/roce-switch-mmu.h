@@ -32,11 +32,14 @@ namespace ns3
  *
  * Lossless priorities: when a queue passes its threshold the switch sends a PFC pause (XOFF)
  * out of the ingress port for that priority, refreshes it while the queue stays above, and
- * releases it (XON, zero quanta) once the queue falls XonOffset below the threshold. What
- * arrives meanwhile is absorbed by the headroom, sized for the worst case: a frame in
- * progress at each end, the cable's round trip, and the peer's response time. A lossless
- * frame beyond the headroom is dropped with the reason HEADROOM_EXCEEDED: with a correct
- * headroom that never happens, and ai-fabric's tests fail on it. Lossy priorities (and every
+ * releases it (XON, zero quanta) once its headroom is empty and the queue has fallen
+ * XonOffset below the threshold. A lossless frame that does not fit under the threshold goes
+ * into the queue's own headroom (and pauses the link); the headroom is sized for the worst
+ * case of what is still in flight after a pause: a frame in progress at each end, the
+ * cable's round trip, and the peer's response time. It is counted apart from the shared pool,
+ * so a paused queue's in-flight bytes never lower other queues' thresholds. A lossless frame
+ * beyond the headroom is dropped with the reason HEADROOM_EXCEEDED: with a correct headroom
+ * that never happens, and ai-fabric's tests fail on it. Lossy priorities (and every
  * priority when PFC is off) are dropped at the threshold.
  */
 class RoceSwitchMmu : public Object
@@ -141,9 +144,10 @@ class RoceSwitchMmu : public Object
     /// One ingress queue: (port, priority).
     struct Queue
     {
-        uint32_t bytes{0};  //!< bytes held
-        bool paused{false}; //!< XOFF sent and not yet released
-        EventId refresh;    //!< next XOFF refresh
+        uint32_t bytes{0};    //!< bytes held, headroom included
+        uint32_t headroom{0}; //!< of which in the headroom (lossless only)
+        bool paused{false};   //!< XOFF sent and not yet released
+        EventId refresh;      //!< next XOFF refresh
     };
 
     /**
@@ -167,8 +171,14 @@ class RoceSwitchMmu : public Object
      */
     void Refresh(uint32_t port, uint8_t priority);
 
-    /// \return bytes of the shared pool (buffer less reserved and headroom)
+    /// \return bytes of the shared pool (buffer less reserved and headroom), cached
     uint64_t SharedPool() const;
+
+    /**
+     * \param q a queue
+     * \return whether a paused queue may be released now
+     */
+    bool MayRelease(const Queue& q) const;
 
     /**
      * \param bytes a queue's bytes
@@ -188,13 +198,16 @@ class RoceSwitchMmu : public Object
     uint8_t m_losslessMask{0};    //!< lossless priorities
     bool m_pfcEnabled{true};      //!< PFC on
 
-    uint32_t m_nPorts{0};                                 //!< ports
-    std::vector<Queue> m_queues;                          //!< by port x 8 + priority
-    std::vector<uint32_t> m_headroom;                     //!< by port
-    std::vector<uint64_t> m_portRate;                     //!< by port (bit/s)
-    uint64_t m_sharedUsed{0};                             //!< shared pool in use
-    uint64_t m_pausesSent{0};                             //!< PFC frames sent
-    PauseCallback m_pause;                                //!< sends PFC frames
+    uint32_t m_nPorts{0};             //!< ports
+    std::vector<Queue> m_queues;      //!< by port x 8 + priority
+    std::vector<uint32_t> m_headroom; //!< by port
+    std::vector<uint64_t> m_portRate; //!< by port (bit/s)
+    uint64_t m_sharedUsed{0};         //!< shared pool in use (headroom not included)
+    mutable uint64_t m_sharedPool{0}; //!< cached SharedPool()
+    mutable uint64_t m_poolKey{0};    //!< the inputs the cache was computed from
+    mutable bool m_poolValid{false};  //!< the cache holds a value
+    uint64_t m_pausesSent{0};         //!< PFC frames sent
+    PauseCallback m_pause;            //!< sends PFC frames
     TracedCallback<uint32_t, uint8_t, bool> m_pauseTrace; //!< XOFF / XON
 };
 
