@@ -8,6 +8,7 @@
 // executed as planned, and time against the alpha-beta model in both regimes.
 
 #include "ai-fabric-test-fixture.h"
+#include "collective-test-fabric.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
 #include "ns3/direct-all-to-all-algorithm.h"
@@ -26,64 +27,10 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::aifabrictest;
 
 namespace
 {
-
-/// One run of a collective on GPUs around one switch.
-class Star
-{
-  public:
-    /**
-     * \param n GPUs
-     * \param channels channels
-     */
-    Star(uint32_t n, uint32_t channels)
-    {
-        gpus.Create(n);
-        switches.Create(1);
-        fabric.InstallHosts(gpus);
-        fabric.InstallSwitches(switches);
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            fabric.Connect(gpus.Get(i), switches.Get(0));
-        }
-        fabric.ComputeRoutes();
-        collectives.SetChannels(channels);
-        collectives.Install(gpus, fabric);
-    }
-
-    /**
-     * \param plan a plan to run now
-     * \return the collective's time (slowest rank)
-     */
-    Time Run(Ptr<const CollectivePlan> plan)
-    {
-        collectives.Connect(*plan);
-        Simulator::ScheduleNow(
-            &CollectiveHelper::Run, &collectives, plan, MakeCallback(&Star::Done, this));
-        Simulator::Run();
-        return end - start;
-    }
-
-    NodeContainer gpus;           //!< GPUs
-    NodeContainer switches;       //!< the switch
-    RoceFabricHelper fabric;      //!< fabric
-    CollectiveHelper collectives; //!< communicators
-    Time start;                   //!< start of the run
-    Time end;                     //!< end of the run
-
-  private:
-    /**
-     * \param s start
-     * \param e end
-     */
-    void Done(Time s, Time e)
-    {
-        start = s;
-        end = e;
-    }
-};
 
 class CollectiveRingTest : public AiFabricTest
 {
@@ -100,15 +47,6 @@ RecordRun(Time* start, Time* end, Time s, Time e)
 {
     *start = s;
     *end = e;
-}
-
-/// \return the switch's default port latency
-Time
-SwitchLatency()
-{
-    TimeValue v;
-    CreateObject<RoceSwitch>()->GetAttribute("PortLatency", v);
-    return v.Get();
 }
 
 } // namespace

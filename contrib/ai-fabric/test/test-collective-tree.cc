@@ -9,6 +9,7 @@
 // against 2 ceil(log2 n) hops.
 
 #include "ai-fabric-test-fixture.h"
+#include "collective-test-fabric.h"
 #include "ns3/collective-helper.h"
 #include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/fabric-channel.h"
@@ -27,69 +28,10 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::aifabrictest;
 
 namespace
 {
-
-/// One run of a collective on GPUs around one switch (as in test-collective-ring.cc).
-class Star
-{
-  public:
-    /**
-     * \param n GPUs
-     * \param channels channels
-     * \param maxQueueBytes limit of every port's queues (bytes); 0 keeps the default
-     */
-    Star(uint32_t n, uint32_t channels, uint32_t maxQueueBytes = 0)
-    {
-        if (maxQueueBytes > 0)
-        {
-            fabric.SetDeviceAttribute("MaxQueueBytes", UintegerValue(maxQueueBytes));
-        }
-        gpus.Create(n);
-        switches.Create(1);
-        fabric.InstallHosts(gpus);
-        fabric.InstallSwitches(switches);
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            fabric.Connect(gpus.Get(i), switches.Get(0));
-        }
-        fabric.ComputeRoutes();
-        collectives.SetChannels(channels);
-        collectives.Install(gpus, fabric);
-    }
-
-    /**
-     * \param plan a plan to run now
-     * \return the collective's time (slowest rank)
-     */
-    Time Run(Ptr<const CollectivePlan> plan)
-    {
-        collectives.Connect(*plan);
-        Simulator::ScheduleNow(
-            &CollectiveHelper::Run, &collectives, plan, MakeCallback(&Star::Done, this));
-        Simulator::Run();
-        return end - start;
-    }
-
-    NodeContainer gpus;           //!< GPUs
-    NodeContainer switches;       //!< the switch
-    RoceFabricHelper fabric;      //!< fabric
-    CollectiveHelper collectives; //!< communicators
-    Time start;                   //!< start of the run
-    Time end;                     //!< end of the run
-
-  private:
-    /**
-     * \param s start
-     * \param e end
-     */
-    void Done(Time s, Time e)
-    {
-        start = s;
-        end = e;
-    }
-};
 
 class CollectiveTreeTest : public AiFabricTest
 {
@@ -99,60 +41,6 @@ constexpr uint32_t NONE = DoubleBinaryTreeAlgorithm::NO_PARENT;
 
 /// Port queues that hold a whole test collective: no drops (bytes).
 constexpr uint32_t LOSSLESS_QUEUE_BYTES = 64 << 20;
-
-/// \return the switch's default port latency
-Time
-SwitchLatency()
-{
-    TimeValue v;
-    CreateObject<RoceSwitch>()->GetAttribute("PortLatency", v);
-    return v.Get();
-}
-
-/**
- * \param plan a plan
- * \param rank a rank
- * \param sent true for the bytes it sends, false for those it receives
- * \return the plan's bytes of that rank, by step
- */
-std::vector<uint64_t>
-PlanBytesByStep(const CollectivePlan& plan, uint32_t rank, bool sent)
-{
-    std::vector<uint64_t> bytes(plan.GetNSteps(), 0);
-    for (uint32_t id : sent ? plan.GetSends(rank) : plan.GetReceives(rank))
-    {
-        bytes[plan.GetTransfer(id).step] += plan.GetTransfer(id).bytes;
-    }
-    return bytes;
-}
-
-/**
- * \brief Every rank sent and received exactly the plan's bytes, step by step, and its NIC's
- * QPs delivered them once, without retransmissions.
- * \param star the fabric after the run
- * \param plan the plan it ran
- */
-void
-ExpectExecutionMatchesPlan(const Star& star, const CollectivePlan& plan)
-{
-    for (uint32_t r = 0; r < plan.GetNRanks(); ++r)
-    {
-        Ptr<Communicator> comm = star.collectives.GetCommunicator(r);
-        EXPECT_FALSE(comm->IsRunning()) << "rank " << r;
-        EXPECT_EQ(comm->GetBytesSentByStep(), PlanBytesByStep(plan, r, true)) << "rank " << r;
-        EXPECT_EQ(comm->GetBytesReceivedByStep(), PlanBytesByStep(plan, r, false)) << "rank " << r;
-        Ptr<GpuTransport> gt = star.collectives.GetTransport(r);
-        EXPECT_EQ(gt->GetBytesSent(), plan.GetBytesSent(r)); // Simple: no protocol overhead
-        EXPECT_EQ(gt->GetBytesReceived(), plan.GetBytesReceived(r));
-        uint64_t delivered = 0;
-        for (const auto& qp : gt->GetQueuePairs())
-        {
-            delivered += qp->GetDeliveredBytes();
-            EXPECT_EQ(qp->GetRetransmissions(), 0u);
-        }
-        EXPECT_EQ(delivered, plan.GetBytesReceived(r)) << "rank " << r;
-    }
-}
 
 /**
  * \param parents a tree's parents
