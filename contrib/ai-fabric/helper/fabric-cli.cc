@@ -8,8 +8,8 @@
 
 #include "ns3/config.h"
 #include "ns3/global-value.h"
-#include "ns3/type-id.h"
 #include "ns3/string.h"
+#include "ns3/type-id.h"
 
 #include <algorithm>
 #include <cerrno>
