@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sys/resource.h>
 
 using namespace ns3;
 
@@ -103,15 +102,6 @@ Bytes(const std::string& name, const std::string& text)
                         "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
     }
     return v;
-}
-
-/// \return the process's peak resident set size (MB)
-double
-PeakRssMb()
-{
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss / 1024.0; // Linux reports kilobytes
 }
 } // namespace
 
@@ -377,13 +367,7 @@ main(int argc, char* argv[])
                                     {"algbw_GBps", r.algbwGBps},
                                     {"busbw_GBps", r.busbwGBps}});
         }
-        j["fabric"] = {{"drops", totals.drops},
-                       {"pfc_pause_frames", totals.pfcPauseFrames},
-                       {"ecn_marks", totals.ecnMarks},
-                       {"cnps", totals.cnps},
-                       {"retransmits", totals.retransmits},
-                       {"credit_stall_us", totals.creditStallUs},
-                       {"max_queue_bytes", totals.maxQueueBytes}};
+        j["fabric"] = FabricStatsHelper::TotalsJson(totals);
         j["links"] = nlohmann::ordered_json::array();
         for (const LinkStats& l : links)
         {
@@ -394,7 +378,7 @@ main(int argc, char* argv[])
         j["sim"] = {{"wall_s", wall},
                     {"events", events},
                     {"sim_time_us", simTime.GetSeconds() * 1e6},
-                    {"peak_rss_mb", PeakRssMb()}};
+                    {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
         jsonFile << j.dump(2) << "\n";
         jsonFile.close();
         if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)

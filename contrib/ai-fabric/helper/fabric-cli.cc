@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -287,6 +288,36 @@ FabricCli::ParseProbability(const std::string& text, double& value)
     }
     value = v;
     return true;
+}
+
+bool
+FabricCli::ParseTime(const std::string& text, Time& time)
+{
+    static const std::pair<const char*, double> units[]
+        = {{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1.0}};
+    for (const auto& [unit, scale] : units)
+    {
+        const std::size_t n = std::strlen(unit);
+        if (text.size() <= n || text.compare(text.size() - n, n, unit) != 0)
+        {
+            continue;
+        }
+        const std::string number = text.substr(0, text.size() - n);
+        if (number.find_first_not_of("0123456789.") != std::string::npos)
+        {
+            return false;
+        }
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(number.c_str(), &end);
+        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0) || v * scale > 1e6)
+        {
+            return false;
+        }
+        time = Seconds(v * scale);
+        return true;
+    }
+    return false;
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #define FABRIC_CLI_H
 
 #include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 #include <string>
@@ -99,6 +100,15 @@ class FabricCli
      * \return false if the text is not a number in [0, 1)
      */
     static bool ParseProbability(const std::string& text, double& value);
+
+    /**
+     * \brief Parse a time: a non-negative decimal number and a unit, s, ms, us or ns
+     *        ("2ms", "0.5us").
+     * \param text the text
+     * \param time the result
+     * \return false if the text is not such a time
+     */
+    static bool ParseTime(const std::string& text, Time& time);
 };
 
 } // namespace ns3

@@ -16,6 +16,7 @@
 #include "ns3/roce-net-device.h"
 
 #include <algorithm>
+#include <sys/resource.h>
 
 namespace ns3
 {
@@ -54,6 +55,7 @@ FabricStatsHelper::Totals()
             {
                 continue;
             }
+            totals.ecnMarks += roce->GetEcnMarks();
             for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
             {
                 totals.maxQueueBytes
@@ -67,8 +69,9 @@ FabricStatsHelper::Totals()
             }
             for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
             {
-                totals.retransmits
-                    += transport->GetQueuePair(RdmaTransport::FIRST_QPN + q)->GetRetransmissions();
+                Ptr<RdmaQueuePair> qp = transport->GetQueuePair(RdmaTransport::FIRST_QPN + q);
+                totals.retransmits += qp->GetRetransmissions();
+                totals.cnps += qp->GetCnpsSent();
             }
         }
     }
@@ -100,6 +103,26 @@ FabricStatsHelper::Links(Time duration)
         }
     }
     return links;
+}
+
+nlohmann::ordered_json
+FabricStatsHelper::TotalsJson(const FabricTotals& totals)
+{
+    return {{"drops", totals.drops},
+            {"pfc_pause_frames", totals.pfcPauseFrames},
+            {"ecn_marks", totals.ecnMarks},
+            {"cnps", totals.cnps},
+            {"retransmits", totals.retransmits},
+            {"credit_stall_us", totals.creditStallUs},
+            {"max_queue_bytes", totals.maxQueueBytes}};
+}
+
+double
+FabricStatsHelper::PeakRssMb()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0; // Linux reports kilobytes
 }
 
 } // namespace ns3

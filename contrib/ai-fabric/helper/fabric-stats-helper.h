@@ -9,6 +9,8 @@
 
 #include "ns3/nstime.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,8 +26,8 @@ struct FabricTotals
 {
     uint64_t drops{0};          //!< frames dropped, every reason
     uint64_t pfcPauseFrames{0}; //!< PFC pauses (XOFF, refreshes included) sent by any port
-    uint64_t ecnMarks{0};       //!< ECN marks (no marking model yet: always 0)
-    uint64_t cnps{0};           //!< CNPs sent (no DCQCN model yet: always 0)
+    uint64_t ecnMarks{0};       //!< frames marked CE by switch ports
+    uint64_t cnps{0};           //!< CNPs sent by NICs (DCQCN notification points)
     uint64_t retransmits{0};    //!< data packets sent again by the RC transport
     double creditStallUs{0};    //!< time a port waited for credits (no credit model yet: 0)
     uint64_t maxQueueBytes{0};  //!< largest output queue seen at any port
@@ -62,6 +64,17 @@ class FabricStatsHelper
      * \return every link direction, in node and device order
      */
     static std::vector<LinkStats> Links(Time duration);
+
+    /**
+     * \brief The "fabric" object of the programs' JSON output (DESIGN.md section 5).
+     * \param totals fabric counters
+     * \return drops, pfc_pause_frames, ecn_marks, cnps, retransmits, credit_stall_us,
+     *         max_queue_bytes
+     */
+    static nlohmann::ordered_json TotalsJson(const FabricTotals& totals);
+
+    /// \return the process's peak resident set size (MB)
+    static double PeakRssMb();
 };
 
 } // namespace ns3

@@ -57,6 +57,13 @@ RoceFabricHelper::SetQueuePairAttribute(const std::string& name, const Attribute
 }
 
 void
+RoceFabricHelper::SetCongestionControlAttribute(const std::string& name,
+                                                const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
+}
+
+void
 RoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
 {
     m_switchFactory.Set(name, value);
@@ -87,6 +94,10 @@ RoceFabricHelper::InstallHosts(NodeContainer hosts)
         for (const auto& [name, value] : m_qpAttributes)
         {
             transport->SetQueuePairAttribute(name, *value);
+        }
+        for (const auto& [name, value] : m_ccAttributes)
+        {
+            transport->SetCongestionControlAttribute(name, *value);
         }
         nic->SetTransport(transport);
         std::ostringstream name;
@@ -216,6 +227,13 @@ RoceFabricHelper::AssignStreams(int64_t stream)
     for (auto& t : m_transports)
     {
         used += t->AssignStreams(stream + used);
+    }
+    for (auto& c : m_channels)
+    {
+        for (std::size_t i = 0; i < c->GetNDevices(); ++i)
+        {
+            used += DynamicCast<RoceNetDevice>(c->GetDevice(i))->AssignStreams(stream + used);
+        }
     }
     return used;
 }

@@ -67,6 +67,14 @@ class RoceFabricHelper : public PcapHelperForDevice
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
 
     /**
+     * \brief Set an attribute of the congestion control of every QP of the hosts installed
+     *        from now on (choose the algorithm with SetTransportAttribute("CongestionControl")).
+     * \param name attribute name (e.g. of ns3::RdmaCcDcqcn)
+     * \param value its value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
      * \param base hosts get base+1, base+2, ... (default 10.0.0.0)
      */
     void SetBaseAddress(Ipv4Address base);
@@ -143,6 +151,7 @@ class RoceFabricHelper : public PcapHelperForDevice
     ObjectFactory m_transportFactory; //!< transports
     ObjectFactory m_switchFactory;    //!< switch forwarding objects
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes; //!< for their CC
     Ipv4Address m_base{"10.0.0.0"};                                          //!< address base
     Ptr<FabricTopology> m_topology;                                          //!< the graph
     std::vector<Ptr<RoceNetDevice>> m_nicOfNode;                             //!< NIC by node id

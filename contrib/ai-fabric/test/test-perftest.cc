@@ -7,6 +7,7 @@
 // End-to-end checks of ai-fabric-perftest: bandwidth and latency against the model's
 // formulas, loss recovery, determinism, bad input, and pcaps decoded by tshark.
 
+#include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/rdma-headers.h"
@@ -34,66 +35,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// What a program printed and how it ended.
-struct CommandResult
-{
-    int status{-1};  //!< exit status
-    std::string out; //!< standard output
-    std::string err; //!< standard error
-};
-
-/**
- * \param path a file
- * \return its contents
- */
-std::string
-ReadFile(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
-}
-
-/**
- * \return a fresh temporary directory
- */
-std::string
-TempDir()
-{
-    char pattern[] = "/tmp/ai-fabric-test-XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    return dir ? dir : "/tmp";
-}
-
-/**
- * \param command a shell command
- * \return its exit status and output
- */
-CommandResult
-RunCommand(const std::string& command)
-{
-    const std::string dir = TempDir();
-    const std::string errFile = dir + "/stderr";
-    CommandResult r;
-    FILE* pipe = popen((command + " 2>" + errFile).c_str(), "r");
-    if (!pipe)
-    {
-        return r;
-    }
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    {
-        r.out.append(buffer.data(), n);
-    }
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = ReadFile(errFile);
-    return r;
-}
 
 /// The perftest program
 const std::string PERFTEST = std::string(AI_FABRIC_BIN_DIR) + "/ai-fabric-perftest";

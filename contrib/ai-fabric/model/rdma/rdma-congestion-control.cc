@@ -61,6 +61,12 @@ RdmaCongestionControl::GetRate() const
     return m_rate;
 }
 
+void
+RdmaCongestionControl::SetRateChangeCallback(Callback<void> cb)
+{
+    m_rateChanged = cb;
+}
+
 Time
 RdmaCongestionControl::GetPacingGap(uint32_t wireBytes) const
 {
@@ -86,6 +92,10 @@ RdmaCongestionControl::SetRate(DataRate rate)
         const uint64_t old = m_rate.GetBitRate();
         m_rate = rate;
         m_rateTrace(old, rate.GetBitRate());
+        if (!m_rateChanged.IsNull())
+        {
+            m_rateChanged();
+        }
     }
 }
 
@@ -102,6 +112,12 @@ RdmaCongestionControl::OnAck(uint32_t /* ackedPackets */)
 void
 RdmaCongestionControl::OnCongestionNotification()
 {
+}
+
+bool
+RdmaCongestionControl::OnCongestionMarked()
+{
+    return false; // no congestion control: marks are not answered
 }
 
 void

@@ -7,6 +7,7 @@
 #ifndef RDMA_CONGESTION_CONTROL_H
 #define RDMA_CONGESTION_CONTROL_H
 
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -48,6 +49,12 @@ class RdmaCongestionControl : public Object
     DataRate GetRate() const;
 
     /**
+     * \param cb called after every change of the current rate (the transport re-times a QP
+     *        that waits for its pacing gap)
+     */
+    void SetRateChangeCallback(Callback<void> cb);
+
+    /**
      * \brief The pacing gap after a packet.
      * \param wireBytes the packet's bytes on the wire
      * \return how long after the start of this packet the QP may start the next one; zero when
@@ -70,6 +77,13 @@ class RdmaCongestionControl : public Object
     /// A congestion notification for this QP arrived (a RoCEv2 CNP or an IB BECN).
     virtual void OnCongestionNotification();
 
+    /**
+     * \brief The notification point's side: a data packet for this QP (as responder) arrived
+     *        marked with congestion (ECN CE on RoCEv2, FECN on IB).
+     * \return true if the QP should send a congestion notification (CNP) to its peer now
+     */
+    virtual bool OnCongestionMarked();
+
     /// The retransmission timer of this QP expired.
     virtual void OnTimeout();
 
@@ -91,6 +105,7 @@ class RdmaCongestionControl : public Object
     DataRate m_lineRate;                            //!< the port's rate
     DataRate m_rate;                                //!< current sending rate
     TracedCallback<uint64_t, uint64_t> m_rateTrace; //!< rate changes
+    Callback<void> m_rateChanged;                   //!< to the transport
 };
 
 /**

@@ -268,6 +268,7 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         break;
     }
     case ROCE_CNP:
+        ++m_cnpsReceived;
         m_cc->OnCongestionNotification();
         break;
     case RC_RDMA_WRITE_FIRST:
@@ -293,13 +294,16 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         }
         const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
         ReceiveData(bth, bytes, immediate);
+        if (congestionMarked && m_cc->OnCongestionMarked())
+        {
+            SendCnp();
+        }
         break;
     }
     default:
         NS_LOG_WARN("QP " << m_qpn << ": unsupported opcode " << static_cast<uint32_t>(opcode));
         break;
     }
-    (void) congestionMarked; // the NP reaction (CNP generation) belongs to congestion control
 }
 
 uint64_t
@@ -543,6 +547,22 @@ RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes, uint32_t
 }
 
 void
+RdmaQueuePair::SendCnp()
+{
+    // RoCEv2 CNP (IBTA Annex A17): BTH with opcode 0x81, the peer's QP and BECN set, then 16
+    // reserved bytes and the ICRC.
+    Ptr<Packet> p = Create<Packet>(CNP_RESERVED_BYTES);
+    BthHeader bth;
+    bth.SetOpcode(ROCE_CNP);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetBecn(true);
+    p->AddHeader(bth);
+    p->AddTrailer(IcrcTrailer());
+    ++m_cnpsSent;
+    m_transport->SendControl(p, this);
+}
+
+void
 RdmaQueuePair::SendAck(uint64_t seq, bool nak)
 {
     m_unacked = 0;
@@ -652,6 +672,18 @@ uint64_t
 RdmaQueuePair::GetNaksReceived() const
 {
     return m_naksReceived;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsSent() const
+{
+    return m_cnpsSent;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsReceived() const
+{
+    return m_cnpsReceived;
 }
 
 uint64_t

@@ -149,6 +149,10 @@ class RdmaQueuePair : public Object
     uint64_t GetTimeouts() const;
     /// \return NAKs received
     uint64_t GetNaksReceived() const;
+    /// \return CNPs this QP sent (as notification point, for marked data it received)
+    uint64_t GetCnpsSent() const;
+    /// \return CNPs this QP received (as reaction point)
+    uint64_t GetCnpsReceived() const;
     /// \return bytes delivered in order to this QP as responder
     uint64_t GetDeliveredBytes() const;
     /// \return messages delivered to this QP as responder
@@ -255,6 +259,12 @@ class RdmaQueuePair : public Object
      */
     void SendAck(uint64_t seq, bool nak);
 
+    /// Send a congestion notification packet to the peer QP.
+    void SendCnp();
+
+    /// Reserved bytes after the BTH of a RoCEv2 CNP
+    static constexpr uint32_t CNP_RESERVED_BYTES = 16;
+
     /**
      * \brief Restart transmission from a sequence number (go-back-N).
      * \param seq the first sequence number to send again
@@ -340,6 +350,8 @@ class RdmaQueuePair : public Object
     uint64_t m_retransmissions{0};   //!< data packets re-sent
     uint64_t m_timeouts{0};          //!< timer expiries
     uint64_t m_naksReceived{0};      //!< NAKs received
+    uint64_t m_cnpsSent{0};          //!< CNPs sent
+    uint64_t m_cnpsReceived{0};      //!< CNPs received
     uint64_t m_deliveredBytes{0};    //!< in-order payload bytes delivered
     uint64_t m_deliveredMessages{0}; //!< messages delivered
     uint64_t m_outOfSequence{0};     //!< data packets out of sequence or duplicated

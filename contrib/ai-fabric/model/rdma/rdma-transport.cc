@@ -71,6 +71,11 @@ void
 RdmaTransport::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    for (auto& pacing : m_pacing)
+    {
+        pacing.event.Cancel();
+    }
+    m_pacing.clear();
     for (auto& qp : m_qps)
     {
         qp->Dispose();
@@ -91,6 +96,10 @@ RdmaTransport::CreateQueuePair()
     NS_ABORT_MSG_IF(qpn > 0xFFFFFF, "RdmaTransport: QP numbers are 24-bit");
     ObjectFactory ccFactory;
     ccFactory.SetTypeId(m_ccType);
+    for (const auto& [name, value] : m_ccAttributes)
+    {
+        ccFactory.Set(name, *value);
+    }
     Ptr<RdmaCongestionControl> cc = ccFactory.Create<RdmaCongestionControl>();
     cc->SetLineRate(m_lineRate);
     // RoCEv2 UDP source port from the QP's identity, in the dynamic port range 0xC000-0xFFFF
@@ -101,8 +110,11 @@ RdmaTransport::CreateQueuePair()
     h ^= h >> 13;
     const uint16_t entropy = static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
     qp->Setup(this, qpn, cc, entropy);
+    cc->SetRateChangeCallback(
+        MakeCallback(&RdmaTransport::RateChanged, this).Bind(static_cast<uint32_t>(m_qps.size())));
     m_qps.push_back(qp);
     m_scheduled.push_back(0);
+    m_pacing.emplace_back();
     return qp;
 }
 
@@ -133,6 +145,12 @@ void
 RdmaTransport::SetQueuePairAttribute(const std::string& name, const AttributeValue& value)
 {
     m_qpFactory.Set(name, value);
+}
+
+void
+RdmaTransport::SetCongestionControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
 }
 
 void
@@ -220,6 +238,21 @@ RdmaTransport::PacingDone(uint32_t index)
     NotifyDataReady(PeekPointer(m_qps[index]));
 }
 
+void
+RdmaTransport::RateChanged(uint32_t index)
+{
+    Pacing& pacing = m_pacing[index];
+    if (!pacing.event.IsRunning())
+    {
+        return;
+    }
+    const Time gap = m_qps[index]->GetCongestionControl()->GetPacingGap(pacing.lastWire);
+    const Time now = Simulator::Now();
+    const Time when = std::max(pacing.lastStart + gap, now);
+    pacing.event.Cancel();
+    pacing.event = Simulator::Schedule(when - now, &RdmaTransport::PacingDone, this, index);
+}
+
 bool
 RdmaTransport::HasReadyData() const
 {
@@ -256,7 +289,10 @@ RdmaTransport::DequeueData(RdmaPacketMeta& meta)
         const Time gap = cc->GetPacingGap(wireBytes);
         if (gap.IsStrictlyPositive())
         {
-            Simulator::Schedule(gap, &RdmaTransport::PacingDone, this, i);
+            Pacing& pacing = m_pacing[i];
+            pacing.lastStart = Simulator::Now();
+            pacing.lastWire = wireBytes;
+            pacing.event = Simulator::Schedule(gap, &RdmaTransport::PacingDone, this, i);
         }
         else
         {

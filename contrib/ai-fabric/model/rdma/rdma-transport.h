@@ -9,12 +9,14 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -91,6 +93,13 @@ class RdmaTransport : public Object
      * \param value its value
      */
     void SetQueuePairAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief Set an attribute of the congestion control of the QPs created from now on.
+     * \param name attribute name of the CongestionControl type (e.g. ns3::RdmaCcDcqcn)
+     * \param value its value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
 
     /**
      * \brief Connect two QPs (on this or another NIC) to each other, drawing initial PSNs.
@@ -176,6 +185,21 @@ class RdmaTransport : public Object
     void PacingDone(uint32_t index);
 
     /**
+     * \brief A QP's congestion control changed its rate: a pacing wait computed at the old
+     *        rate is recomputed at the new one, from the start of the last packet.
+     * \param index the QP's index
+     */
+    void RateChanged(uint32_t index);
+
+    /// Pacing state of one QP.
+    struct Pacing
+    {
+        EventId event;        //!< when the QP may send again (running while it waits)
+        Time lastStart;       //!< start of its last data packet
+        uint32_t lastWire{0}; //!< that packet's bytes on the wire
+    };
+
+    /**
      * \param qpn a QP number
      * \return its index, or m_qps.size() if it is not ours
      */
@@ -183,17 +207,19 @@ class RdmaTransport : public Object
 
     std::vector<Ptr<RdmaQueuePair>> m_qps; //!< QPs by index (QPN - FIRST_QPN)
     std::vector<uint8_t> m_scheduled;      //!< per QP: in the ready ring or pacing
+    std::vector<Pacing> m_pacing;          //!< per QP
     std::deque<uint32_t> m_ready;          //!< ready ring of QP indices
     ObjectFactory m_qpFactory;             //!< creates QPs
     TypeId m_ccType;                       //!< congestion control of new QPs
-    Ptr<UniformRandomVariable> m_psnRng;   //!< initial PSNs
-    uint32_t m_address{0};                 //!< fabric address
-    Time m_txLatency;                      //!< post to wire
-    Time m_rxLatency;                      //!< wire to application
-    DataRate m_lineRate;                   //!< port rate
-    uint32_t m_encapsulationBytes{0};      //!< port's bytes per packet on the wire
-    SendCallback m_sendControl;            //!< to the port
-    Callback<void> m_dataReady;            //!< to the port
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes; //!< for it
+    Ptr<UniformRandomVariable> m_psnRng;                                     //!< initial PSNs
+    uint32_t m_address{0};                                                   //!< fabric address
+    Time m_txLatency;                                                        //!< post to wire
+    Time m_rxLatency;                 //!< wire to application
+    DataRate m_lineRate;              //!< port rate
+    uint32_t m_encapsulationBytes{0}; //!< port's bytes per packet on the wire
+    SendCallback m_sendControl;       //!< to the port
+    Callback<void> m_dataReady;       //!< to the port
 };
 
 } // namespace ns3

@@ -6,6 +6,8 @@
 
 #include "roce-net-device.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -62,6 +64,38 @@ RoceNetDevice::GetTypeId()
                             UintegerValue(48),
                             MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
                             MakeUintegerChecker<uint8_t>(0, 63))
+              .AddAttribute("EcnEnabled",
+                            "Mark ECN-capable frames Congestion Experienced as they leave the "
+                            "output queues of a switch port (RED-style on the bytes left in the "
+                            "queue, as switches that mark at dequeue: never below "
+                            "EcnKmin, with probability rising linearly to EcnPmax at EcnKmax, "
+                            "always above EcnKmax). NIC ports never mark.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&RoceNetDevice::m_ecnEnabled),
+                            MakeBooleanChecker())
+              .AddAttribute("EcnKmin",
+                            "ECN marking threshold Kmin of each output queue (bytes); 0 derives "
+                            "it from the port's rate: 100 KB per 25 Gb/s, the setting of the "
+                            "HPCC/ns3-rdma simulations of DCQCN (1.6 MB at 400 Gb/s).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&RoceNetDevice::m_ecnKminAttr),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("EcnKmax",
+                            "ECN marking threshold Kmax of each output queue (bytes); 0 derives "
+                            "it from the port's rate: 400 KB per 25 Gb/s (HPCC/ns3-rdma).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&RoceNetDevice::m_ecnKmaxAttr),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("EcnPmax",
+                            "ECN marking probability at Kmax (0..1). Default 0.2 "
+                            "(HPCC/ns3-rdma; the DCQCN paper used 0.01 at 40 Gb/s).",
+                            DoubleValue(0.2),
+                            MakeDoubleAccessor(&RoceNetDevice::m_ecnPmax),
+                            MakeDoubleChecker<double>(0.0, 1.0))
+              .AddTraceSource("EcnMark",
+                              "A frame was marked CE: (priority, bytes it left in its queue).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_ecnTrace),
+                              "ns3::RoceNetDevice::EcnTracedCallback")
               .AddTraceSource("PfcSent",
                               "This port sent a PFC frame: (priority, quanta; 0 = release).",
                               MakeTraceSourceAccessor(&RoceNetDevice::m_pfcSentTrace),
@@ -81,6 +115,7 @@ RoceNetDevice::RoceNetDevice()
 {
     NS_LOG_FUNCTION(this);
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
+    m_ecnRng = CreateObject<UniformRandomVariable>();
     // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
     SetMtu(JUMBO_MTU);
 }
@@ -102,6 +137,7 @@ RoceNetDevice::DoDispose()
     m_forwardCb = ForwardCallback();
     m_departureCb = DepartureCallback();
     m_macControl.clear();
+    m_ecnRng = nullptr;
     for (auto& q : m_queues)
     {
         q.clear();
@@ -209,6 +245,102 @@ RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
     }
 }
 
+void
+RoceNetDevice::UpdateEcnThresholds() const
+{
+    const uint64_t rate = GetDataRate().GetBitRate();
+    if (rate == m_ecnRateKey && m_ecnKminAttr == m_ecnKminKey && m_ecnKmaxAttr == m_ecnKmaxKey)
+    {
+        return;
+    }
+    m_ecnRateKey = rate;
+    m_ecnKminKey = m_ecnKminAttr;
+    m_ecnKmaxKey = m_ecnKmaxAttr;
+    // 100 KB and 400 KB per 25 Gb/s of port rate, unless set.
+    const uint64_t per25g = 25000000000ULL;
+    m_ecnKmin
+        = m_ecnKminAttr != 0 ? m_ecnKminAttr : static_cast<uint32_t>(100000ULL * rate / per25g);
+    m_ecnKmax
+        = m_ecnKmaxAttr != 0 ? m_ecnKmaxAttr : static_cast<uint32_t>(400000ULL * rate / per25g);
+}
+
+uint32_t
+RoceNetDevice::GetEcnKmin() const
+{
+    UpdateEcnThresholds();
+    return m_ecnKmin;
+}
+
+uint32_t
+RoceNetDevice::GetEcnKmax() const
+{
+    UpdateEcnThresholds();
+    return m_ecnKmax;
+}
+
+uint64_t
+RoceNetDevice::GetEcnMarks() const
+{
+    uint64_t marks = 0;
+    for (const auto& c : m_queueCounters)
+    {
+        marks += c.ecnMarked;
+    }
+    return marks;
+}
+
+int64_t
+RoceNetDevice::AssignStreams(int64_t stream)
+{
+    m_ecnRng->SetStream(stream);
+    return 1;
+}
+
+void
+RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
+{
+    UpdateEcnThresholds();
+    if (queued <= m_ecnKmin)
+    {
+        return;
+    }
+    if (queued <= m_ecnKmax)
+    {
+        const double prob = m_ecnKmax > m_ecnKmin ? m_ecnPmax * (queued - m_ecnKmin)
+                                                        / static_cast<double>(m_ecnKmax - m_ecnKmin)
+                                                  : m_ecnPmax;
+        if (m_ecnRng->GetValue() >= prob)
+        {
+            return;
+        }
+    }
+    // Only IPv4 frames that are ECN-capable (ECT(0) or ECT(1)) are marked.
+    uint8_t h[16];
+    if (p->CopyData(h, sizeof(h)) != sizeof(h) || h[12] != 0x08 || h[13] != 0x00)
+    {
+        return;
+    }
+    const uint8_t ecn = h[15] & 0x3;
+    if (ecn == 0 || ecn == ECN_CE)
+    {
+        return;
+    }
+    // Rewrite the TOS on a copy (the sender's traces may still hold the frame); the IPv4
+    // checksum is recomputed, as a switch does.
+    Ptr<Packet> q = p->Copy();
+    EthernetHeader eth(false);
+    q->RemoveHeader(eth);
+    Ipv4Header ip;
+    q->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    ip.EnableChecksum();
+    q->AddHeader(ip);
+    q->AddHeader(eth);
+    p = q;
+    ++m_queueCounters[priority].ecnMarked;
+    m_ecnTrace(priority, queued);
+}
+
 bool
 RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit)
 {
@@ -278,7 +410,7 @@ RoceNetDevice::DequeueForTransmit()
         if (m_nonEmpty & (1U << prio))
         {
             auto& q = m_queues[prio];
-            const QueuedFrame f = q.front();
+            QueuedFrame f = q.front();
             q.pop_front();
             if (q.empty())
             {
@@ -288,9 +420,18 @@ RoceNetDevice::DequeueForTransmit()
             const uint32_t size = f.packet->GetSize();
             c.bytes -= size;
             m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
-            if (f.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            if (f.ingress != NO_INGRESS)
             {
-                m_departureCb(f.ingress, static_cast<uint8_t>(prio), size);
+                if (m_ecnEnabled)
+                {
+                    // Marking at dequeue, on the queue the frame leaves behind: the mark
+                    // travels without waiting behind the queue that caused it.
+                    MaybeMarkEcn(f.packet, static_cast<uint8_t>(prio), c.bytes);
+                }
+                if (!m_departureCb.IsNull())
+                {
+                    m_departureCb(f.ingress, static_cast<uint8_t>(prio), size);
+                }
             }
             return f.packet;
         }

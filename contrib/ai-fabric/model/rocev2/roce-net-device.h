@@ -9,6 +9,7 @@
 
 #include "ns3/fabric-net-device.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -29,6 +30,7 @@ struct RoceQueueCounters
     uint64_t enqueuedPackets{0}; //!< packets accepted
     uint64_t enqueuedBytes{0};   //!< bytes accepted
     uint64_t droppedPackets{0};  //!< packets dropped at the byte limit
+    uint64_t ecnMarked{0};       //!< packets marked CE at dequeue (switch ports)
     uint32_t bytes{0};           //!< bytes queued now
     uint32_t maxBytes{0};        //!< high-water mark
 };
@@ -169,6 +171,22 @@ class RoceNetDevice : public FabricNetDevice
     /// \return the byte limit of each output queue
     uint32_t GetMaxQueueBytes() const;
 
+    /// \return ECN marking threshold Kmin in force (bytes): the attribute, or derived from the rate
+    uint32_t GetEcnKmin() const;
+
+    /// \return ECN marking threshold Kmax in force (bytes)
+    uint32_t GetEcnKmax() const;
+
+    /// \return packets this port marked CE, every priority
+    uint64_t GetEcnMarks() const;
+
+    /**
+     * \brief Use the given stream for the ECN marking decisions.
+     * \param stream first stream index
+     * \return the number of streams used (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /**
      * \param address an IPv4 address
      * \return the MAC address ai-fabric gives to a NIC with that address
@@ -197,6 +215,13 @@ class RoceNetDevice : public FabricNetDevice
      */
     typedef void (*QueueTracedCallback)(uint8_t priority, uint32_t bytes);
 
+    /**
+     * TracedCallback signature for ECN marks.
+     * \param priority the queue's priority
+     * \param bytes bytes the marked frame left in its queue
+     */
+    typedef void (*EcnTracedCallback)(uint8_t priority, uint32_t bytes);
+
   protected:
     void DoDispose() override;
     Ptr<Packet> DequeueForTransmit() override;
@@ -210,6 +235,17 @@ class RoceNetDevice : public FabricNetDevice
      * \param dscp the IPv4 DSCP
      */
     void EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp);
+
+    /**
+     * \brief RED-style ECN marking of a forwarded frame at dequeue.
+     * \param p the frame (replaced by a marked copy when marked)
+     * \param priority its queue
+     * \param queued bytes it leaves in that queue
+     */
+    void MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued);
+
+    /// Recompute the ECN thresholds in force if the rate changed.
+    void UpdateEcnThresholds() const;
 
     /**
      * \brief Transport callback: queue an ACK, NAK or CNP.
@@ -267,6 +303,17 @@ class RoceNetDevice : public FabricNetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;        //!< PFC frame received
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
     uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
+    bool m_ecnEnabled{true};                        //!< mark ECT frames at switch egress
+    uint32_t m_ecnKminAttr{0};                      //!< Kmin attribute (0: derived)
+    uint32_t m_ecnKmaxAttr{0};                      //!< Kmax attribute (0: derived)
+    double m_ecnPmax{0.2};                          //!< marking probability at Kmax
+    mutable uint32_t m_ecnKmin{0};                  //!< Kmin in force
+    mutable uint32_t m_ecnKmax{0};                  //!< Kmax in force
+    mutable uint64_t m_ecnRateKey{~uint64_t(0)};    //!< rate the thresholds were derived for
+    mutable uint32_t m_ecnKminKey{0};               //!< Kmin attribute they were derived from
+    mutable uint32_t m_ecnKmaxKey{0};               //!< Kmax attribute they were derived from
+    Ptr<UniformRandomVariable> m_ecnRng;            //!< marking decisions
+    TracedCallback<uint8_t, uint32_t> m_ecnTrace;   //!< a frame was marked
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
 };
 

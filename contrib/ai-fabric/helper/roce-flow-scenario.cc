@@ -1,0 +1,744 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "roce-flow-scenario.h"
+
+#include "fabric-cli.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/node-container.h"
+#include "ns3/node-list.h"
+#include "ns3/packet.h"
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch-mmu.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+#include "roce-fabric-helper.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Everything a run keeps while it runs.
+struct RunState
+{
+    const RoceFlowScenarioConfig* cfg{nullptr};  //!< the configuration
+    std::vector<Ptr<RoceNetDevice>> watched;     //!< watched switch ports
+    std::vector<RocePortResult>* ports{nullptr}; //!< their results
+    std::vector<Ptr<RdmaQueuePair>> senders;     //!< each flow's requester
+    std::vector<Ptr<RdmaQueuePair>> receivers;   //!< each flow's responder
+    std::vector<Ptr<RoceNetDevice>> senderNics;  //!< each flow's sending NIC
+    std::vector<RoceFlowResult>* flows{nullptr}; //!< flow results
+    std::vector<RoceSample>* samples{nullptr};   //!< time series
+    std::vector<uint64_t> lastDelivered;         //!< per flow, at the last sample
+    uint32_t remaining{0};                       //!< flows not yet done
+    uint8_t rdmaPriority{3};                     //!< RDMA's priority
+};
+
+/**
+ * \param state the run
+ * \param index watched port index
+ * \param p a frame the port started to send
+ */
+void
+WatchedTx(RunState* state, uint32_t index, Ptr<const Packet> p)
+{
+    uint8_t h[RoceNetDevice::ENCAPSULATION_BYTES + 1];
+    if (p->CopyData(h, sizeof(h)) != sizeof(h) || h[12] != 0x08 || h[13] != 0x00)
+    {
+        return; // PFC
+    }
+    const uint8_t opcode = h[RoceNetDevice::ENCAPSULATION_BYTES];
+    if (opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP)
+    {
+        return;
+    }
+    RocePortResult& r = (*state->ports)[index];
+    const uint32_t wire = p->GetSize() + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    if (r.dataWireBytes == 0)
+    {
+        r.firstData = Simulator::Now();
+    }
+    r.dataWireBytes += wire;
+    r.lastData = Simulator::Now() + state->watched[index]->GetDataRate().CalculateBytesTxTime(wire);
+}
+
+/**
+ * \param state the run
+ * \param index the flow
+ * \param qp its responder
+ * \param bytes the message that arrived
+ */
+void
+Arrived(RunState* state, uint32_t index, Ptr<RdmaQueuePair> qp, uint64_t /* bytes */)
+{
+    RoceFlowResult& f = (*state->flows)[index];
+    if (!f.done && qp->GetDeliveredBytes() >= f.spec.bytes)
+    {
+        f.done = true;
+        f.finish = Simulator::Now();
+        if (--state->remaining == 0 && state->cfg->stopTime.IsZero())
+        {
+            Simulator::Stop();
+        }
+    }
+}
+
+/**
+ * \param state the run
+ */
+void
+Sample(RunState* state)
+{
+    const RoceFlowScenarioConfig& cfg = *state->cfg;
+    RoceSample s;
+    s.time = Simulator::Now();
+    for (const auto& port : state->watched)
+    {
+        s.queueBytes.push_back(port->GetQueueCounters(state->rdmaPriority).bytes);
+    }
+    const double seconds = cfg.sampleInterval.GetSeconds();
+    for (std::size_t i = 0; i < state->senders.size(); ++i)
+    {
+        s.rateGbps.push_back(state->senders[i]->GetCongestionControl()->GetRate().GetBitRate()
+                             / 1e9);
+        const uint64_t delivered = state->receivers[i]->GetDeliveredBytes();
+        s.throughputGbps.push_back((delivered - state->lastDelivered[i]) * 8.0 / seconds / 1e9);
+        state->lastDelivered[i] = delivered;
+        s.paused.push_back(state->senderNics[i]->IsPaused(state->rdmaPriority) ? 1 : 0);
+    }
+    state->samples->push_back(std::move(s));
+    bool busy = cfg.stopTime.IsStrictlyPositive();
+    for (const auto& qp : state->senders)
+    {
+        busy = busy || qp->GetOutstandingRequests() > 0;
+    }
+    if (busy)
+    {
+        Simulator::Schedule(cfg.sampleInterval, &Sample, state);
+    }
+}
+
+} // namespace
+
+std::string
+RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
+{
+    const auto hosts = static_cast<uint32_t>(cfg.hostSwitch.size());
+    if (cfg.switches == 0)
+    {
+        return "a scenario needs at least one switch";
+    }
+    for (uint32_t s : cfg.hostSwitch)
+    {
+        if (s >= cfg.switches)
+        {
+            return "a host is attached to switch " + std::to_string(s) + " of "
+                   + std::to_string(cfg.switches);
+        }
+    }
+    for (const auto& [a, b] : cfg.trunks)
+    {
+        if (a >= cfg.switches || b >= cfg.switches || a == b)
+        {
+            return "a switch-to-switch link names switches " + std::to_string(a) + " and "
+                   + std::to_string(b) + " of " + std::to_string(cfg.switches);
+        }
+    }
+    if (cfg.flows.empty())
+    {
+        return "a scenario needs at least one flow";
+    }
+    for (const RoceFlowSpec& f : cfg.flows)
+    {
+        if (f.src >= hosts || f.dst >= hosts || f.src == f.dst)
+        {
+            return "a flow from host " + std::to_string(f.src) + " to host " + std::to_string(f.dst)
+                   + " (" + std::to_string(hosts) + " hosts)";
+        }
+        if (f.bytes == 0)
+        {
+            return "a flow of zero bytes";
+        }
+    }
+    for (uint32_t h : cfg.watchHosts)
+    {
+        if (h >= hosts)
+        {
+            return "a watched host " + std::to_string(h) + " of " + std::to_string(hosts);
+        }
+    }
+    if (cfg.rate.GetBitRate() == 0)
+    {
+        return "a link rate of zero";
+    }
+    if (cfg.messageBytes == 0)
+    {
+        return "a message size of zero";
+    }
+    if (!cfg.dcqcnPreset.empty() && RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset).empty())
+    {
+        return "unknown DCQCN preset '" + cfg.dcqcnPreset + "' (paper or connectx)";
+    }
+    if (cfg.ecnPmax > 1.0)
+    {
+        return "an ECN marking probability above 1";
+    }
+    if (cfg.ecnKmin != 0 && cfg.ecnKmax != 0 && cfg.ecnKmin > cfg.ecnKmax)
+    {
+        return "ECN Kmin above Kmax";
+    }
+    return "";
+}
+
+RoceFlowScenarioResult
+RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
+{
+    NS_ABORT_MSG_IF(!Check(cfg).empty(), "RoceFlowScenario: " << Check(cfg));
+    RoceFlowScenarioResult result;
+    const auto nHosts = static_cast<uint32_t>(cfg.hostSwitch.size());
+
+    NodeContainer hosts;
+    hosts.Create(nHosts);
+    NodeContainer switches;
+    switches.Create(cfg.switches);
+    RoceFabricHelper fabric;
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
+    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(cfg.ecn));
+    if (cfg.ecnKmin != 0)
+    {
+        fabric.SetDeviceAttribute("EcnKmin", UintegerValue(cfg.ecnKmin));
+    }
+    if (cfg.ecnKmax != 0)
+    {
+        fabric.SetDeviceAttribute("EcnKmax", UintegerValue(cfg.ecnKmax));
+    }
+    if (cfg.ecnPmax >= 0)
+    {
+        fabric.SetDeviceAttribute("EcnPmax", DoubleValue(cfg.ecnPmax));
+    }
+    fabric.SetChannelAttribute("Delay", TimeValue(cfg.cable));
+    fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
+    if (cfg.dcqcn)
+    {
+        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset))
+        {
+            fabric.SetCongestionControlAttribute(name, StringValue(value));
+        }
+    }
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(switches);
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        fabric.Connect(hosts.Get(h), switches.Get(cfg.hostSwitch[h]));
+    }
+    for (const auto& [a, b] : cfg.trunks)
+    {
+        fabric.Connect(switches.Get(a), switches.Get(b));
+    }
+    fabric.ComputeRoutes();
+    for (uint32_t s = 0; s < cfg.switches; ++s)
+    {
+        Ptr<RoceSwitchMmu> mmu = switches.Get(s)->GetObject<RoceSwitch>()->GetMmu();
+        mmu->SetAttribute("PfcEnabled", BooleanValue(cfg.pfc));
+        if (cfg.bufferBytes != 0)
+        {
+            mmu->SetAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
+        }
+    }
+    fabric.AssignStreams(0);
+
+    RunState state;
+    state.cfg = &cfg;
+    state.ports = &result.ports;
+    state.flows = &result.flows;
+    state.samples = &result.samples;
+    UintegerValue dscp;
+    fabric.GetNic(hosts.Get(0))->GetAttribute("RdmaDscp", dscp);
+    state.rdmaPriority = static_cast<uint8_t>(dscp.Get() >> 3);
+
+    for (uint32_t i = 0; i < cfg.watchHosts.size(); ++i)
+    {
+        Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(cfg.watchHosts[i]));
+        Ptr<RoceNetDevice> port
+            = DynamicCast<RoceNetDevice>(nic->GetFabricChannel()->GetPeer(PeekPointer(nic)));
+        state.watched.push_back(port);
+        RocePortResult r;
+        r.host = cfg.watchHosts[i];
+        result.ports.push_back(r);
+        port->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&WatchedTx, &state, i));
+    }
+
+    for (uint32_t i = 0; i < cfg.flows.size(); ++i)
+    {
+        const RoceFlowSpec& spec = cfg.flows[i];
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(spec.src));
+        Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(spec.dst));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        b->SetArrivalCallback(MakeBoundCallback(&Arrived, &state, i));
+        for (uint64_t left = spec.bytes, id = 0; left > 0; ++id)
+        {
+            const uint64_t n = std::min(left, cfg.messageBytes);
+            Simulator::Schedule(spec.start, &RdmaQueuePair::PostWrite, a, n, id);
+            left -= n;
+        }
+        state.senders.push_back(a);
+        state.receivers.push_back(b);
+        state.senderNics.push_back(fabric.GetNic(hosts.Get(spec.src)));
+        RoceFlowResult r;
+        r.spec = spec;
+        result.flows.push_back(r);
+    }
+    state.remaining = static_cast<uint32_t>(cfg.flows.size());
+    state.lastDelivered.assign(cfg.flows.size(), 0);
+    if (cfg.sampleInterval.IsStrictlyPositive())
+    {
+        Simulator::Schedule(cfg.sampleInterval, &Sample, &state);
+    }
+    if (cfg.stopTime.IsStrictlyPositive())
+    {
+        Simulator::Stop(cfg.stopTime);
+    }
+    Simulator::Run();
+
+    result.simTime = Simulator::Now();
+    result.events = Simulator::GetEventCount();
+    result.totals = FabricStatsHelper::Totals();
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d));
+            if (port)
+            {
+                result.headroomDrops
+                    += port->GetCounters()
+                           .drops[static_cast<std::size_t>(FabricDropReason::HEADROOM_EXCEEDED)];
+            }
+        }
+    }
+    for (uint32_t s = 0; s < cfg.switches; ++s)
+    {
+        result.switchPausesSent
+            += switches.Get(s)->GetObject<RoceSwitch>()->GetMmu()->GetPausesSent();
+    }
+    for (uint32_t i = 0; i < state.watched.size(); ++i)
+    {
+        RocePortResult& r = result.ports[i];
+        Ptr<RoceNetDevice> port = state.watched[i];
+        const Time span = r.lastData - r.firstData;
+        r.utilization
+            = span.IsStrictlyPositive()
+                  ? r.dataWireBytes * 8.0 / port->GetDataRate().GetBitRate() / span.GetSeconds()
+                  : 0;
+        r.maxQueueBytes = port->GetQueueCounters(state.rdmaPriority).maxBytes;
+        r.ecnMarks = port->GetEcnMarks();
+        r.pausesSent = port->GetPfcPausesSent(state.rdmaPriority);
+        r.pausesReceived = port->GetPfcFramesReceived(state.rdmaPriority);
+    }
+    for (uint32_t i = 0; i < result.flows.size(); ++i)
+    {
+        RoceFlowResult& f = result.flows[i];
+        f.delivered = state.receivers[i]->GetDeliveredBytes();
+        f.cnpsReceived = state.senders[i]->GetCnpsReceived();
+        f.pausesReceived = state.senderNics[i]->GetPfcFramesReceived(state.rdmaPriority);
+    }
+    Simulator::Destroy();
+    return result;
+}
+
+double
+RoceFlowScenario::JainIndex(const std::vector<double>& x)
+{
+    double sum = 0;
+    double squares = 0;
+    for (double v : x)
+    {
+        sum += v;
+        squares += v * v;
+    }
+    return squares > 0 ? sum * sum / (x.size() * squares) : 1.0;
+}
+
+std::vector<double>
+RoceFlowScenario::MeanThroughput(const RoceFlowScenarioResult& r, Time from, Time to)
+{
+    const std::size_t n = r.flows.size();
+    std::vector<double> mean(n, 0.0);
+    uint32_t rows = 0;
+    for (const RoceSample& s : r.samples)
+    {
+        if (s.time <= from || s.time > to)
+        {
+            continue;
+        }
+        ++rows;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            mean[i] += s.throughputGbps[i];
+        }
+    }
+    for (double& m : mean)
+    {
+        m = rows > 0 ? m / rows : 0.0;
+    }
+    return mean;
+}
+
+bool
+RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, const std::string& path)
+{
+    std::ofstream out(path);
+    if (!out)
+    {
+        return false;
+    }
+    out << "time_us";
+    for (const RocePortResult& p : r.ports)
+    {
+        out << ",queue_bytes_h" << p.host;
+    }
+    for (std::size_t i = 0; i < r.flows.size(); ++i)
+    {
+        out << ",rate_gbps_f" << i << ",thr_gbps_f" << i << ",paused_f" << i;
+    }
+    out << "\n" << std::fixed;
+    for (const RoceSample& s : r.samples)
+    {
+        out << std::setprecision(3) << s.time.GetSeconds() * 1e6;
+        for (uint32_t q : s.queueBytes)
+        {
+            out << "," << q;
+        }
+        for (std::size_t i = 0; i < s.rateGbps.size(); ++i)
+        {
+            out << std::setprecision(3) << "," << s.rateGbps[i] << "," << s.throughputGbps[i] << ","
+                << static_cast<uint32_t>(s.paused[i]);
+        }
+        out << "\n";
+    }
+    out.close();
+    return static_cast<bool>(out);
+}
+
+namespace
+{
+/**
+ * \param t a time
+ * \return it in microseconds, to the picosecond
+ */
+double
+Us(Time t)
+{
+    return t.GetPicoSeconds() / 1e6;
+}
+
+/**
+ * \param f a flow's result
+ * \param end the end of the run
+ * \return its delivered payload rate from its start to its finish (or the end), Gb/s
+ */
+double
+FlowGbps(const RoceFlowResult& f, Time end)
+{
+    const Time span = (f.done ? f.finish : end) - f.spec.start;
+    return span.IsStrictlyPositive() ? f.delivered * 8.0 / span.GetSeconds() / 1e9 : 0.0;
+}
+} // namespace
+
+nlohmann::ordered_json
+RoceFlowScenario::ToJson(const RoceFlowScenarioResult& r)
+{
+    nlohmann::ordered_json j;
+    j["fabric"] = FabricStatsHelper::TotalsJson(r.totals);
+    j["fabric"]["headroom_drops"] = r.headroomDrops;
+    j["fabric"]["switch_pause_frames"] = r.switchPausesSent;
+    j["flows"] = nlohmann::ordered_json::array();
+    for (const RoceFlowResult& f : r.flows)
+    {
+        j["flows"].push_back(
+            {{"src", f.spec.src},
+             {"dst", f.spec.dst},
+             {"bytes", f.spec.bytes},
+             {"delivered", f.delivered},
+             {"start_us", Us(f.spec.start)},
+             {"finish_us",
+              f.done ? nlohmann::ordered_json(Us(f.finish)) : nlohmann::ordered_json(nullptr)},
+             {"gbps", FlowGbps(f, r.simTime)},
+             {"cnps", f.cnpsReceived},
+             {"pauses_received", f.pausesReceived}});
+    }
+    j["ports"] = nlohmann::ordered_json::array();
+    for (const RocePortResult& p : r.ports)
+    {
+        j["ports"].push_back({{"to_host", p.host},
+                              {"data_wire_bytes", p.dataWireBytes},
+                              {"utilization", p.utilization},
+                              {"max_queue_bytes", p.maxQueueBytes},
+                              {"ecn_marks", p.ecnMarks},
+                              {"pauses_sent", p.pausesSent},
+                              {"pauses_received", p.pausesReceived}});
+    }
+    j["sim"] = {{"sim_time_us", Us(r.simTime)}, {"events", r.events}};
+    return j;
+}
+
+void
+RoceFlowScenario::Print(const RoceFlowScenarioResult& r, std::ostream& os)
+{
+    os << "#  flow   src   dst        bytes    start(us)   finish(us)     Gb/s   pauses    cnps\n";
+    for (std::size_t i = 0; i < r.flows.size(); ++i)
+    {
+        const RoceFlowResult& f = r.flows[i];
+        os << std::setw(7) << i << std::setw(6) << f.spec.src << std::setw(6) << f.spec.dst
+           << std::setw(13) << f.spec.bytes << std::fixed << std::setprecision(3) << std::setw(13)
+           << Us(f.spec.start);
+        if (f.done)
+        {
+            os << std::setw(13) << Us(f.finish);
+        }
+        else
+        {
+            os << std::setw(13) << "-";
+        }
+        os << std::setprecision(2) << std::setw(9) << FlowGbps(f, r.simTime) << std::setw(9)
+           << f.pausesReceived << std::setw(8) << f.cnpsReceived << "\n";
+    }
+    const FabricTotals& t = r.totals;
+    os << "# drops: " << t.drops << " (beyond PFC headroom: " << r.headroomDrops << ")\n"
+       << "# PFC pause frames sent: " << t.pfcPauseFrames << " (by switches: " << r.switchPausesSent
+       << ")\n"
+       << "# ECN marks: " << t.ecnMarks << ", CNPs: " << t.cnps
+       << ", retransmitted packets: " << t.retransmits << "\n"
+       << "# max queue: " << t.maxQueueBytes << " bytes\n";
+    for (const RocePortResult& p : r.ports)
+    {
+        os << "# port to host " << p.host << ": utilization " << std::setprecision(2)
+           << p.utilization * 100 << "% while data flowed, max queue " << p.maxQueueBytes
+           << " bytes, ECN marks " << p.ecnMarks << ", pauses sent " << p.pausesSent << "\n";
+    }
+    os << "# simulated " << std::setprecision(3) << Us(r.simTime) << " us, " << r.events
+       << " events\n";
+}
+
+RoceScenarioCli::RoceScenarioCli(std::string program, const RoceFlowScenarioConfig& d)
+    : m_program(std::move(program))
+    , m_fabric("roce")
+    , m_rate(std::to_string(d.rate.GetBitRate()) + "bps")
+    , m_mtu(std::to_string(d.mtu))
+    , m_cableMeters(std::to_string(d.cable.GetNanoSeconds() / 5))
+    , m_buffer(std::to_string(d.bufferBytes))
+    , m_pfc(d.pfc ? "true" : "false")
+    , m_ecn(d.ecn ? "true" : "false")
+    , m_dcqcn(d.dcqcn ? "true" : "false")
+    , m_preset(d.dcqcnPreset.empty() ? "connectx" : d.dcqcnPreset)
+    , m_kmin(std::to_string(d.ecnKmin))
+    , m_kmax(std::to_string(d.ecnKmax))
+    , m_pmax(d.ecnPmax < 0 ? "0.2" : std::to_string(d.ecnPmax))
+    , m_interval(std::to_string(d.sampleInterval.IsStrictlyPositive()
+                                    ? d.sampleInterval.GetNanoSeconds()
+                                    : 1000)
+                 + "ns")
+{
+}
+
+std::vector<std::string>
+RoceScenarioCli::Names()
+{
+    return {"fabric",
+            "rate",
+            "mtu",
+            "cableMeters",
+            "buffer",
+            "pfc",
+            "ecn",
+            "dcqcn",
+            "preset",
+            "kmin",
+            "kmax",
+            "pmax",
+            "json",
+            "trace",
+            "interval"};
+}
+
+std::vector<std::string>
+RoceScenarioCli::Booleans()
+{
+    return {"pfc", "ecn", "dcqcn"};
+}
+
+void
+RoceScenarioCli::AddTo(CommandLine& cmd)
+{
+    cmd.AddValue("fabric", "fabric: roce", m_fabric);
+    cmd.AddValue("rate", "every link's rate, e.g. 400Gbps or 100G", m_rate);
+    cmd.AddValue("mtu", "RDMA path MTU: 256, 512, 1024, 2048 or 4096", m_mtu);
+    cmd.AddValue("cableMeters", "every cable's length in metres (5 ns per metre)", m_cableMeters);
+    cmd.AddValue("buffer", "switch buffer bytes, K/M/G suffixes (0: 42 MB, the default)", m_buffer);
+    cmd.AddValue("pfc", "PFC on the RDMA priority (true|false)", m_pfc);
+    cmd.AddValue("ecn", "ECN marking at switch egress (true|false)", m_ecn);
+    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (true|false)", m_dcqcn);
+    cmd.AddValue("preset",
+                 "DCQCN parameters: connectx (firmware defaults) or paper (SIGCOMM 2015)",
+                 m_preset);
+    cmd.AddValue("kmin", "ECN Kmin bytes (0: 100 KB per 25 Gb/s of port rate)", m_kmin);
+    cmd.AddValue("kmax", "ECN Kmax bytes (0: 400 KB per 25 Gb/s of port rate)", m_kmax);
+    cmd.AddValue("pmax", "ECN marking probability at Kmax, in [0, 1]", m_pmax);
+    cmd.AddValue("json", "write the results as JSON to this file", m_json);
+    cmd.AddValue("trace",
+                 "write a CSV time series (queue, pause state, per-QP rate) to PREFIX.csv",
+                 m_trace);
+    cmd.AddValue("interval", "time-series period, e.g. 1us or 500ns", m_interval);
+}
+
+void
+RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
+{
+    const std::string& p = m_program;
+    if (m_fabric == "ib")
+    {
+        FabricCli::Fail(p, "--fabric=ib: the InfiniBand fabric is not modelled yet (roce only)");
+    }
+    if (m_fabric != "roce")
+    {
+        FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce");
+    }
+    if (!FabricCli::ParseRate(m_rate, cfg.rate))
+    {
+        FabricCli::Fail(p, "--rate=" + m_rate + ": expected a rate such as 400Gbps or 100G");
+    }
+    uint64_t v = 0;
+    if (!FabricCli::ParseUnsigned(m_mtu, v)
+        || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
+    {
+        FabricCli::Fail(
+            p, "--mtu=" + m_mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
+    }
+    cfg.mtu = static_cast<uint32_t>(v);
+    if (!FabricCli::ParseUnsigned(m_cableMeters, v) || v > 100000)
+    {
+        FabricCli::Fail(
+            p, "--cableMeters=" + m_cableMeters + ": expected whole metres, at most 100000");
+    }
+    cfg.cable = NanoSeconds(5 * v);
+    if (!FabricCli::ParseBytes(m_buffer, cfg.bufferBytes))
+    {
+        FabricCli::Fail(p, "--buffer=" + m_buffer + ": expected a byte count (e.g. 42M)");
+    }
+    FabricCli::ParseBool(m_pfc, cfg.pfc);
+    FabricCli::ParseBool(m_ecn, cfg.ecn);
+    FabricCli::ParseBool(m_dcqcn, cfg.dcqcn);
+    if (RdmaCcDcqcn::GetPreset(m_preset).empty())
+    {
+        FabricCli::Fail(p, "--preset=" + m_preset + ": expected connectx or paper");
+    }
+    cfg.dcqcnPreset = m_preset;
+    uint64_t kmin = 0;
+    uint64_t kmax = 0;
+    if (!FabricCli::ParseBytes(m_kmin, kmin) || kmin > UINT32_MAX)
+    {
+        FabricCli::Fail(p, "--kmin=" + m_kmin + ": expected a byte count (e.g. 5K)");
+    }
+    if (!FabricCli::ParseBytes(m_kmax, kmax) || kmax > UINT32_MAX)
+    {
+        FabricCli::Fail(p, "--kmax=" + m_kmax + ": expected a byte count (e.g. 200K)");
+    }
+    cfg.ecnKmin = static_cast<uint32_t>(kmin);
+    cfg.ecnKmax = static_cast<uint32_t>(kmax);
+    char* end = nullptr;
+    const double pmax = std::strtod(m_pmax.c_str(), &end);
+    if (m_pmax.empty() || end != m_pmax.c_str() + m_pmax.size() || !(pmax >= 0.0 && pmax <= 1.0))
+    {
+        FabricCli::Fail(p, "--pmax=" + m_pmax + ": expected a probability in [0, 1]");
+    }
+    cfg.ecnPmax = pmax;
+    Time interval;
+    if (!FabricCli::ParseTime(m_interval, interval) || !interval.IsStrictlyPositive())
+    {
+        FabricCli::Fail(p, "--interval=" + m_interval + ": expected a positive time such as 1us");
+    }
+    if (!m_trace.empty() && !FabricCli::IsWritablePrefix(m_trace))
+    {
+        FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write files with this prefix");
+    }
+    if (!m_trace.empty() || cfg.sampleInterval.IsStrictlyPositive())
+    {
+        cfg.sampleInterval = interval; // asked for, or the example samples anyway
+    }
+    const std::string error = RoceFlowScenario::Check(cfg);
+    if (!error.empty())
+    {
+        FabricCli::Fail(p, error);
+    }
+    if (!m_json.empty())
+    {
+        m_jsonTmp = m_json + ".tmp";
+        m_jsonFile.open(m_jsonTmp);
+        if (!m_jsonFile)
+        {
+            FabricCli::Fail(p, "--json=" + m_json + ": cannot write this file");
+        }
+    }
+}
+
+bool
+RoceScenarioCli::WantsTrace() const
+{
+    return !m_trace.empty();
+}
+
+bool
+RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered_json head)
+{
+    if (!m_trace.empty() && !RoceFlowScenario::WriteCsv(r, m_trace + ".csv"))
+    {
+        std::cerr << m_program << ": could not write " << m_trace << ".csv" << std::endl;
+        return false;
+    }
+    if (m_json.empty())
+    {
+        return true;
+    }
+    nlohmann::ordered_json j = std::move(head);
+    const nlohmann::ordered_json tail = RoceFlowScenario::ToJson(r);
+    for (const auto& [key, value] : tail.items())
+    {
+        j[key] = value;
+    }
+    m_jsonFile << j.dump(2) << "\n";
+    m_jsonFile.close();
+    if (!m_jsonFile || std::rename(m_jsonTmp.c_str(), m_json.c_str()) != 0)
+    {
+        std::cerr << m_program << ": could not write " << m_json << std::endl;
+        return false;
+    }
+    return true;
+}
+
+} // namespace ns3
