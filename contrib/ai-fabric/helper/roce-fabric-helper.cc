@@ -9,6 +9,7 @@
 #include "ns3/abort.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-routing.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
@@ -168,6 +169,32 @@ RoceFabricHelper::Connect(Ptr<Node> a, Ptr<Node> b)
     devices.Add(portA);
     devices.Add(portB);
     return devices;
+}
+
+Ipv4InterfaceContainer
+RoceFabricHelper::AssignIpv4(NodeContainer hosts, Ipv4Mask mask)
+{
+    Ipv4InterfaceContainer interfaces;
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<Node> host = *it;
+        Ptr<Ipv4> ipv4 = host->GetObject<Ipv4>();
+        NS_ABORT_MSG_IF(!ipv4,
+                        "RoceFabricHelper::AssignIpv4: node " << host->GetId()
+                                                              << " has no IPv4 stack (install "
+                                                                 "one with InternetStackHelper)");
+        Ptr<RoceNetDevice> nic = GetNic(host);
+        int32_t index = ipv4->GetInterfaceForDevice(nic);
+        if (index < 0)
+        {
+            index = static_cast<int32_t>(ipv4->AddInterface(nic));
+        }
+        ipv4->AddAddress(index, Ipv4InterfaceAddress(nic->GetIpv4Address(), mask));
+        ipv4->SetMetric(index, 1);
+        ipv4->SetUp(index);
+        interfaces.Add(ipv4, index);
+    }
+    return interfaces;
 }
 
 void

@@ -10,6 +10,7 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/ipv4-interface-container.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
@@ -99,6 +100,17 @@ class RoceFabricHelper : public PcapHelperForDevice
      * \return the two port devices (a's, then b's)
      */
     NetDeviceContainer Connect(Ptr<Node> a, Ptr<Node> b);
+
+    /**
+     * \brief Make each host's NIC an interface of ns-3's IPv4 stack, with the NIC's address,
+     *        so that sockets (TCP, UDP) send through the fabric beside RDMA, in the priority
+     *        of their DSCP (0, lossy, by default). Install the stack first
+     *        (InternetStackHelper); the route to the fabric is the interface's own network.
+     * \param hosts hosts installed by InstallHosts()
+     * \param mask the network mask of the fabric's addresses
+     * \return the interfaces
+     */
+    Ipv4InterfaceContainer AssignIpv4(NodeContainer hosts, Ipv4Mask mask = Ipv4Mask("255.0.0.0"));
 
     /// Fill every switch's forwarding table from the fabric graph (ECMP shortest paths).
     void ComputeRoutes();
