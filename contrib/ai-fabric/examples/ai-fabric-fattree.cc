@@ -15,6 +15,7 @@
  *   ./ns3 run "ai-fabric-fattree --radix=10 --oversubscription=4:1 --json=run.json"
  */
 
+#include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/collective-sweep.h"
 #include "ns3/collective-tuner.h"
@@ -23,6 +24,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -30,6 +32,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <nlohmann/json.hpp>
 
@@ -132,17 +135,40 @@ main(int argc, char* argv[])
     std::string json;
     std::string pcap;
     bool quiet = false;
+    bool pfc = true;
+    bool ecn = true;
+    bool dcqcn = true;
+    std::string preset = "connectx";
 
-    FabricCli::CheckKnownOptions(
-        PROGRAM,
-        argc,
-        argv,
-        {"fabric", "servers",          "gpusPerServer", "nicRate",    "tiers",
-         "radix",  "oversubscription", "rail",          "collective", "algo",
-         "server", "minBytes",         "maxBytes",      "stepFactor", "iters",
-         "warmup", "channels",         "failures",      "json",       "pcap",
-         "quiet"},
-        {"quiet"});
+    FabricCli::CheckKnownOptions(PROGRAM,
+                                 argc,
+                                 argv,
+                                 {"fabric",
+                                  "servers",
+                                  "gpusPerServer",
+                                  "nicRate",
+                                  "tiers",
+                                  "radix",
+                                  "oversubscription",
+                                  "rail",
+                                  "collective",
+                                  "algo",
+                                  "server",
+                                  "minBytes",
+                                  "maxBytes",
+                                  "stepFactor",
+                                  "iters",
+                                  "warmup",
+                                  "channels",
+                                  "failures",
+                                  "json",
+                                  "pcap",
+                                  "quiet",
+                                  "pfc",
+                                  "ecn",
+                                  "dcqcn",
+                                  "preset"},
+                                 {"quiet", "pfc", "ecn", "dcqcn"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
     cmd.AddValue("fabric", "roce (ib comes with the InfiniBand model)", fabricName);
@@ -167,6 +193,10 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "write the results as JSON to this file", json);
     cmd.AddValue("pcap", "write a pcap per GPU NIC with this prefix", pcap);
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
+    cmd.AddValue("pfc", "PFC on the RDMA priority (roce)", pfc);
+    cmd.AddValue("ecn", "ECN marking at switch egress (roce)", ecn);
+    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce)", dcqcn);
+    cmd.AddValue("preset", "DCQCN parameters: connectx (firmware defaults) or paper", preset);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.
@@ -176,6 +206,10 @@ main(int argc, char* argv[])
                         "--fabric=" + fabricName +
                             ": this build has the RoCEv2 fabric only (roce); InfiniBand comes "
                             "with the InfiniBand model");
+    }
+    if (RdmaCcDcqcn::GetPreset(preset).empty())
+    {
+        FabricCli::Fail(PROGRAM, "--preset=" + preset + ": expected connectx or paper");
     }
     if (!serverPreset.empty())
     {
@@ -275,6 +309,16 @@ main(int argc, char* argv[])
     // Build.
     RoceFabricHelper fabric;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
+    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+    if (dcqcn)
+    {
+        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(preset))
+        {
+            fabric.SetCongestionControlAttribute(name, StringValue(value));
+        }
+    }
     tree.Install(fabric);
     fabric.AssignStreams(1);
     if (!pcap.empty())
@@ -331,6 +375,10 @@ main(int argc, char* argv[])
     {
         nlohmann::ordered_json j;
         j["scenario"] = {{"fabric", fabricName},
+                         {"pfc", pfc},
+                         {"ecn", ecn},
+                         {"dcqcn", dcqcn},
+                         {"preset", preset},
                          {"topology", "fat-tree"},
                          {"tiers", tree.GetTiers()},
                          {"servers", tree.GetNServers()},

@@ -15,6 +15,7 @@
 #include "ns3/node.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
 
 namespace ns3
@@ -55,6 +56,12 @@ void
 RoceFabricHelper::SetQueuePairAttribute(const std::string& name, const AttributeValue& value)
 {
     m_qpAttributes.emplace_back(name, value.Copy());
+}
+
+void
+RoceFabricHelper::SetMmuAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_mmuAttributes.emplace_back(name, value.Copy());
 }
 
 void
@@ -127,7 +134,12 @@ RoceFabricHelper::InstallSwitches(NodeContainer switches)
         NS_ABORT_MSG_IF(node->GetNDevices() != 0,
                         "RoceFabricHelper: switch node " << node->GetId()
                                                          << " already has devices");
-        node->AggregateObject(m_switchFactory.Create<RoceSwitch>());
+        Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
+        for (const auto& [name, value] : m_mmuAttributes)
+        {
+            sw->GetMmu()->SetAttribute(name, *value);
+        }
+        node->AggregateObject(sw);
         std::ostringstream name;
         name << "switch" << node->GetId();
         m_topology->AddSwitch(node, name.str());

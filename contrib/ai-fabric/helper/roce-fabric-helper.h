@@ -68,6 +68,14 @@ class RoceFabricHelper : public PcapHelperForDevice
     void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
 
     /**
+     * \brief Set an attribute of the buffer (ns3::RoceSwitchMmu) of every switch installed
+     *        from now on.
+     * \param name attribute name
+     * \param value its value
+     */
+    void SetMmuAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
      * \brief Set an attribute of the congestion control of every QP of the hosts installed
      *        from now on (choose the algorithm with SetTransportAttribute("CongestionControl")).
      * \param name attribute name (e.g. of ns3::RdmaCcDcqcn)
@@ -162,11 +170,12 @@ class RoceFabricHelper : public PcapHelperForDevice
     ObjectFactory m_channelFactory;   //!< cables
     ObjectFactory m_transportFactory; //!< transports
     ObjectFactory m_switchFactory;    //!< switch forwarding objects
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes; //!< for their CC
-    Ipv4Address m_base{"10.0.0.0"};                                          //!< address base
-    Ptr<FabricTopology> m_topology;                                          //!< the graph
-    std::vector<Ptr<RoceNetDevice>> m_nicOfNode;                             //!< NIC by node id
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes;  //!< for QPs
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes;  //!< for their CC
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_mmuAttributes; //!< for MMUs
+    Ipv4Address m_base{"10.0.0.0"};                                           //!< address base
+    Ptr<FabricTopology> m_topology;                                           //!< the graph
+    std::vector<Ptr<RoceNetDevice>> m_nicOfNode;                              //!< NIC by node id
     std::vector<uint32_t> m_vertexOfHost;         //!< endpoint vertex by node id
     std::vector<Ptr<FabricChannel>> m_channels;   //!< cables
     std::vector<Ptr<RdmaTransport>> m_transports; //!< transports, in install order

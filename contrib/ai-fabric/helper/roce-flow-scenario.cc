@@ -248,6 +248,11 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
             fabric.SetCongestionControlAttribute(name, StringValue(value));
         }
     }
+    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(cfg.pfc));
+    if (cfg.bufferBytes != 0)
+    {
+        fabric.SetMmuAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
+    }
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(switches);
     for (uint32_t h = 0; h < nHosts; ++h)
@@ -259,15 +264,6 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         fabric.Connect(switches.Get(a), switches.Get(b));
     }
     fabric.ComputeRoutes();
-    for (uint32_t s = 0; s < cfg.switches; ++s)
-    {
-        Ptr<RoceSwitchMmu> mmu = switches.Get(s)->GetObject<RoceSwitch>()->GetMmu();
-        mmu->SetAttribute("PfcEnabled", BooleanValue(cfg.pfc));
-        if (cfg.bufferBytes != 0)
-        {
-            mmu->SetAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
-        }
-    }
     fabric.AssignStreams(0);
 
     RunState state;
