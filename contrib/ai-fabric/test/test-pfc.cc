@@ -262,3 +262,20 @@ TEST_F(PfcTest, HeadroomHoldsWideAndLongIncasts)
     EXPECT_EQ(longCables.headroomDrops, 0u);
     EXPECT_EQ(longCables.delivered, longCables.expected);
 }
+
+// The shared pool is what the reserved bytes and the headroom leave of the buffer, and it
+// follows a port's headroom when its link is set after the pool was first used.
+TEST_F(PfcTest, SharedPoolFollowsHeadroom)
+{
+    Ptr<RoceSwitchMmu> mmu = CreateObject<RoceSwitchMmu>();
+    mmu->AddPort();
+    mmu->AddPort();
+    const uint8_t rdma = 3;
+    const uint32_t before = mmu->GetThreshold(0, rdma); // no link yet: no headroom
+    mmu->SetPortLink(0, 400000000000ULL, NanoSeconds(10));
+    mmu->SetPortLink(1, 400000000000ULL, NanoSeconds(10));
+    // 2 x 9038 + 2 x (400 Gb/s x 10 ns = 500 B) + 905 quanta x 64 B = 76996 B per port.
+    EXPECT_EQ(mmu->GetHeadroom(0), 76996u);
+    const uint32_t after = mmu->GetThreshold(0, rdma);
+    EXPECT_EQ(before - after, 2 * 76996u); // alpha 1: the threshold is the free shared pool
+}

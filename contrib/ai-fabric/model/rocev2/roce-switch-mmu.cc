@@ -149,10 +149,10 @@ RoceSwitchMmu::SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay)
 {
     NS_ASSERT(port < m_nPorts);
     m_portRate[port] = bitRate;
+    m_poolValid = false; // the shared pool is what headroom leaves
     if (m_headroomBytes != 0)
     {
         m_headroom[port] = m_headroomBytes;
-        m_poolValid = false;
         return;
     }
     const double cableBytes = bitRate * cableDelay.GetSeconds() / 8;
