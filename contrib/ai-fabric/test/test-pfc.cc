@@ -7,6 +7,7 @@
 // Priority flow control: the 802.1Qbb frame, pause arithmetic at a port, and a lossless
 // incast through a shared-buffer switch (and its lossy twin with PFC off).
 
+#include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
@@ -278,4 +279,83 @@ TEST_F(PfcTest, SharedPoolFollowsHeadroom)
     EXPECT_EQ(mmu->GetHeadroom(0), 76996u);
     const uint32_t after = mmu->GetThreshold(0, rdma);
     EXPECT_EQ(before - after, 2 * 76996u); // alpha 1: the threshold is the free shared pool
+}
+
+/**
+ * \param sent where to record
+ * \param priority the paused priority
+ * \param quanta its pause time
+ */
+void
+RecordPfc(std::vector<std::pair<uint8_t, uint16_t>>* sent, uint8_t priority, uint16_t quanta)
+{
+    sent->emplace_back(priority, quanta);
+}
+
+// The PFC frames on the wire, read back from a capture by tshark, carry exactly the priority
+// and the quanta the switch computed (pauses and releases, in order).
+TEST_F(PfcTest, PcapCarriesTheComputedQuanta)
+{
+    ASSERT_EQ(RunCommand("command -v tshark").status, 0) << "tshark is not installed";
+    // The capture file is complete once its device, and so everything that holds it, is gone.
+    std::vector<std::pair<uint8_t, uint16_t>> sent;
+    const std::string dir = TempDir();
+    {
+        NodeContainer hosts;
+        hosts.Create(5);
+        NodeContainer sw;
+        sw.Create(1);
+        RoceFabricHelper fabric;
+        fabric.SetMmuAttribute("BufferSize", UintegerValue(1000000));
+        fabric.SetMmuAttribute("PauseQuanta", UintegerValue(20000));
+        fabric.InstallHosts(hosts);
+        fabric.InstallSwitches(sw);
+        for (uint32_t i = 0; i < 5; ++i)
+        {
+            fabric.Connect(hosts.Get(i), sw.Get(0));
+        }
+        fabric.ComputeRoutes();
+        Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(4));
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(i));
+            Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+            Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+            tx->ConnectQueuePairs(a, b, rx);
+            a->PostWrite(4 << 20, 1);
+        }
+        // Switch port 0 faces host 0: it pauses host 0.
+        Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+        port->TraceConnectWithoutContext("PfcSent", MakeBoundCallback(&RecordPfc, &sent));
+        fabric.EnablePcap(dir + "/pfc.pcap", port, false, true);
+        Simulator::Run();
+        Simulator::Destroy();
+    }
+
+    ASSERT_FALSE(sent.empty());
+    const CommandResult t = RunCommand("tshark -r " + dir +
+                                       "/pfc.pcap -Y macc -T fields -E separator=, -e "
+                                       "macc.opcode -e macc.cbfc.enbv -e macc.cbfc.pause_time.c3");
+    ASSERT_EQ(t.status, 0) << t.err;
+    std::istringstream lines(t.out);
+    std::string line;
+    std::size_t i = 0;
+    while (std::getline(lines, line))
+    {
+        ASSERT_LT(i, sent.size()) << line;
+        std::istringstream fields(line);
+        std::string opcode;
+        std::string enbv;
+        std::string quanta;
+        std::getline(fields, opcode, ',');
+        std::getline(fields, enbv, ',');
+        std::getline(fields, quanta, ',');
+        EXPECT_EQ(std::stoul(opcode, nullptr, 16), 0x0101u) << line;
+        EXPECT_EQ(std::stoul(enbv, nullptr, 16), 1u << sent[i].first) << line;
+        EXPECT_EQ(std::stoul(quanta), sent[i].second) << line;
+        ++i;
+    }
+    EXPECT_EQ(i, sent.size());
+    EXPECT_GT(std::count_if(sent.begin(), sent.end(), [](auto f) { return f.second == 20000; }), 0);
+    EXPECT_GT(std::count_if(sent.begin(), sent.end(), [](auto f) { return f.second == 0; }), 0);
 }
