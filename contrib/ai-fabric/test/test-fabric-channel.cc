@@ -492,4 +492,6 @@ TEST_F(FabricChannelTest, DropReasonNames)
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::RECEIVE_ERROR), "ReceiveError");
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::NO_ROUTE), "NoRoute");
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::NOT_FOR_US), "NotForUs");
+    EXPECT_STREQ(FabricDropReasonName(FabricDropReason::HEADROOM_EXCEEDED), "HeadroomExceeded");
+    EXPECT_STREQ(FabricDropReasonName(FabricDropReason::PFC_WATCHDOG), "PfcWatchdog");
 }

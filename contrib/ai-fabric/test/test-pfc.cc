@@ -359,3 +359,115 @@ TEST_F(PfcTest, PcapCarriesTheComputedQuanta)
     EXPECT_GT(std::count_if(sent.begin(), sent.end(), [](auto f) { return f.second == 20000; }), 0);
     EXPECT_GT(std::count_if(sent.begin(), sent.end(), [](auto f) { return f.second == 0; }), 0);
 }
+
+/// Outcome of a PFC storm from one NIC.
+struct StormResult
+{
+    Time bystanderDone;           //!< when the flow to the healthy host finished
+    uint64_t stormedDelivered{0}; //!< bytes delivered to the storming host
+    uint64_t watchdogDrops{0};    //!< frames the watchdog dropped
+    uint64_t storms{0};           //!< storms detected
+    std::vector<bool> events;     //!< PfcStorm trace: true at detection, false at the end
+};
+
+/**
+ * \param result where to record
+ * \param priority the priority
+ * \param storm began or ended
+ */
+void
+RecordStorm(StormResult* result, uint8_t /* priority */, bool storm)
+{
+    result->events.push_back(storm);
+}
+
+/**
+ * \param result where to record
+ * \param qp the responder
+ */
+void
+RecordDone(StormResult* result, Ptr<RdmaQueuePair> qp, uint64_t /* bytes */)
+{
+    if (qp->GetDeliveredBytes() == 4u << 20)
+    {
+        result->bystanderDone = Simulator::Now();
+    }
+}
+
+/**
+ * \brief Host 0 writes to host 1, which pauses its switch port without end for 20 ms (a PFC
+ *        storm: a stuck NIC), and to host 2, which is healthy.
+ * \param watchdog the switch's PFC watchdog on
+ * \return the outcome
+ */
+StormResult
+Storm(bool watchdog)
+{
+    StormResult result;
+    NodeContainer hosts;
+    hosts.Create(3);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetDeviceAttribute("PfcWatchdog", BooleanValue(watchdog));
+    fabric.SetDeviceAttribute("PfcWatchdogDetection", TimeValue(MilliSeconds(1)));
+    fabric.SetDeviceAttribute("PfcWatchdogRestoration", TimeValue(MilliSeconds(1)));
+    fabric.SetMmuAttribute("BufferSize", UintegerValue(1000000)); // less than a flow
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        fabric.Connect(hosts.Get(i), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    std::vector<Ptr<RdmaQueuePair>> responders;
+    for (uint32_t dst : {1u, 2u})
+    {
+        Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(dst));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->PostWrite(4 << 20, dst);
+        responders.push_back(b);
+    }
+    responders[1]->SetArrivalCallback(MakeBoundCallback(&RecordDone, &result));
+    // The stuck NIC refreshes its pause (65535 quanta: 83.9 us at 400 Gb/s) every 40 us for
+    // 20 ms.
+    Ptr<RoceNetDevice> stuck = fabric.GetNic(hosts.Get(1));
+    for (Time t; t < MilliSeconds(20); t += MicroSeconds(40))
+    {
+        Simulator::Schedule(t, &RoceNetDevice::SendPfc, stuck, 3, 65535);
+    }
+    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(1);
+    port->TraceConnectWithoutContext("PfcStorm", MakeBoundCallback(&RecordStorm, &result));
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    result.stormedDelivered = responders[0]->GetDeliveredBytes();
+    result.watchdogDrops
+        = port->GetCounters().drops[static_cast<std::size_t>(FabricDropReason::PFC_WATCHDOG)];
+    result.storms = port->GetPfcStorms();
+    Simulator::Destroy();
+    return result;
+}
+
+// A NIC that never stops pausing spreads back-pressure: frames for it fill the switch's
+// buffer, the switch pauses the sender, and the sender's flow to a healthy host stops too
+// until the storm ends. With the watchdog, the stormed queue turns lossy after the detection
+// time, the healthy flow finishes, the storm's end is seen, and the stormed flow recovers by
+// retransmission.
+TEST_F(PfcTest, WatchdogStopsAStormFromSpreading)
+{
+    const StormResult without = Storm(false);
+    EXPECT_GT(without.bystanderDone, MilliSeconds(20));
+    EXPECT_EQ(without.storms, 0u);
+    EXPECT_EQ(without.watchdogDrops, 0u);
+    EXPECT_EQ(without.stormedDelivered, 4u << 20);
+
+    const StormResult with = Storm(true);
+    EXPECT_LT(with.bystanderDone, MilliSeconds(5));
+    EXPECT_EQ(with.storms, 1u);
+    EXPECT_GT(with.watchdogDrops, 0u);
+    EXPECT_EQ(with.events, (std::vector<bool>{true, false}));
+    EXPECT_EQ(with.stormedDelivered, 4u << 20);
+}

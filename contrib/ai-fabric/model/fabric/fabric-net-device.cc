@@ -45,6 +45,8 @@ FabricDropReasonName(FabricDropReason reason)
         return "NotForUs";
     case FabricDropReason::HEADROOM_EXCEEDED:
         return "HeadroomExceeded";
+    case FabricDropReason::PFC_WATCHDOG:
+        return "PfcWatchdog";
     case FabricDropReason::COUNT:
         break;
     }

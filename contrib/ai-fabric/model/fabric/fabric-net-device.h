@@ -36,6 +36,7 @@ enum class FabricDropReason : uint8_t
     NO_ROUTE,          //!< a switch had no route to the destination
     NOT_FOR_US,        //!< a NIC received a frame it cannot deliver (unknown QP, wrong type)
     HEADROOM_EXCEEDED, //!< a lossless queue overflowed its PFC headroom: a bug, never normal
+    PFC_WATCHDOG,      //!< a queue in a PFC storm, turned lossy by the switch's PFC watchdog
     COUNT              //!< number of reasons (not a reason)
 };
 

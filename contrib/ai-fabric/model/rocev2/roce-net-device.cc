@@ -11,6 +11,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
@@ -92,6 +93,32 @@ RoceNetDevice::GetTypeId()
                             DoubleValue(0.2),
                             MakeDoubleAccessor(&RoceNetDevice::m_ecnPmax),
                             MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute("PfcWatchdog",
+                            "PFC watchdog of a switch port (off by default, as in SONiC): a "
+                            "priority paused without a break for PfcWatchdogDetection is in a "
+                            "PFC storm; its queue turns lossy (frames dropped, reason "
+                            "PfcWatchdog) until no pause has arrived for "
+                            "PfcWatchdogRestoration.",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&RoceNetDevice::m_watchdog),
+                            MakeBooleanChecker())
+              .AddAttribute("PfcWatchdogDetection",
+                            "Unbroken pause that makes a PFC storm (s). Default 200 ms: SONiC's "
+                            "pfcwd detection time.",
+                            TimeValue(MilliSeconds(200)),
+                            MakeTimeAccessor(&RoceNetDevice::m_watchdogDetection),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("PfcWatchdogRestoration",
+                            "Time without a pause that ends a PFC storm (s). Default 200 ms: "
+                            "SONiC's pfcwd restoration time.",
+                            TimeValue(MilliSeconds(200)),
+                            MakeTimeAccessor(&RoceNetDevice::m_watchdogRestoration),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddTraceSource("PfcStorm",
+                              "The PFC watchdog detected a storm at this port (priority, true) "
+                              "or saw it end (priority, false).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_stormTrace),
+                              "ns3::RoceNetDevice::PfcStormTracedCallback")
               .AddTraceSource("EcnMark",
                               "A frame was marked CE: (priority, bytes it left in its queue).",
                               MakeTraceSourceAccessor(&RoceNetDevice::m_ecnTrace),
@@ -138,6 +165,10 @@ RoceNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_macControl.clear();
     m_ecnRng = nullptr;
+    for (auto& e : m_watchdogEvent)
+    {
+        e.Cancel();
+    }
     for (auto& q : m_queues)
     {
         q.clear();
@@ -352,6 +383,11 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool l
         CountDrop(p, FabricDropReason::QUEUE_FULL);
         return false;
     }
+    if (m_storm[priority] && ingress != NO_INGRESS)
+    {
+        DropInStorm(p, priority, ingress);
+        return false;
+    }
     m_queues[priority].push_back({p, ingress});
     m_nonEmpty |= static_cast<uint8_t>(1U << priority);
     ++c.enqueuedPackets;
@@ -497,6 +533,22 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         {
             m_pausedTime[prio] -= m_pausedUntil[prio] - now;
         }
+        else if (quanta > 0)
+        {
+            m_pauseStart[prio] = now; // a new unbroken pause begins
+        }
+        if (quanta > 0)
+        {
+            m_lastPause[prio] = now;
+            if (m_watchdog && !m_forwardCb.IsNull() && !m_storm[prio]
+                && !m_watchdogEvent[prio].IsRunning())
+            {
+                m_watchdogEvent[prio] = Simulator::Schedule(m_watchdogDetection,
+                                                            &RoceNetDevice::WatchdogCheck,
+                                                            this,
+                                                            prio);
+            }
+        }
         // quanta x 512 bit times at this port's rate, exact in picoseconds (128-bit product).
         const __int128 bitPs = static_cast<__int128>(quanta) * PfcHeader::QUANTUM_BITS
                                * static_cast<__int128>(1000000000000LL);
@@ -509,6 +561,85 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         }
     }
     TryTransmit();
+}
+
+void
+RoceNetDevice::WatchdogCheck(uint8_t priority)
+{
+    const Time now = Simulator::Now();
+    if (!IsPaused(priority))
+    {
+        return; // the pause broke: the next one starts a new watch
+    }
+    if (now - m_pauseStart[priority] < m_watchdogDetection)
+    {
+        // Paused again after a break: watch the new pause from its start.
+        m_watchdogEvent[priority] = Simulator::Schedule(m_pauseStart[priority]
+                                                            + m_watchdogDetection - now,
+                                                        &RoceNetDevice::WatchdogCheck,
+                                                        this,
+                                                        priority);
+        return;
+    }
+    NS_LOG_WARN("PFC storm on priority " << static_cast<uint32_t>(priority) << " at port "
+                                         << GetIfIndex() << " of node " << GetNode()->GetId());
+    m_storm[priority] = true;
+    ++m_storms;
+    m_stormTrace(priority, true);
+    // The queue turns lossy: what it holds is dropped now, what comes is dropped on arrival.
+    auto& q = m_queues[priority];
+    while (!q.empty())
+    {
+        const QueuedFrame f = q.front();
+        q.pop_front();
+        m_queueCounters[priority].bytes -= f.packet->GetSize();
+        DropInStorm(f.packet, priority, f.ingress);
+    }
+    m_nonEmpty &= static_cast<uint8_t>(~(1U << priority));
+    m_queueTrace(priority, m_queueCounters[priority].bytes);
+    m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogRestoration,
+                                                    &RoceNetDevice::WatchdogRestore,
+                                                    this,
+                                                    priority);
+}
+
+void
+RoceNetDevice::WatchdogRestore(uint8_t priority)
+{
+    const Time quiet = Simulator::Now() - m_lastPause[priority];
+    if (quiet < m_watchdogRestoration)
+    {
+        m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogRestoration - quiet,
+                                                        &RoceNetDevice::WatchdogRestore,
+                                                        this,
+                                                        priority);
+        return;
+    }
+    m_storm[priority] = false;
+    m_stormTrace(priority, false);
+}
+
+void
+RoceNetDevice::DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress)
+{
+    ++m_queueCounters[priority].droppedPackets;
+    CountDrop(f, FabricDropReason::PFC_WATCHDOG);
+    if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+    {
+        m_departureCb(ingress, priority, f->GetSize()); // the switch frees its buffer
+    }
+}
+
+uint64_t
+RoceNetDevice::GetPfcStorms() const
+{
+    return m_storms;
+}
+
+bool
+RoceNetDevice::IsInPfcStorm(uint8_t priority) const
+{
+    return m_storm[priority];
 }
 
 void

@@ -8,6 +8,7 @@
 #define ROCE_NET_DEVICE_H
 
 #include "ns3/fabric-net-device.h"
+#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
@@ -180,6 +181,15 @@ class RoceNetDevice : public FabricNetDevice
     /// \return packets this port marked CE, every priority
     uint64_t GetEcnMarks() const;
 
+    /// \return PFC storms the watchdog detected at this port, every priority
+    uint64_t GetPfcStorms() const;
+
+    /**
+     * \param priority a priority
+     * \return true while the watchdog holds that priority's queue lossy (a storm)
+     */
+    bool IsInPfcStorm(uint8_t priority) const;
+
     /**
      * \brief Use the given stream for the ECN marking decisions.
      * \param stream first stream index
@@ -216,6 +226,13 @@ class RoceNetDevice : public FabricNetDevice
     typedef void (*QueueTracedCallback)(uint8_t priority, uint32_t bytes);
 
     /**
+     * TracedCallback signature for PFC storms.
+     * \param priority the priority
+     * \param storm true when the watchdog detects a storm, false when it ends
+     */
+    typedef void (*PfcStormTracedCallback)(uint8_t priority, bool storm);
+
+    /**
      * TracedCallback signature for ECN marks.
      * \param priority the queue's priority
      * \param bytes bytes the marked frame left in its queue
@@ -243,6 +260,26 @@ class RoceNetDevice : public FabricNetDevice
      * \param queued bytes it leaves in that queue
      */
     void MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued);
+
+    /**
+     * \brief Watchdog: has the priority been paused, without a break, for the detection time?
+     * \param priority the priority
+     */
+    void WatchdogCheck(uint8_t priority);
+
+    /**
+     * \brief Watchdog: has the storm stopped (no pause for the restoration time)?
+     * \param priority the priority
+     */
+    void WatchdogRestore(uint8_t priority);
+
+    /**
+     * \brief Drop a forwarded frame that a storm turned lossy, releasing its buffer.
+     * \param f the frame
+     * \param priority its priority
+     * \param ingress the switch port it came in on
+     */
+    void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress);
 
     /// Recompute the ECN thresholds in force if the rate changed.
     void UpdateEcnThresholds() const;
@@ -304,6 +341,15 @@ class RoceNetDevice : public FabricNetDevice
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
     uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
     bool m_ecnEnabled{true};                        //!< mark ECT frames at switch egress
+    bool m_watchdog{false};                         //!< PFC watchdog on (switch ports)
+    Time m_watchdogDetection;                       //!< paused this long: a storm
+    Time m_watchdogRestoration;                     //!< no pause this long: storm over
+    std::array<Time, N_PRIORITIES> m_pauseStart{};  //!< start of the unbroken pause
+    std::array<Time, N_PRIORITIES> m_lastPause{};   //!< last pause (nonzero quanta) received
+    std::array<bool, N_PRIORITIES> m_storm{};       //!< the watchdog holds it lossy
+    std::array<EventId, N_PRIORITIES> m_watchdogEvent; //!< next check
+    uint64_t m_storms{0};                           //!< storms detected
+    TracedCallback<uint8_t, bool> m_stormTrace;     //!< storm began (true) or ended
     uint32_t m_ecnKminAttr{0};                      //!< Kmin attribute (0: derived)
     uint32_t m_ecnKmaxAttr{0};                      //!< Kmax attribute (0: derived)
     double m_ecnPmax{0.2};                          //!< marking probability at Kmax
