@@ -291,6 +291,8 @@ TEST_F(CongestionTest, ExamplesRefuseBadInput)
         {"ai-fabric-pfc-hol", "--duration=-1ms"},
         {"ai-fabric-pfc-hol", "--local=0"},
         {"ai-fabric-pfc-hol", "--trace=/nonexistent/dir/x"},
+        {"ai-fabric-pfc-pause", "--quanta=65536"},
+        {"ai-fabric-pfc-pause", "--rate=0Gbps"},
     };
     for (const auto& [program, args] : cases)
     {
