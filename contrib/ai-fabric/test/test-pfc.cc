@@ -471,3 +471,112 @@ TEST_F(PfcTest, WatchdogStopsAStormFromSpreading)
     EXPECT_EQ(with.events, (std::vector<bool>{true, false}));
     EXPECT_EQ(with.stormedDelivered, 4u << 20);
 }
+
+/// Outcome of an incast into a NIC whose host is slower than its link.
+struct SlowHostResult
+{
+    uint64_t drops{0};       //!< frames dropped anywhere
+    uint64_t nicPauses{0};   //!< PFC pauses the receiving NIC sent
+    uint64_t delivered{0};   //!< bytes delivered
+    uint64_t retransmits{0}; //!< packets sent again
+    uint32_t maxRxBuffer{0}; //!< the NIC's receive buffer high-water mark
+    Time finish;             //!< last byte delivered
+};
+
+/**
+ * \param finish where to record
+ * \param qp the responder
+ * \param bytes the message
+ */
+void
+RecordFinish(Time* finish, Ptr<RdmaQueuePair> /* qp */, uint64_t /* bytes */)
+{
+    *finish = std::max(*finish, Simulator::Now());
+}
+
+/**
+ * \param rxPfc the receiving NIC pauses its switch port when its buffer fills
+ * \return two senders writing 4 MB each to a 400 Gb/s NIC whose host takes 100 Gb/s
+ */
+SlowHostResult
+SlowHost(bool rxPfc)
+{
+    NodeContainer hosts;
+    hosts.Create(3);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        fabric.Connect(hosts.Get(i), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(2));
+    nic->SetAttribute("HostRate", DataRateValue(DataRate("100Gbps")));
+    nic->SetAttribute("RxPfc", BooleanValue(rxPfc));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
+    std::vector<Ptr<RdmaQueuePair>> qps;
+    std::vector<Ptr<RdmaQueuePair>> responders;
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(i));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->PostWrite(4 << 20, 1);
+        qps.push_back(a);
+        responders.push_back(b);
+    }
+    SlowHostResult r;
+    for (const auto& b : responders)
+    {
+        b->SetArrivalCallback(MakeBoundCallback(&RecordFinish, &r.finish));
+    }
+    Simulator::Run();
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            r.drops += DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters().TotalDrops();
+        }
+    }
+    r.nicPauses = nic->GetPfcPausesSent(3);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        r.delivered += responders[i]->GetDeliveredBytes();
+        r.retransmits += qps[i]->GetRetransmissions();
+    }
+    r.maxRxBuffer = nic->GetRxBufferMaxBytes();
+    Simulator::Destroy();
+    return r;
+}
+
+// A NIC whose host takes frames at 100 Gb/s from a 400 Gb/s link pauses its switch port when
+// its receive buffer fills: nothing is lost and the transfer runs at the host's rate. Without
+// its pauses, the buffer overflows and the transport recovers the losses.
+TEST_F(PfcTest, NicPausesWhenItsHostIsSlow)
+{
+    const SlowHostResult paced = SlowHost(true);
+    EXPECT_EQ(paced.drops, 0u);
+    EXPECT_GT(paced.nicPauses, 0u);
+    EXPECT_EQ(paced.delivered, 8u << 20);
+    EXPECT_EQ(paced.retransmits, 0u);
+    EXPECT_LE(paced.maxRxBuffer, 262144u);
+    // The host takes 8 MB of payload in frames of 4096 + 58 bytes (Ethernet without FCS,
+    // IPv4, UDP, BTH, ICRC; the first of each message + 16 RETH) at 100 Gb/s; the rest of the
+    // path adds microseconds.
+    const double frames = 2.0 * (4 << 20) / 4096;
+    const double seconds
+        = (frames * (4096 + RoceNetDevice::ENCAPSULATION_BYTES + 12 + 4) + 2 * 16) * 8 / 100e9;
+    EXPECT_GT(paced.finish.GetSeconds(), seconds);
+    EXPECT_NEAR(paced.finish.GetSeconds(), seconds, seconds * 0.01);
+
+    const SlowHostResult lossy = SlowHost(false);
+    EXPECT_GT(lossy.drops, 0u);
+    EXPECT_EQ(lossy.nicPauses, 0u);
+    EXPECT_EQ(lossy.delivered, 8u << 20);
+    EXPECT_GT(lossy.retransmits, 0u);
+}

@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -19,6 +20,9 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 #include "pfc-header.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -114,6 +118,43 @@ RoceNetDevice::GetTypeId()
                             TimeValue(MilliSeconds(200)),
                             MakeTimeAccessor(&RoceNetDevice::m_watchdogRestoration),
                             MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("HostRate",
+                            "Rate at which a NIC port's host takes received RoCEv2 frames "
+                            "(bit/s of frame bytes): the PCIe and memory path behind the NIC. "
+                            "0 (the default): the host keeps up with any rate and no receive "
+                            "buffer is modelled. Above 0, frames wait in a receive buffer of "
+                            "RxBufferBytes drained at this rate.",
+                            DataRateValue(DataRate(0)),
+                            MakeDataRateAccessor(&RoceNetDevice::m_hostRate),
+                            MakeDataRateChecker())
+              .AddAttribute("RxBufferBytes",
+                            "Receive buffer of a NIC port when HostRate is set (bytes). Default "
+                            "262144: an assumption (NIC vendors do not publish their port "
+                            "buffers); it holds the PFC headroom of a 400 Gb/s port.",
+                            UintegerValue(262144),
+                            MakeUintegerAccessor(&RoceNetDevice::m_rxBufferBytes),
+                            MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
+              .AddAttribute("RxPfc",
+                            "A NIC port whose receive buffer fills pauses the RDMA priority "
+                            "of its peer (XOFF once the buffer is within its headroom of full, "
+                            "refreshed while it stays there, XON RxXonOffset lower); off, a "
+                            "full buffer drops (QueueFull).",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&RoceNetDevice::m_rxPfc),
+                            MakeBooleanChecker())
+              .AddAttribute("RxXonOffset",
+                            "A NIC port releases its pause once its buffer is this far below the "
+                            "XOFF point (bytes). Default 8192, as the switch MMU's XonOffset.",
+                            UintegerValue(8192),
+                            MakeUintegerAccessor(&RoceNetDevice::m_rxXonOffset),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("RxResponseQuanta",
+                            "The peer's response time to a NIC's pause, for its headroom "
+                            "(quanta of 512 bit times). Default 905: IEEE 802.3 Annex 31B's "
+                            "largest at 400 Gb/s.",
+                            UintegerValue(905),
+                            MakeUintegerAccessor(&RoceNetDevice::m_rxResponseQuanta),
+                            MakeUintegerChecker<uint32_t>())
               .AddTraceSource("PfcStorm",
                               "The PFC watchdog detected a storm at this port (priority, true) "
                               "or saw it end (priority, false).",
@@ -165,6 +206,9 @@ RoceNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_macControl.clear();
     m_ecnRng = nullptr;
+    m_rxDrain.Cancel();
+    m_rxRefresh.Cancel();
+    m_rxBuffer.clear();
     for (auto& e : m_watchdogEvent)
     {
         e.Cancel();
@@ -543,10 +587,8 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
             if (m_watchdog && !m_forwardCb.IsNull() && !m_storm[prio]
                 && !m_watchdogEvent[prio].IsRunning())
             {
-                m_watchdogEvent[prio] = Simulator::Schedule(m_watchdogDetection,
-                                                            &RoceNetDevice::WatchdogCheck,
-                                                            this,
-                                                            prio);
+                m_watchdogEvent[prio] = Simulator::Schedule(
+                    m_watchdogDetection, &RoceNetDevice::WatchdogCheck, this, prio);
             }
         }
         // quanta x 512 bit times at this port's rate, exact in picoseconds (128-bit product).
@@ -574,11 +616,11 @@ RoceNetDevice::WatchdogCheck(uint8_t priority)
     if (now - m_pauseStart[priority] < m_watchdogDetection)
     {
         // Paused again after a break: watch the new pause from its start.
-        m_watchdogEvent[priority] = Simulator::Schedule(m_pauseStart[priority]
-                                                            + m_watchdogDetection - now,
-                                                        &RoceNetDevice::WatchdogCheck,
-                                                        this,
-                                                        priority);
+        m_watchdogEvent[priority]
+            = Simulator::Schedule(m_pauseStart[priority] + m_watchdogDetection - now,
+                                  &RoceNetDevice::WatchdogCheck,
+                                  this,
+                                  priority);
         return;
     }
     NS_LOG_WARN("PFC storm on priority " << static_cast<uint32_t>(priority) << " at port "
@@ -597,10 +639,8 @@ RoceNetDevice::WatchdogCheck(uint8_t priority)
     }
     m_nonEmpty &= static_cast<uint8_t>(~(1U << priority));
     m_queueTrace(priority, m_queueCounters[priority].bytes);
-    m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogRestoration,
-                                                    &RoceNetDevice::WatchdogRestore,
-                                                    this,
-                                                    priority);
+    m_watchdogEvent[priority] = Simulator::Schedule(
+        m_watchdogRestoration, &RoceNetDevice::WatchdogRestore, this, priority);
 }
 
 void
@@ -609,10 +649,8 @@ RoceNetDevice::WatchdogRestore(uint8_t priority)
     const Time quiet = Simulator::Now() - m_lastPause[priority];
     if (quiet < m_watchdogRestoration)
     {
-        m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogRestoration - quiet,
-                                                        &RoceNetDevice::WatchdogRestore,
-                                                        this,
-                                                        priority);
+        m_watchdogEvent[priority] = Simulator::Schedule(
+            m_watchdogRestoration - quiet, &RoceNetDevice::WatchdogRestore, this, priority);
         return;
     }
     m_storm[priority] = false;
@@ -710,13 +748,12 @@ RoceNetDevice::DoReceive(Ptr<Packet> p)
             CountDrop(p, FabricDropReason::NOT_FOR_US);
             return;
         }
-        // The sender's traces may still hold this packet: strip headers from a copy.
-        Ptr<Packet> q = p->Copy();
-        q->RemoveAtStart(ENCAPSULATION_BYTES);
-        if (!m_transport->Receive(q, meta))
+        if (m_hostRate.GetBitRate() > 0)
         {
-            CountDrop(p, FabricDropReason::NOT_FOR_US);
+            ReceiveIntoBuffer(p, meta);
+            return;
         }
+        DeliverToTransport(p, meta);
         return;
     }
     if (m_rxCallback.IsNull())
@@ -729,6 +766,100 @@ RoceNetDevice::DoReceive(Ptr<Packet> p)
     q->RemoveHeader(eth);
     m_macRxTrace(q);
     m_rxCallback(this, q, eth.GetLengthType(), eth.GetSource());
+}
+
+void
+RoceNetDevice::DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta)
+{
+    // The sender's traces may still hold this packet: strip headers from a copy.
+    Ptr<Packet> q = p->Copy();
+    q->RemoveAtStart(ENCAPSULATION_BYTES);
+    if (!m_transport->Receive(q, meta))
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+    }
+}
+
+void
+RoceNetDevice::ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta)
+{
+    const uint32_t size = p->GetSize();
+    if (m_rxBytes + size > m_rxBufferBytes)
+    {
+        CountDrop(p, FabricDropReason::QUEUE_FULL);
+        return;
+    }
+    m_rxBuffer.push_back({p, meta});
+    m_rxBytes += size;
+    m_rxMaxBytes = std::max(m_rxMaxBytes, m_rxBytes);
+    if (m_rxPfc && !m_rxPaused && m_rxBytes > RxXoffBytes())
+    {
+        m_rxPaused = true;
+        RxPauseRefresh();
+    }
+    if (m_rxBuffer.size() == 1)
+    {
+        m_rxDrain = Simulator::Schedule(
+            m_hostRate.CalculateBytesTxTime(size), &RoceNetDevice::RxDrained, this);
+    }
+}
+
+uint32_t
+RoceNetDevice::RxXoffBytes() const
+{
+    // Headroom: what may still arrive after the XOFF leaves, as the switch MMU counts it: a
+    // frame being sent at each end, the cable's round trip and the peer's response time.
+    Ptr<FabricChannel> cable = GetFabricChannel();
+    const double cableBytes
+        = cable ? GetDataRate().GetBitRate() * cable->GetDelay().GetSeconds() / 8 : 0;
+    const uint64_t headroom
+        = 2 * (JUMBO_MTU + ETHERNET_OVERHEAD_BYTES + 14)
+          + static_cast<uint64_t>(std::ceil(2 * cableBytes))
+          + static_cast<uint64_t>(m_rxResponseQuanta) * PfcHeader::QUANTUM_BITS / 8;
+    return m_rxBufferBytes > headroom ? static_cast<uint32_t>(m_rxBufferBytes - headroom) : 0;
+}
+
+void
+RoceNetDevice::RxPauseRefresh()
+{
+    if (!m_rxPaused)
+    {
+        return;
+    }
+    const uint8_t priority = m_rdmaDscp >> 3;
+    SendPfc(priority, PfcHeader::MAX_QUANTA);
+    // Refresh at half the pause time while the buffer stays full.
+    const Time pause = GetDataRate().CalculateBytesTxTime(
+        static_cast<uint32_t>(uint64_t(PfcHeader::MAX_QUANTA) * PfcHeader::QUANTUM_BITS / 8));
+    m_rxRefresh = Simulator::Schedule(pause / 2, &RoceNetDevice::RxPauseRefresh, this);
+}
+
+void
+RoceNetDevice::RxDrained()
+{
+    const RxFrame f = m_rxBuffer.front();
+    m_rxBuffer.pop_front();
+    m_rxBytes -= f.packet->GetSize();
+    DeliverToTransport(f.packet, f.meta);
+    if (m_rxPaused && m_rxBytes + m_rxXonOffset <= RxXoffBytes())
+    {
+        m_rxPaused = false;
+        m_rxRefresh.Cancel();
+        SendPfc(m_rdmaDscp >> 3, 0);
+    }
+    if (!m_rxBuffer.empty())
+    {
+        m_rxDrain = Simulator::Schedule(
+            m_hostRate.CalculateBytesTxTime(m_rxBuffer.front().packet->GetSize()),
+            &RoceNetDevice::RxDrained,
+            this);
+    }
+}
+
+uint32_t
+RoceNetDevice::GetRxBufferMaxBytes() const
+{
+    return m_rxMaxBytes;
 }
 
 bool

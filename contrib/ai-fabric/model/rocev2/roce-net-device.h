@@ -7,10 +7,11 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
-#include "ns3/fabric-net-device.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -20,7 +21,6 @@ namespace ns3
 {
 
 class RdmaTransport;
-struct RdmaPacketMeta;
 
 /**
  * \ingroup ai-fabric
@@ -181,6 +181,9 @@ class RoceNetDevice : public FabricNetDevice
     /// \return packets this port marked CE, every priority
     uint64_t GetEcnMarks() const;
 
+    /// \return the receive buffer's high-water mark (NIC port with HostRate set), bytes
+    uint32_t GetRxBufferMaxBytes() const;
+
     /// \return PFC storms the watchdog detected at this port, every priority
     uint64_t GetPfcStorms() const;
 
@@ -281,6 +284,29 @@ class RoceNetDevice : public FabricNetDevice
      */
     void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress);
 
+    /**
+     * \brief Hand a received RoCEv2 frame to the transport.
+     * \param p the frame
+     * \param meta its addressing
+     */
+    void DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta);
+
+    /**
+     * \brief Queue a received RoCEv2 frame in the receive buffer (HostRate set).
+     * \param p the frame
+     * \param meta its addressing
+     */
+    void ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta);
+
+    /// The host took the frame at the head of the receive buffer.
+    void RxDrained();
+
+    /// Send (or refresh) the receive buffer's pause while it stays full.
+    void RxPauseRefresh();
+
+    /// \return the receive buffer occupancy above which the NIC pauses its peer (bytes)
+    uint32_t RxXoffBytes() const;
+
     /// Recompute the ECN thresholds in force if the rate changed.
     void UpdateEcnThresholds() const;
 
@@ -339,28 +365,45 @@ class RoceNetDevice : public FabricNetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcSentTrace;   //!< PFC frame sent
     TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;        //!< PFC frame received
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
-    uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
-    bool m_ecnEnabled{true};                        //!< mark ECT frames at switch egress
-    bool m_watchdog{false};                         //!< PFC watchdog on (switch ports)
-    Time m_watchdogDetection;                       //!< paused this long: a storm
-    Time m_watchdogRestoration;                     //!< no pause this long: storm over
-    std::array<Time, N_PRIORITIES> m_pauseStart{};  //!< start of the unbroken pause
-    std::array<Time, N_PRIORITIES> m_lastPause{};   //!< last pause (nonzero quanta) received
-    std::array<bool, N_PRIORITIES> m_storm{};       //!< the watchdog holds it lossy
+    uint8_t m_nonEmpty{0};   //!< bit p set when queue p holds frames
+    bool m_ecnEnabled{true}; //!< mark ECT frames at switch egress
+    bool m_watchdog{false};  //!< PFC watchdog on (switch ports)
+    /// A received frame waiting for the host.
+    struct RxFrame
+    {
+        Ptr<Packet> packet;  //!< the frame
+        RdmaPacketMeta meta; //!< its addressing
+    };
+    DataRate m_hostRate;                               //!< host intake (0: unlimited, no buffer)
+    uint32_t m_rxBufferBytes{0};                       //!< receive buffer size
+    bool m_rxPfc{true};                                //!< pause the peer when it fills
+    uint32_t m_rxXonOffset{0};                         //!< XON hysteresis
+    uint32_t m_rxResponseQuanta{0};                    //!< peer response, for the headroom
+    std::deque<RxFrame> m_rxBuffer;                    //!< frames waiting for the host
+    uint32_t m_rxBytes{0};                             //!< bytes in it
+    uint32_t m_rxMaxBytes{0};                          //!< high-water mark
+    bool m_rxPaused{false};                            //!< XOFF sent, not yet released
+    EventId m_rxDrain;                                 //!< the host takes the head frame
+    EventId m_rxRefresh;                               //!< next XOFF refresh
+    Time m_watchdogDetection;                          //!< paused this long: a storm
+    Time m_watchdogRestoration;                        //!< no pause this long: storm over
+    std::array<Time, N_PRIORITIES> m_pauseStart{};     //!< start of the unbroken pause
+    std::array<Time, N_PRIORITIES> m_lastPause{};      //!< last pause (nonzero quanta) received
+    std::array<bool, N_PRIORITIES> m_storm{};          //!< the watchdog holds it lossy
     std::array<EventId, N_PRIORITIES> m_watchdogEvent; //!< next check
-    uint64_t m_storms{0};                           //!< storms detected
-    TracedCallback<uint8_t, bool> m_stormTrace;     //!< storm began (true) or ended
-    uint32_t m_ecnKminAttr{0};                      //!< Kmin attribute (0: derived)
-    uint32_t m_ecnKmaxAttr{0};                      //!< Kmax attribute (0: derived)
-    double m_ecnPmax{0.2};                          //!< marking probability at Kmax
-    mutable uint32_t m_ecnKmin{0};                  //!< Kmin in force
-    mutable uint32_t m_ecnKmax{0};                  //!< Kmax in force
-    mutable uint64_t m_ecnRateKey{~uint64_t(0)};    //!< rate the thresholds were derived for
-    mutable uint32_t m_ecnKminKey{0};               //!< Kmin attribute they were derived from
-    mutable uint32_t m_ecnKmaxKey{0};               //!< Kmax attribute they were derived from
-    Ptr<UniformRandomVariable> m_ecnRng;            //!< marking decisions
-    TracedCallback<uint8_t, uint32_t> m_ecnTrace;   //!< a frame was marked
-    TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
+    uint64_t m_storms{0};                              //!< storms detected
+    TracedCallback<uint8_t, bool> m_stormTrace;        //!< storm began (true) or ended
+    uint32_t m_ecnKminAttr{0};                         //!< Kmin attribute (0: derived)
+    uint32_t m_ecnKmaxAttr{0};                         //!< Kmax attribute (0: derived)
+    double m_ecnPmax{0.2};                             //!< marking probability at Kmax
+    mutable uint32_t m_ecnKmin{0};                     //!< Kmin in force
+    mutable uint32_t m_ecnKmax{0};                     //!< Kmax in force
+    mutable uint64_t m_ecnRateKey{~uint64_t(0)};       //!< rate the thresholds were derived for
+    mutable uint32_t m_ecnKminKey{0};                  //!< Kmin attribute they were derived from
+    mutable uint32_t m_ecnKmaxKey{0};                  //!< Kmax attribute they were derived from
+    Ptr<UniformRandomVariable> m_ecnRng;               //!< marking decisions
+    TracedCallback<uint8_t, uint32_t> m_ecnTrace;      //!< a frame was marked
+    TracedCallback<uint8_t, uint32_t> m_queueTrace;    //!< occupancy changes
 };
 
 } // namespace ns3
