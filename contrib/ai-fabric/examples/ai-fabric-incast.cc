@@ -35,7 +35,7 @@ main(int argc, char* argv[])
     RoceFlowScenarioConfig cfg;
     cfg.rate = DataRate("400Gbps");
     std::string senders = "8";
-    std::string bytes = "4M";
+    std::string bytes = "16M";
     std::string topology = "switch";
     std::string leaves = "2";
     std::string spines = "2";

@@ -32,8 +32,9 @@ RdmaCcDcqcn::GetTypeId()
               .AddConstructor<RdmaCcDcqcn>()
               .AddAttribute("G",
                             "Gain g of the congestion estimate alpha (dimensionless). Default "
-                            "1019/1024: ConnectX firmware's dce_tcp_g (the paper: 1/256).",
-                            DoubleValue(1019.0 / 1024.0),
+                            "5/1024: ConnectX firmware's dce_tcp_g register reads 1019 (of "
+                            "1024), the weight it keeps of the old alpha (the paper: 1/256).",
+                            DoubleValue(5.0 / 1024.0),
                             MakeDoubleAccessor(&RdmaCcDcqcn::m_g),
                             MakeDoubleChecker<double>(0.0, 1.0))
               .AddAttribute("InitialAlpha",
@@ -123,7 +124,7 @@ RdmaCcDcqcn::GetPreset(const std::string& name)
 {
     if (name == "connectx")
     {
-        return {{"G", "0.9951171875"},
+        return {{"G", "0.0048828125"},
                 {"InitialAlpha", "1"},
                 {"AlphaPeriod", "1us"},
                 {"IncreasePeriod", "300us"},
