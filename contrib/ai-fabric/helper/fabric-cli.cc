@@ -263,7 +263,8 @@ FabricCli::ParseRate(const std::string& text, DataRate& rate)
         t += "bps";
     }
     DataRateValue value;
-    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))
+    // A bare number would be bit/s to ns-3; a fabric rate always names its unit.
+    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0])) || std::isdigit(t.back())
         || !value.DeserializeFromString(t, MakeDataRateChecker()))
     {
         return false;

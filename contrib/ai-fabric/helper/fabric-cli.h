@@ -86,10 +86,11 @@ class FabricCli
 
     /**
      * \brief Parse a rate: an ns-3 DataRate ("400Gbps", "400Gb/s") or a number with a K, M or
-     *        G suffix meaning bit/s ("400G").
+     *        G suffix meaning bit/s ("400G"). A bare number ("400") is refused: it would be
+     *        400 bit/s.
      * \param text the text
      * \param rate the result
-     * \return false if the text is not a positive rate
+     * \return false if the text is not a positive rate with a unit
      */
     static bool ParseRate(const std::string& text, DataRate& rate);
 

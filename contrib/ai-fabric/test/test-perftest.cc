@@ -188,6 +188,7 @@ TEST_F(PerftestTest, BadInputIsRefused)
                                    "--size=12X",
                                    "--rate=fast",
                                    "--rate=400Gbpz",
+                                   "--rate=400",
                                    "--lossRate=1.5",
                                    "--qps=0",
                                    "--fabric=ethernet",
