@@ -85,7 +85,29 @@ CollectiveSweep::Schedule()
         m_plans.push_back(plan);
     }
     m_wallStart = std::chrono::steady_clock::now();
+    m_lastProgress = m_wallStart;
     Simulator::ScheduleNow(&CollectiveSweep::Next, this);
+    if (m_config.progress)
+    {
+        Simulator::Schedule(MicroSeconds(PROGRESS_CHECK_US), &CollectiveSweep::ProgressTick, this);
+    }
+}
+
+void
+CollectiveSweep::ProgressTick()
+{
+    if (m_done)
+    {
+        return;
+    }
+    // Between sizes too, a long size reports every PROGRESS_WALL_S seconds of wall time.
+    const double since
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastProgress).count();
+    if (since >= PROGRESS_WALL_S)
+    {
+        Progress();
+    }
+    Simulator::Schedule(MicroSeconds(PROGRESS_CHECK_US), &CollectiveSweep::ProgressTick, this);
 }
 
 void
@@ -137,8 +159,9 @@ CollectiveSweep::IterationDone(Time start, Time end)
 }
 
 void
-CollectiveSweep::Progress() const
+CollectiveSweep::Progress()
 {
+    m_lastProgress = std::chrono::steady_clock::now();
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     const double events = static_cast<double>(Simulator::GetEventCount());

@@ -123,7 +123,15 @@ class CollectiveSweep
     void IterationDone(Time start, Time end);
 
     /// Print the progress line.
-    void Progress() const;
+    void Progress();
+
+    /// Every PROGRESS_CHECK_US of simulated time: print the progress line if it is due.
+    void ProgressTick();
+
+    /// Simulated time between checks of the wall clock for the progress line (us)
+    static constexpr int64_t PROGRESS_CHECK_US = 100;
+    /// Wall time between progress lines within one size (s)
+    static constexpr double PROGRESS_WALL_S = 10.0;
 
     CollectiveHelper& m_collectives;          //!< communicators
     const CollectiveTuner& m_tuner;           //!< chooses for "auto"
@@ -135,7 +143,8 @@ class CollectiveSweep
     Time m_timed;                             //!< sum of timed iterations of the current size
     bool m_done{false};                       //!< every size done
     Time m_end;                               //!< when the last iteration finished
-    std::chrono::steady_clock::time_point m_wallStart; //!< wall clock at Schedule()
+    std::chrono::steady_clock::time_point m_wallStart;    //!< wall clock at Schedule()
+    std::chrono::steady_clock::time_point m_lastProgress; //!< wall clock at the last line
 };
 
 } // namespace ns3
