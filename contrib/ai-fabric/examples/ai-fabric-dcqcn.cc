@@ -147,10 +147,9 @@ main(int argc, char* argv[])
     // Fairness and the queue over the second half.
     const std::vector<double> half = RoceFlowScenario::MeanThroughput(r, end / 2, end);
     const double jain = RoceFlowScenario::JainIndex(half);
-    // The thresholds in force (0 in the configuration: derived from the rate).
-    const uint64_t per25g = 25000000000ULL;
-    const double kmin = cfg.ecnKmin ? cfg.ecnKmin : 100000.0 * cfg.rate.GetBitRate() / per25g;
-    const double kmax = cfg.ecnKmax ? cfg.ecnKmax : 400000.0 * cfg.rate.GetBitRate() / per25g;
+    // The thresholds in force at the bottleneck (0 in the configuration: derived from the rate).
+    const double kmin = r.ports[0].ecnKmin;
+    const double kmax = r.ports[0].ecnKmax;
     uint32_t rows = 0;
     uint32_t between = 0;
     double queueSum = 0;

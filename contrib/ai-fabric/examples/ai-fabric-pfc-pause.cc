@@ -15,6 +15,7 @@
  */
 
 #include "ns3/command-line.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/node-container.h"
 #include "ns3/packet.h"
@@ -123,6 +124,12 @@ main(int argc, char* argv[])
     Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
     Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
     a->ConnectQueuePairs(qa, qb, b);
+    // The NIC's data is ready 1 ps after the pause has arrived, so that what holds it is the
+    // pause alone, however short (the default TxLatency of 250 ns would hide a short pause).
+    const Time arrival
+        = r.CalculateBytesTxTime(PfcHeader::SIZE + 14 + RoceNetDevice::ETHERNET_OVERHEAD_BYTES)
+          + fabric.GetChannels()[0]->GetDelay();
+    a->SetAttribute("TxLatency", TimeValue(arrival + PicoSeconds(1)));
     UintegerValue dscp;
     nic->GetAttribute("RdmaDscp", dscp);
     const auto priority = static_cast<uint8_t>(dscp.Get() >> 3);

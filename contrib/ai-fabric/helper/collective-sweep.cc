@@ -96,10 +96,12 @@ CollectiveSweep::Schedule()
 void
 CollectiveSweep::ProgressTick()
 {
-    if (m_done)
+    const uint64_t events = Simulator::GetEventCount();
+    if (m_done || events == m_tickEvents + 1)
     {
-        return;
+        return; // finished, or nothing but this tick ran since the last: let the run end
     }
+    m_tickEvents = events;
     // Between sizes too, a long size reports every PROGRESS_WALL_S seconds of wall time.
     const double since
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastProgress).count();

@@ -145,6 +145,7 @@ class CollectiveSweep
     Time m_end;                               //!< when the last iteration finished
     std::chrono::steady_clock::time_point m_wallStart;    //!< wall clock at Schedule()
     std::chrono::steady_clock::time_point m_lastProgress; //!< wall clock at the last line
+    uint64_t m_tickEvents{0}; //!< events executed at the last progress tick
 };
 
 } // namespace ns3

@@ -354,6 +354,8 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
                   : 0;
         r.maxQueueBytes = port->GetQueueCounters(state.rdmaPriority).maxBytes;
         r.ecnMarks = port->GetEcnMarks();
+        r.ecnKmin = port->GetEcnKmin();
+        r.ecnKmax = port->GetEcnKmax();
         r.pausesSent = port->GetPfcPausesSent(state.rdmaPriority);
         r.pausesReceived = port->GetPfcFramesReceived(state.rdmaPriority);
     }
@@ -497,6 +499,8 @@ RoceFlowScenario::ToJson(const RoceFlowScenarioResult& r)
                               {"utilization", p.utilization},
                               {"max_queue_bytes", p.maxQueueBytes},
                               {"ecn_marks", p.ecnMarks},
+                              {"ecn_kmin", p.ecnKmin},
+                              {"ecn_kmax", p.ecnKmax},
                               {"pauses_sent", p.pausesSent},
                               {"pauses_received", p.pausesReceived}});
     }

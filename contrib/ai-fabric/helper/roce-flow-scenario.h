@@ -91,6 +91,8 @@ struct RocePortResult
     double utilization{0};      //!< data line time / (lastData - firstData)
     uint32_t maxQueueBytes{0};  //!< high-water mark of its RDMA queue
     uint64_t ecnMarks{0};       //!< frames it marked
+    uint32_t ecnKmin{0};        //!< its ECN Kmin in force (bytes)
+    uint32_t ecnKmax{0};        //!< its ECN Kmax in force (bytes)
     uint64_t pausesSent{0};     //!< PFC pauses it sent (to the host)
     uint64_t pausesReceived{0}; //!< PFC frames it received (from the host)
 };

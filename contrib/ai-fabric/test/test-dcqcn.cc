@@ -51,6 +51,21 @@ RunUntil(Time t)
     Simulator::Run();
 }
 
+/**
+ * \brief The QP sends a 1-byte packet every microsecond until a time (so that its rate-increase
+ *        timer keeps running; 1 byte leaves the byte counter's stage alone).
+ * \param cc its congestion control
+ * \param until the last packet's time
+ */
+void
+KeepSending(Ptr<RdmaCcDcqcn> cc, Time until)
+{
+    for (Time t = Simulator::Now(); t <= until; t += MicroSeconds(1))
+    {
+        Simulator::Schedule(t - Simulator::Now(), &RdmaCcDcqcn::OnPacketSent, cc, 1);
+    }
+}
+
 } // namespace
 
 // The first CNP: alpha starts at 1 and is updated first, so the rate halves; the target is the
@@ -76,7 +91,8 @@ TEST_F(DcqcnTest, AlphaDecaysBetweenCnps)
     Ptr<RdmaCcDcqcn> cc = Make("paper", DataRate("40Gbps"));
     const double g = 1.0 / 256;
     Simulator::Schedule(Time(0), &RdmaCcDcqcn::OnCongestionNotification, cc);
-    RunUntil(MicroSeconds(3 * 55 + 10)); // three alpha periods, no increase timer beyond 3
+    KeepSending(cc, MicroSeconds(200));
+    RunUntil(MicroSeconds(3 * 55 + 10)); // three alpha periods
     const double a1 = (1 - g) + g;
     EXPECT_NEAR(cc->GetAlpha(), a1 * std::pow(1 - g, 3), 1e-12);
     const double rcBefore = static_cast<double>(cc->GetRate().GetBitRate());
@@ -94,6 +110,7 @@ TEST_F(DcqcnTest, IncreaseStagesFollowTheTimerAndByteCounter)
     const DataRate line("40Gbps");
     Ptr<RdmaCcDcqcn> cc = Make("paper", line);
     Simulator::Schedule(Time(0), &RdmaCcDcqcn::OnCongestionNotification, cc);
+    KeepSending(cc, MicroSeconds(1000));
     RunUntil(NanoSeconds(1));
     double rt = 40e9;
     double rc = static_cast<double>(cc->GetRate().GetBitRate());
@@ -166,14 +183,35 @@ TEST_F(DcqcnTest, MinRateHolds)
     EXPECT_EQ(cc->GetRate(), DataRate("1Gbps"));
 }
 
-// Back at the line rate the QP runs no timers: the simulation ends by itself.
+// Back at the line rate the QP runs no timers: the simulation ends by itself (the QP sends
+// for 5 ms; recovery to 40 Gb/s takes about 2 ms of timer events).
 TEST_F(DcqcnTest, RecoveredQpRunsNoTimers)
 {
     Ptr<RdmaCcDcqcn> cc = Make("paper", DataRate("40Gbps"));
     Simulator::Schedule(Time(0), &RdmaCcDcqcn::OnCongestionNotification, cc);
+    KeepSending(cc, MilliSeconds(5));
     Simulator::Run(); // would never return if the increase timer kept running
     EXPECT_EQ(cc->GetRate(), DataRate("40Gbps"));
     EXPECT_EQ(cc->GetTargetRate(), DataRate("40Gbps"));
+}
+
+// A QP that stops sending parks its timer after one idle period, and its next packet starts
+// it again: the rate waits, it does not creep up while the QP is idle.
+TEST_F(DcqcnTest, IdleQpParksItsTimer)
+{
+    Ptr<RdmaCcDcqcn> cc = Make("paper", DataRate("40Gbps"));
+    Simulator::Schedule(Time(0), &RdmaCcDcqcn::OnCongestionNotification, cc);
+    Simulator::Run(); // one timer event (the cut's period), then parked: Run returns
+    EXPECT_EQ(Simulator::Now(), MicroSeconds(55));
+    const DataRate parked = cc->GetRate();
+    EXPECT_LT(parked, DataRate("40Gbps"));
+    // Much later, the QP sends again: the timer runs from then on.
+    Simulator::Schedule(MilliSeconds(10) - Simulator::Now(), &RdmaCcDcqcn::OnPacketSent, cc, 1);
+    RunUntil(MilliSeconds(10) + MicroSeconds(1));
+    EXPECT_EQ(cc->GetRate(), parked);
+    KeepSending(cc, MilliSeconds(10) + MicroSeconds(60));
+    RunUntil(MilliSeconds(10) + MicroSeconds(56));
+    EXPECT_GT(cc->GetRate(), parked);
 }
 
 // The notification point asks for at most one CNP per CnpInterval.

@@ -80,8 +80,8 @@ RdmaCcDcqcn::GetTypeId()
                             MakeDataRateAccessor(&RdmaCcDcqcn::m_rhai),
                             MakeDataRateChecker())
               .AddAttribute("MinRate",
-                            "The rate never falls below this (bit/s). Default 1 Mb/s: "
-                            "ConnectX's rpg_min_rate.",
+                            "The rate never falls below this (bit/s; 1 bit/s at the least). "
+                            "Default 1 Mb/s: ConnectX's rpg_min_rate.",
                             DataRateValue(DataRate("1Mbps")),
                             MakeDataRateAccessor(&RdmaCcDcqcn::m_minRate),
                             MakeDataRateChecker())
@@ -278,7 +278,9 @@ RdmaCcDcqcn::Cut()
         m_rt = m_rc;
     }
     m_timerIncreased = false;
-    m_rc = std::max(m_rc * (1.0 - m_alpha / 2.0), static_cast<double>(m_minRate.GetBitRate()));
+    // The rate never reaches zero, whatever MinRate says: 1 bit/s at the least.
+    m_rc = std::max(
+        {m_rc * (1.0 - m_alpha / 2.0), static_cast<double>(m_minRate.GetBitRate()), 1.0});
     SetRate(DataRate(static_cast<uint64_t>(m_rc)));
     ++m_cuts;
     m_cutDone = true;
@@ -288,6 +290,7 @@ RdmaCcDcqcn::Cut()
     m_bytes = 0;
     m_increaseEvent.Cancel();
     m_increaseEvent = Simulator::Schedule(m_increasePeriod, &RdmaCcDcqcn::IncreaseTimer, this);
+    m_sentThisPeriod = false;
 }
 
 void
@@ -296,6 +299,12 @@ RdmaCcDcqcn::OnPacketSent(uint32_t wireBytes)
     if (!m_active)
     {
         return;
+    }
+    m_sentThisPeriod = true;
+    if (!m_increaseEvent.IsRunning())
+    {
+        // The QP was idle and its timer parked: the timer runs again from now.
+        m_increaseEvent = Simulator::Schedule(m_increasePeriod, &RdmaCcDcqcn::IncreaseTimer, this);
     }
     m_bytes += wireBytes;
     if (m_bytes >= m_byteCounter)
@@ -312,10 +321,13 @@ RdmaCcDcqcn::IncreaseTimer()
     ++m_timerStage;
     m_timerIncreased = true;
     Increase();
-    if (m_active)
+    // A QP that sent nothing for a whole period parks its timer until it sends again, so
+    // that an idle QP does not tick (and keep a simulation alive) until it reaches line rate.
+    if (m_active && m_sentThisPeriod)
     {
         m_increaseEvent = Simulator::Schedule(m_increasePeriod, &RdmaCcDcqcn::IncreaseTimer, this);
     }
+    m_sentThisPeriod = false;
 }
 
 void

@@ -39,7 +39,9 @@ namespace ns3
  *   min(T, BC) > F, hyper increase Rt += (min(T, BC) - F) R_HAI; otherwise additive increase
  *   Rt += R_AI; in both, then Rc <- (Rt + Rc) / 2. Rates never exceed the line rate.
  * A QP at line rate runs no timers; the first CNP starts them, and they stop again once Rc
- * and Rt are back at the line rate.
+ * and Rt are back at the line rate. A QP that sent nothing for a whole IncreasePeriod parks
+ * its timer until its next packet (a simplification: the NIC's timer would keep raising the
+ * rate of an idle QP).
  *
  * The defaults are ConnectX firmware's; GetPreset("paper") gives the paper's parameters.
  */
@@ -125,6 +127,7 @@ class RdmaCcDcqcn : public RdmaCongestionControl
     bool m_cutDone{false};        //!< a cut happened (m_lastCut valid)
     uint64_t m_cuts{0};           //!< rate cuts
     bool m_timerIncreased{false}; //!< the timer raised the rate since the last cut
+    bool m_sentThisPeriod{false}; //!< a packet left since the last timer event
     EventId m_increaseEvent;      //!< rate-increase timer
     EventId m_cutEvent;           //!< a cut deferred to the end of a rate-reduce period
 

@@ -62,6 +62,13 @@ RdmaCongestionControl::GetRate() const
 }
 
 void
+RdmaCongestionControl::DoDispose()
+{
+    m_rateChanged = Callback<void>();
+    Object::DoDispose();
+}
+
+void
 RdmaCongestionControl::SetRateChangeCallback(Callback<void> cb)
 {
     m_rateChanged = cb;

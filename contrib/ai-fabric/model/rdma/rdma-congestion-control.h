@@ -95,6 +95,8 @@ class RdmaCongestionControl : public Object
     typedef void (*RateTracedCallback)(uint64_t oldRate, uint64_t newRate);
 
   protected:
+    void DoDispose() override;
+
     /**
      * \brief Change the current rate (clamped to the line rate) and trace it.
      * \param rate the new rate

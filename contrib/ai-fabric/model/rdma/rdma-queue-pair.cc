@@ -99,6 +99,10 @@ RdmaQueuePair::DoDispose()
     NS_LOG_FUNCTION(this);
     m_rtoEvent.Cancel();
     m_transport = nullptr;
+    if (m_cc)
+    {
+        m_cc->Dispose(); // its timers and its callback into the transport go with the QP
+    }
     m_cc = nullptr;
     m_completionCb = CompletionCallback();
     m_arrivalCb = ArrivalCallback();

@@ -223,6 +223,20 @@ RdmaTransport::NotifyDataReady(RdmaQueuePair* qp)
         return;
     }
     m_scheduled[i] = 1;
+    // A QP that ran out of data mid-gap (a rate below the line rate) still waits for it.
+    const Pacing& pacing = m_pacing[i];
+    if (pacing.lastWire > 0)
+    {
+        const Time ready
+            = pacing.lastStart + qp->GetCongestionControl()->GetPacingGap(pacing.lastWire);
+        const Time now = Simulator::Now();
+        if (ready > now)
+        {
+            m_pacing[i].event
+                = Simulator::Schedule(ready - now, &RdmaTransport::PacingDone, this, i);
+            return;
+        }
+    }
     const bool wasEmpty = m_ready.empty();
     m_ready.push_back(static_cast<uint32_t>(i));
     if (wasEmpty && !m_dataReady.IsNull())
@@ -281,6 +295,9 @@ RdmaTransport::DequeueData(RdmaPacketMeta& meta)
         const uint32_t wireBytes = p->GetSize() + m_encapsulationBytes;
         Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
         cc->OnPacketSent(wireBytes);
+        Pacing& pacing = m_pacing[i];
+        pacing.lastStart = Simulator::Now();
+        pacing.lastWire = wireBytes;
         if (!qp->HasDataToSend())
         {
             m_scheduled[i] = 0;
@@ -289,9 +306,6 @@ RdmaTransport::DequeueData(RdmaPacketMeta& meta)
         const Time gap = cc->GetPacingGap(wireBytes);
         if (gap.IsStrictlyPositive())
         {
-            Pacing& pacing = m_pacing[i];
-            pacing.lastStart = Simulator::Now();
-            pacing.lastWire = wireBytes;
             pacing.event = Simulator::Schedule(gap, &RdmaTransport::PacingDone, this, i);
         }
         else

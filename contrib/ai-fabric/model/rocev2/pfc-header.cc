@@ -9,6 +9,8 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -106,6 +108,17 @@ uint16_t
 PfcHeader::GetOpcode() const
 {
     return m_opcode;
+}
+
+uint32_t
+PfcHeader::HeadroomBytes(uint64_t bitRate,
+                         Time cableDelay,
+                         uint32_t maxFrameBytes,
+                         uint32_t responseQuanta)
+{
+    const double cableBytes = bitRate * cableDelay.GetSeconds() / 8;
+    return 2 * maxFrameBytes + static_cast<uint32_t>(std::ceil(2 * cableBytes))
+           + responseQuanta * (QUANTUM_BITS / 8);
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #define PFC_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/nstime.h"
 
 #include <array>
 #include <cstdint>
@@ -48,6 +49,21 @@ class PfcHeader : public Header
     static constexpr uint32_t QUANTUM_BITS = 512;
     /// The largest pause time
     static constexpr uint16_t MAX_QUANTA = 0xFFFF;
+
+    /**
+     * \brief PFC headroom of a port: what may still arrive after it sends XOFF, as SONiC
+     *        computes it: a frame in flight at each end, the cable's round trip and the peer's
+     *        response time.
+     * \param bitRate the link rate (bit/s)
+     * \param cableDelay the cable's one-way delay
+     * \param maxFrameBytes the largest frame on the wire (bytes)
+     * \param responseQuanta the peer's response time (quanta of 512 bit times)
+     * \return the headroom (bytes)
+     */
+    static uint32_t HeadroomBytes(uint64_t bitRate,
+                                  Time cableDelay,
+                                  uint32_t maxFrameBytes,
+                                  uint32_t responseQuanta);
 
     /**
      * \brief Pause (or, with zero quanta, release) one priority.

@@ -379,16 +379,6 @@ RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
     {
         return;
     }
-    if (queued <= m_ecnKmax)
-    {
-        const double prob = m_ecnKmax > m_ecnKmin ? m_ecnPmax * (queued - m_ecnKmin)
-                                                        / static_cast<double>(m_ecnKmax - m_ecnKmin)
-                                                  : m_ecnPmax;
-        if (m_ecnRng->GetValue() >= prob)
-        {
-            return;
-        }
-    }
     // Only IPv4 frames that are ECN-capable (ECT(0) or ECT(1)) are marked.
     uint8_t h[16];
     if (p->CopyData(h, sizeof(h)) != sizeof(h) || h[12] != 0x08 || h[13] != 0x00)
@@ -399,6 +389,16 @@ RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
     if (ecn == 0 || ecn == ECN_CE)
     {
         return;
+    }
+    if (queued <= m_ecnKmax)
+    {
+        const double prob = m_ecnKmax > m_ecnKmin ? m_ecnPmax * (queued - m_ecnKmin)
+                                                        / static_cast<double>(m_ecnKmax - m_ecnKmin)
+                                                  : m_ecnPmax;
+        if (m_ecnRng->GetValue() >= prob)
+        {
+            return;
+        }
     }
     // Rewrite the TOS on a copy (the sender's traces may still hold the frame); the IPv4
     // checksum is recomputed, as a switch does.
@@ -807,16 +807,18 @@ RoceNetDevice::ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta)
 uint32_t
 RoceNetDevice::RxXoffBytes() const
 {
-    // Headroom: what may still arrive after the XOFF leaves, as the switch MMU counts it: a
-    // frame being sent at each end, the cable's round trip and the peer's response time.
-    Ptr<FabricChannel> cable = GetFabricChannel();
-    const double cableBytes
-        = cable ? GetDataRate().GetBitRate() * cable->GetDelay().GetSeconds() / 8 : 0;
-    const uint64_t headroom
-        = 2 * (JUMBO_MTU + ETHERNET_OVERHEAD_BYTES + 14)
-          + static_cast<uint64_t>(std::ceil(2 * cableBytes))
-          + static_cast<uint64_t>(m_rxResponseQuanta) * PfcHeader::QUANTUM_BITS / 8;
-    return m_rxBufferBytes > headroom ? static_cast<uint32_t>(m_rxBufferBytes - headroom) : 0;
+    const uint64_t rate = GetDataRate().GetBitRate();
+    if (rate != m_rxXoffRate || m_rxBufferBytes != m_rxXoffBuffer)
+    {
+        // The buffer less the PFC headroom of this port, as the switch MMU counts it.
+        Ptr<FabricChannel> cable = GetFabricChannel();
+        const uint32_t headroom = PfcHeader::HeadroomBytes(
+            rate, cable ? cable->GetDelay() : Time(0), MAX_FRAME_WIRE_BYTES, m_rxResponseQuanta);
+        m_rxXoff = m_rxBufferBytes > headroom ? m_rxBufferBytes - headroom : 0;
+        m_rxXoffRate = rate;
+        m_rxXoffBuffer = m_rxBufferBytes;
+    }
+    return m_rxXoff;
 }
 
 void
@@ -841,7 +843,9 @@ RoceNetDevice::RxDrained()
     m_rxBuffer.pop_front();
     m_rxBytes -= f.packet->GetSize();
     DeliverToTransport(f.packet, f.meta);
-    if (m_rxPaused && m_rxBytes + m_rxXonOffset <= RxXoffBytes())
+    const uint32_t xoff = RxXoffBytes();
+    const uint32_t xon = xoff > m_rxXonOffset ? xoff - m_rxXonOffset : 0;
+    if (m_rxPaused && m_rxBytes <= xon)
     {
         m_rxPaused = false;
         m_rxRefresh.Cancel();

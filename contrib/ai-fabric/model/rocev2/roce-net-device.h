@@ -30,7 +30,7 @@ struct RoceQueueCounters
 {
     uint64_t enqueuedPackets{0}; //!< packets accepted
     uint64_t enqueuedBytes{0};   //!< bytes accepted
-    uint64_t droppedPackets{0};  //!< packets dropped at the byte limit
+    uint64_t droppedPackets{0};  //!< packets dropped at the byte limit or by the PFC watchdog
     uint64_t ecnMarked{0};       //!< packets marked CE at dequeue (switch ports)
     uint32_t bytes{0};           //!< bytes queued now
     uint32_t maxBytes{0};        //!< high-water mark
@@ -77,6 +77,8 @@ class RoceNetDevice : public FabricNetDevice
     static constexpr uint32_t ETHERNET_OVERHEAD_BYTES = 8 + 12 + 4;
     /// IP MTU of the port (bytes): jumbo frames
     static constexpr uint16_t JUMBO_MTU = 9000;
+    /// Largest frame on the wire: a jumbo IP MTU, Ethernet header, FCS, preamble and gap
+    static constexpr uint32_t MAX_FRAME_WIRE_BYTES = JUMBO_MTU + 14 + ETHERNET_OVERHEAD_BYTES;
     /// Minimum Ethernet frame without FCS
     static constexpr uint32_t ETHERNET_MIN_FRAME_BYTES = 60;
 
@@ -383,6 +385,9 @@ class RoceNetDevice : public FabricNetDevice
     uint32_t m_rxBytes{0};                             //!< bytes in it
     uint32_t m_rxMaxBytes{0};                          //!< high-water mark
     bool m_rxPaused{false};                            //!< XOFF sent, not yet released
+    mutable uint32_t m_rxXoff{0};                      //!< cached XOFF point
+    mutable uint64_t m_rxXoffRate{~uint64_t(0)};       //!< rate it was computed for
+    mutable uint32_t m_rxXoffBuffer{0};                //!< buffer size it was computed for
     EventId m_rxDrain;                                 //!< the host takes the head frame
     EventId m_rxRefresh;                               //!< next XOFF refresh
     Time m_watchdogDetection;                          //!< paused this long: a storm

@@ -155,9 +155,8 @@ RoceSwitchMmu::SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay)
         m_headroom[port] = m_headroomBytes;
         return;
     }
-    const double cableBytes = bitRate * cableDelay.GetSeconds() / 8;
-    m_headroom[port] = 2 * m_maxFrameBytes + static_cast<uint32_t>(std::ceil(2 * cableBytes))
-                       + m_responseQuanta * QUANTUM_BYTES;
+    m_headroom[port]
+        = PfcHeader::HeadroomBytes(bitRate, cableDelay, m_maxFrameBytes, m_responseQuanta);
 }
 
 RoceSwitchMmu::Queue&
