@@ -47,6 +47,8 @@ FabricDropReasonName(FabricDropReason reason)
         return "HeadroomExceeded";
     case FabricDropReason::PFC_WATCHDOG:
         return "PfcWatchdog";
+    case FabricDropReason::CREDIT_VIOLATION:
+        return "CreditViolation";
     case FabricDropReason::COUNT:
         break;
     }

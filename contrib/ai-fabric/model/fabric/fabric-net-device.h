@@ -37,6 +37,7 @@ enum class FabricDropReason : uint8_t
     NOT_FOR_US,        //!< a NIC received a frame it cannot deliver (unknown QP, wrong type)
     HEADROOM_EXCEEDED, //!< a lossless queue overflowed its PFC headroom: a bug, never normal
     PFC_WATCHDOG,      //!< a queue in a PFC storm, turned lossy by the switch's PFC watchdog
+    CREDIT_VIOLATION,  //!< a packet arrived beyond the credits its VL granted: a bug, never normal
     COUNT              //!< number of reasons (not a reason)
 };
 

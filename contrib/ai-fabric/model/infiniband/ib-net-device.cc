@@ -1,0 +1,457 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "ib-net-device.h"
+
+#include "ib-headers.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("IbNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(IbNetDevice);
+
+TypeId
+IbNetDevice::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::IbNetDevice")
+              .SetParent<FabricNetDevice>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<IbNetDevice>()
+              .AddAttribute("DataVls",
+                            "Data virtual lanes of the port (1-15). Default 8: VL0-VL7, what "
+                            "ConnectX adapters and Quantum switches implement.",
+                            UintegerValue(8),
+                            MakeUintegerAccessor(&IbNetDevice::m_dataVls),
+                            MakeUintegerChecker<uint32_t>(1, MAX_DATA_VLS))
+              .AddAttribute(
+                  "VlBufferBytes",
+                  "Receive buffer of each data VL, the credits the port grants "
+                  "(bytes, a multiple of 64). Default 131072: 2048 blocks, the most a "
+                  "12-bit FCCL can grant beyond what was sent (IBTA vol. 1, 7.9.4).",
+                  UintegerValue(MAX_OUTSTANDING_BLOCKS * BLOCK_BYTES),
+                  MakeUintegerAccessor(&IbNetDevice::m_vlBufferBytes),
+                  MakeUintegerChecker<uint32_t>(BLOCK_BYTES, MAX_OUTSTANDING_BLOCKS * BLOCK_BYTES))
+              .AddAttribute("CreditUpdateBlocks",
+                            "A flow-control update is sent once this many blocks of a VL were "
+                            "freed since the last (blocks). Default 64: one update per "
+                            "4 KB-MTU packet (adapters coalesce updates; their threshold is not "
+                            "published).",
+                            UintegerValue(64),
+                            MakeUintegerAccessor(&IbNetDevice::m_creditUpdateBlocks),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("FlowControlPeriod",
+                            "Longest time freed credits stay unreported (s). 0 (the default) "
+                            "derives it from the rate: 65,536 byte times of one of the link's "
+                            "four lanes (IBTA: an update at least every 65,536 symbol times), "
+                            "5.24 us at 400 Gb/s.",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&IbNetDevice::m_fcPeriod),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Sl",
+                            "Service level of the transport's packets (0-15); its VL is SL mod "
+                            "DataVls. Default 0.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&IbNetDevice::m_sl),
+                            MakeUintegerChecker<uint8_t>(0, 15))
+              .AddTraceSource("FlowControlSent",
+                              "A flow-control packet was queued: (VL, FCCL modulo 4096).",
+                              MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
+                              "ns3::IbNetDevice::FlowControlTracedCallback")
+              .AddTraceSource("FlowControlReceived",
+                              "A flow-control packet arrived: (VL, FCCL modulo 4096).",
+                              MakeTraceSourceAccessor(&IbNetDevice::m_fcReceivedTrace),
+                              "ns3::IbNetDevice::FlowControlTracedCallback");
+    return tid;
+}
+
+IbNetDevice::IbNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+    SetFraming(0, 0); // the data rate is after encoding; delimiters and idles are not modelled
+    SetMtu(4096);
+}
+
+IbNetDevice::~IbNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+IbNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_transport)
+    {
+        m_transport->Dispose();
+    }
+    m_transport = nullptr;
+    for (Lane& lane : m_lanes)
+    {
+        lane.fcTimer.Cancel();
+        lane.queue.clear();
+    }
+    m_fcQueue.clear();
+    FabricNetDevice::DoDispose();
+}
+
+void
+IbNetDevice::DoInitialize()
+{
+    InitializeCredits();
+    FabricNetDevice::DoInitialize();
+}
+
+void
+IbNetDevice::DoLinkChange(bool up)
+{
+    if (up)
+    {
+        InitializeCredits(); // the link retrains: both ends exchange their limits again
+    }
+}
+
+uint32_t
+IbNetDevice::Blocks(uint32_t bytes)
+{
+    return (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES;
+}
+
+uint32_t
+IbNetDevice::BufferBlocks() const
+{
+    return m_vlBufferBytes / BLOCK_BYTES;
+}
+
+void
+IbNetDevice::SetTransport(Ptr<RdmaTransport> transport)
+{
+    NS_LOG_FUNCTION(this << transport);
+    m_transport = transport;
+    m_transport->AttachPort(GetDataRate(),
+                            ENCAPSULATION_BYTES + TRAILER_BYTES,
+                            MakeCallback(&IbNetDevice::SendRdmaControl, this),
+                            MakeCallback(&IbNetDevice::DataReady, this));
+}
+
+Ptr<RdmaTransport>
+IbNetDevice::GetTransport() const
+{
+    return m_transport;
+}
+
+void
+IbNetDevice::SetLid(uint16_t lid)
+{
+    m_lid = lid;
+    uint8_t mac[6]
+        = {0x02, 0x1b, 0, 0, static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid & 0xFF)};
+    m_address.CopyFrom(mac);
+}
+
+uint16_t
+IbNetDevice::GetLid() const
+{
+    return m_lid;
+}
+
+uint8_t
+IbNetDevice::VlOfSl(uint8_t sl) const
+{
+    return static_cast<uint8_t>(sl % m_dataVls);
+}
+
+uint32_t
+IbNetDevice::GetVlBufferBytes() const
+{
+    return m_vlBufferBytes;
+}
+
+uint64_t
+IbNetDevice::GetAvailableCredits(uint8_t vl) const
+{
+    const Lane& lane = m_lanes.at(vl);
+    return lane.peerLimit > lane.sentBlocks ? lane.peerLimit - lane.sentBlocks : 0;
+}
+
+Time
+IbNetDevice::GetCreditStallTime(uint8_t vl) const
+{
+    const Lane& lane = m_lanes.at(vl);
+    return lane.stalled ? lane.stallTime + (Simulator::Now() - lane.stallStart) : lane.stallTime;
+}
+
+uint64_t
+IbNetDevice::GetFlowControlPacketsSent() const
+{
+    return m_fcSent;
+}
+
+Time
+IbNetDevice::GetFlowControlPeriod() const
+{
+    if (!m_fcPeriod.IsZero())
+    {
+        return m_fcPeriod;
+    }
+    // 65,536 byte times of one of four lanes.
+    return GetDataRate().CalculateBytesTxTime(65536 * 4);
+}
+
+void
+IbNetDevice::Encapsulate(Ptr<Packet> p, const RdmaPacketMeta& meta) const
+{
+    LrhHeader lrh;
+    lrh.SetVl(VlOfSl(m_sl));
+    lrh.SetSl(m_sl);
+    lrh.SetDlid(static_cast<uint16_t>(meta.dstAddress));
+    lrh.SetSlid(static_cast<uint16_t>(meta.srcAddress));
+    lrh.SetPktLen(static_cast<uint16_t>((p->GetSize() + LrhHeader::SIZE) / 4));
+    p->AddHeader(lrh);
+    p->AddTrailer(VcrcTrailer());
+}
+
+void
+IbNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
+{
+    Encapsulate(p, meta);
+    m_lanes[VlOfSl(m_sl)].queue.push_back(p);
+    TryTransmit();
+}
+
+void
+IbNetDevice::DataReady()
+{
+    TryTransmit();
+}
+
+void
+IbNetDevice::InitializeCredits()
+{
+    if (!GetFabricChannel())
+    {
+        return;
+    }
+    for (uint8_t vl = 0; vl < m_dataVls; ++vl)
+    {
+        SendFlowControl(vl, IbFlowControlHeader::OP_INIT);
+    }
+}
+
+void
+IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
+{
+    Lane& lane = m_lanes[vl];
+    const uint64_t limit = lane.receivedBlocks + (BufferBlocks() - lane.occupiedBlocks);
+    IbFlowControlHeader fc;
+    fc.SetOp(op);
+    fc.SetVl(vl);
+    fc.SetFctbs(static_cast<uint32_t>(lane.sentBlocks % IbFlowControlHeader::MODULO));
+    fc.SetFccl(static_cast<uint32_t>(limit % IbFlowControlHeader::MODULO));
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(fc);
+    m_fcQueue.push_back(p);
+    lane.unreported = 0;
+    lane.fcTimer.Cancel();
+    ++m_fcSent;
+    m_fcSentTrace(vl, fc.GetFccl());
+    TryTransmit();
+}
+
+void
+IbNetDevice::FreeBlocks(uint8_t vl, uint32_t blocks)
+{
+    Lane& lane = m_lanes[vl];
+    lane.occupiedBlocks -= blocks;
+    lane.unreported += blocks;
+    if (lane.unreported >= m_creditUpdateBlocks)
+    {
+        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+    }
+    else if (!lane.fcTimer.IsRunning())
+    {
+        lane.fcTimer
+            = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::FlowControlTimer, this, vl);
+    }
+}
+
+void
+IbNetDevice::FlowControlTimer(uint8_t vl)
+{
+    if (m_lanes[vl].unreported > 0)
+    {
+        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+    }
+}
+
+void
+IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
+{
+    IbFlowControlHeader fc;
+    p->Copy()->RemoveHeader(fc);
+    const uint8_t vl = fc.GetVl();
+    if (vl >= m_dataVls)
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        return;
+    }
+    Lane& lane = m_lanes[vl];
+    const uint32_t modulo = IbFlowControlHeader::MODULO;
+    // The peer's credit limit only grows: unwrap its 12 bits against what we knew.
+    if (!lane.limitKnown || fc.GetOp() == IbFlowControlHeader::OP_INIT)
+    {
+        const uint64_t base = lane.sentBlocks;
+        lane.peerLimit = base + (fc.GetFccl() + modulo - base % modulo) % modulo;
+        lane.limitKnown = true;
+    }
+    else
+    {
+        const uint32_t step = (fc.GetFccl() + modulo - lane.peerLimit % modulo) % modulo;
+        if (step < modulo / 2)
+        {
+            lane.peerLimit += step;
+        }
+    }
+    // The peer's FCTBS counts every block it sent on this VL before this packet, all of which
+    // arrived first: what we have not counted was lost on the link, and its credit returns.
+    const uint32_t lost = (fc.GetFctbs() + modulo - lane.receivedBlocks % modulo) % modulo;
+    if (lost > 0 && lost < modulo / 2)
+    {
+        lane.receivedBlocks += lost;
+    }
+    m_fcReceivedTrace(vl, fc.GetFccl());
+    TryTransmit();
+}
+
+Ptr<Packet>
+IbNetDevice::DequeueForTransmit()
+{
+    if (!m_fcQueue.empty())
+    {
+        Ptr<Packet> p = m_fcQueue.front();
+        m_fcQueue.pop_front();
+        return p;
+    }
+    const uint8_t transportVl = VlOfSl(m_sl);
+    for (uint32_t k = 0; k < m_dataVls; ++k)
+    {
+        const auto vl = static_cast<uint8_t>((m_nextVl + k) % m_dataVls);
+        Lane& lane = m_lanes[vl];
+        if (lane.queue.empty() && vl == transportVl && m_transport)
+        {
+            RdmaPacketMeta meta;
+            Ptr<Packet> p = m_transport->DequeueData(meta);
+            if (p)
+            {
+                Encapsulate(p, meta);
+                lane.queue.push_back(p);
+            }
+        }
+        if (lane.queue.empty())
+        {
+            continue;
+        }
+        const uint32_t blocks = Blocks(lane.queue.front()->GetSize());
+        if (lane.peerLimit < lane.sentBlocks + blocks)
+        {
+            if (!lane.stalled)
+            {
+                lane.stalled = true;
+                lane.stallStart = Simulator::Now();
+            }
+            continue;
+        }
+        if (lane.stalled)
+        {
+            lane.stalled = false;
+            lane.stallTime += Simulator::Now() - lane.stallStart;
+        }
+        Ptr<Packet> p = lane.queue.front();
+        lane.queue.pop_front();
+        lane.sentBlocks += blocks;
+        m_nextVl = (vl + 1) % m_dataVls;
+        return p;
+    }
+    return nullptr;
+}
+
+void
+IbNetDevice::DoReceive(Ptr<Packet> p)
+{
+    const uint32_t size = p->GetSize();
+    if (size == IbFlowControlHeader::SIZE)
+    {
+        ReceiveFlowControl(p); // link packets end at the port that receives them
+        return;
+    }
+    // LRH (8) and the BTH's FECN byte (BTH offset 4), read without deserializing objects.
+    uint8_t h[LrhHeader::SIZE + 5];
+    if (p->CopyData(h, sizeof(h)) != sizeof(h))
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        return;
+    }
+    const auto vl = static_cast<uint8_t>(h[0] >> 4);
+    if (vl >= m_dataVls)
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US); // VL15 (subnet management) is not modelled
+        return;
+    }
+    Lane& lane = m_lanes[vl];
+    const uint32_t blocks = Blocks(size);
+    lane.receivedBlocks += blocks;
+    if (lane.occupiedBlocks + blocks > BufferBlocks())
+    {
+        // The sender started a packet its credits did not cover: a bug, never normal.
+        CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
+        return;
+    }
+    lane.occupiedBlocks += blocks;
+    const uint16_t dlid = static_cast<uint16_t>((h[2] << 8) | h[3]);
+    if (!m_transport || dlid != m_lid)
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        FreeBlocks(vl, blocks);
+        return;
+    }
+    RdmaPacketMeta meta;
+    meta.srcAddress = static_cast<uint16_t>((h[6] << 8) | h[7]);
+    meta.dstAddress = dlid;
+    meta.congestionMarked = (h[LrhHeader::SIZE + 4] & 0x80) != 0; // FECN
+    // The sender's traces may still hold this packet: strip headers from a copy.
+    Ptr<Packet> q = p->Copy();
+    q->RemoveAtStart(ENCAPSULATION_BYTES);
+    q->RemoveAtEnd(TRAILER_BYTES);
+    if (!m_transport->Receive(q, meta))
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+    }
+    FreeBlocks(vl, blocks); // the adapter moves the packet to the host at once
+}
+
+bool
+IbNetDevice::Send(Ptr<Packet> /* packet */, const Address& /* dest */, uint16_t /* protocol */)
+{
+    return false; // no IP over InfiniBand
+}
+
+bool
+IbNetDevice::SendFrom(Ptr<Packet> /* packet */,
+                      const Address& /* source */,
+                      const Address& /* dest */,
+                      uint16_t /* protocol */)
+{
+    return false;
+}
+
+} // namespace ns3

@@ -1,0 +1,217 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef IB_NET_DEVICE_H
+#define IB_NET_DEVICE_H
+
+#include "ns3/event-id.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief An InfiniBand port (IBTA vol. 1, chapter 7) carrying the RC transport: LRH / BTH /
+ * payload / ICRC / VCRC data packets, virtual lanes, and credit-based link-level flow control.
+ *
+ * Credits are counted per data VL in 64-byte blocks, as the IBTA counts them. The receiving
+ * end of a link advertises, per VL, a credit limit FCCL = blocks received (ABR) + free blocks
+ * of its receive buffer; the sending end counts the blocks it sent (FCTBS) and starts a packet
+ * only when FCCL - FCTBS covers it, so a buffer never overflows: the link is lossless by
+ * construction. Flow-control packets (6 bytes, sent ahead of data, not themselves flow
+ * controlled) carry FCTBS and FCCL modulo 4096: an initialization packet per VL when the
+ * port starts, then an update when CreditUpdateBlocks blocks have been freed, and at least
+ * every FlowControlPeriod while freed credits are unreported. A received FCTBS resets the
+ * receiver's ABR, which returns the credits of packets lost on the link.
+ *
+ * As a NIC port (SetTransport) it carries an RdmaTransport: data packets of the QPs travel on
+ * the VL of the port's service level (Sl attribute, SL-to-VL: SL mod DataVls), and so do
+ * ACKs and NAKs, behind at most one data packet waiting for credits. Received packets go to
+ * the transport at once, so their blocks are freed as they arrive. Data VLs are served round
+ * robin among those with a packet and credits.
+ */
+class IbNetDevice : public FabricNetDevice
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    IbNetDevice();
+    ~IbNetDevice() override;
+
+    /// Most data VLs a port may have (VL0-VL14; VL15 is for subnet management)
+    static constexpr uint32_t MAX_DATA_VLS = 15;
+    /// Bytes per credit block
+    static constexpr uint32_t BLOCK_BYTES = 64;
+    /// Bytes of a data packet before the BTH (LRH)
+    static constexpr uint32_t ENCAPSULATION_BYTES = 8;
+    /// Bytes of a data packet after the ICRC (VCRC)
+    static constexpr uint32_t TRAILER_BYTES = 2;
+    /// Largest credit limit a 12-bit FCCL can grant beyond what was sent (blocks)
+    static constexpr uint32_t MAX_OUTSTANDING_BLOCKS = 2048;
+
+    /**
+     * \param bytes a packet's size
+     * \return the 64-byte credit blocks it takes
+     */
+    static uint32_t Blocks(uint32_t bytes);
+
+    /**
+     * \brief Make this a NIC port carrying the given transport.
+     * \param transport the NIC's RC transport
+     */
+    void SetTransport(Ptr<RdmaTransport> transport);
+
+    /// \return the transport, or nullptr
+    Ptr<RdmaTransport> GetTransport() const;
+
+    /// \param lid this port's local identifier
+    void SetLid(uint16_t lid);
+
+    /// \return this port's LID
+    uint16_t GetLid() const;
+
+    /**
+     * \param sl a service level
+     * \return its virtual lane (SL mod DataVls)
+     */
+    uint8_t VlOfSl(uint8_t sl) const;
+
+    /// \return the receive buffer of each data VL (bytes)
+    uint32_t GetVlBufferBytes() const;
+
+    /**
+     * \param vl a data VL
+     * \return blocks the peer still lets this port send on it
+     */
+    uint64_t GetAvailableCredits(uint8_t vl) const;
+
+    /**
+     * \param vl a data VL
+     * \return time a packet of this VL waited for credits so far
+     */
+    Time GetCreditStallTime(uint8_t vl) const;
+
+    /// \return flow-control packets sent
+    uint64_t GetFlowControlPacketsSent() const;
+
+    /// \return the interval of flow-control updates in force (attribute, or derived)
+    Time GetFlowControlPeriod() const;
+
+    // NetDevice: ai-fabric's IB ports carry the RC transport only (no IPoIB).
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+
+    /**
+     * TracedCallback signature for flow-control packets.
+     * \param vl the VL
+     * \param fccl the credit limit (modulo 4096)
+     */
+    typedef void (*FlowControlTracedCallback)(uint8_t vl, uint16_t fccl);
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+    Ptr<Packet> DequeueForTransmit() override;
+    void DoReceive(Ptr<Packet> p) override;
+    void DoLinkChange(bool up) override;
+
+  private:
+    /// State of one data VL, both directions.
+    struct Lane
+    {
+        std::deque<Ptr<Packet>> queue; //!< packets ready to send, waiting for credits
+        uint64_t sentBlocks{0};        //!< FCTBS, not wrapped
+        uint64_t peerLimit{0};         //!< the peer's FCCL, unwrapped
+        bool limitKnown{false};        //!< an FCCL has arrived
+        uint64_t receivedBlocks{0};    //!< ABR, not wrapped
+        uint32_t occupiedBlocks{0};    //!< receive buffer in use
+        uint32_t unreported{0};        //!< blocks freed since the last FC packet
+        EventId fcTimer;               //!< next periodic update
+        bool stalled{false};           //!< a packet waits for credits
+        Time stallStart;               //!< since when
+        Time stallTime;                //!< total so far
+    };
+
+    /**
+     * \brief Add the LRH and VCRC to a transport packet.
+     * \param p the packet, starting at the BTH
+     * \param meta its addressing (LIDs)
+     */
+    void Encapsulate(Ptr<Packet> p, const RdmaPacketMeta& meta) const;
+
+    /**
+     * \brief Transport callback: queue an ACK or NAK.
+     * \param p the packet
+     * \param meta its addressing
+     */
+    void SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta);
+
+    /// Transport callback: a QP has data.
+    void DataReady();
+
+    /**
+     * \brief Queue a flow-control packet for a VL.
+     * \param vl the VL
+     * \param op OP_NORMAL or OP_INIT
+     */
+    void SendFlowControl(uint8_t vl, uint8_t op);
+
+    /// Send the initialization flow-control packet of every data VL.
+    void InitializeCredits();
+
+    /**
+     * \brief Apply a received flow-control packet.
+     * \param p the packet
+     */
+    void ReceiveFlowControl(Ptr<Packet> p);
+
+    /**
+     * \brief Blocks of a VL's receive buffer were freed: report them when due.
+     * \param vl the VL
+     * \param blocks how many
+     */
+    void FreeBlocks(uint8_t vl, uint32_t blocks);
+
+    /**
+     * \brief The periodic update of a VL is due.
+     * \param vl the VL
+     */
+    void FlowControlTimer(uint8_t vl);
+
+    /// \return the receive buffer of a VL in blocks
+    uint32_t BufferBlocks() const;
+
+    Ptr<RdmaTransport> m_transport;         //!< NIC transport
+    uint16_t m_lid{0};                      //!< local identifier
+    uint32_t m_dataVls{1};                  //!< data VLs
+    uint32_t m_vlBufferBytes{0};            //!< receive buffer per data VL
+    uint32_t m_creditUpdateBlocks{0};       //!< freed blocks that trigger an update
+    Time m_fcPeriod;                        //!< update interval attribute (0: derived)
+    uint8_t m_sl{0};                        //!< service level of the transport's traffic
+    std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
+    std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
+    uint32_t m_nextVl{0};                   //!< round-robin position
+    uint64_t m_fcSent{0};                   //!< flow-control packets sent
+    TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
+    TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
+};
+
+} // namespace ns3
+
+#endif /* IB_NET_DEVICE_H */
