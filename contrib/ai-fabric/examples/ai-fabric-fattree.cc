@@ -24,6 +24,8 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-switch.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
@@ -40,6 +42,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -171,7 +174,7 @@ main(int argc, char* argv[])
                                  {"quiet", "pfc", "ecn", "dcqcn"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
-    cmd.AddValue("fabric", "roce (ib comes with the InfiniBand model)", fabricName);
+    cmd.AddValue("fabric", "roce (RoCEv2) or ib (InfiniBand)", fabricName);
     cmd.AddValue("servers", "servers", servers);
     cmd.AddValue("gpusPerServer", "GPUs per server, each with its own NIC", gpusPerServer);
     cmd.AddValue("nicRate", "NIC and link rate, e.g. 400Gbps or 400G", nicRate);
@@ -193,20 +196,18 @@ main(int argc, char* argv[])
     cmd.AddValue("json", "write the results as JSON to this file", json);
     cmd.AddValue("pcap", "write a pcap per GPU NIC with this prefix", pcap);
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
-    cmd.AddValue("pfc", "PFC on the RDMA priority (roce)", pfc);
-    cmd.AddValue("ecn", "ECN marking at switch egress (roce)", ecn);
-    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce)", dcqcn);
+    cmd.AddValue("pfc", "PFC on the RDMA priority (roce only)", pfc);
+    cmd.AddValue("ecn", "ECN marking at switch egress (roce only)", ecn);
+    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
     cmd.AddValue("preset", "DCQCN parameters: connectx (firmware defaults) or paper", preset);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.
-    if (fabricName != "roce")
+    if (fabricName != "roce" && fabricName != "ib")
     {
-        FabricCli::Fail(PROGRAM,
-                        "--fabric=" + fabricName +
-                            ": this build has the RoCEv2 fabric only (roce); InfiniBand comes "
-                            "with the InfiniBand model");
+        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
     }
+    const bool ib = fabricName == "ib";
     if (RdmaCcDcqcn::GetPreset(preset).empty())
     {
         FabricCli::Fail(PROGRAM, "--preset=" + preset + ": expected connectx or paper");
@@ -306,12 +307,22 @@ main(int argc, char* argv[])
         }
     }
 
-    // Build.
-    RoceFabricHelper fabric;
+    // Build. InfiniBand is lossless by its credits: PFC, ECN and DCQCN are RoCEv2's.
+    std::unique_ptr<FabricHelper> helper;
+    if (ib)
+    {
+        helper = std::make_unique<IbFabricHelper>();
+    }
+    else
+    {
+        auto roce = std::make_unique<RoceFabricHelper>();
+        roce->SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
+        roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+        helper = std::move(roce);
+    }
+    FabricHelper& fabric = *helper;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
-    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-    if (dcqcn)
+    if (dcqcn && !ib)
     {
         fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
         for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(preset))
@@ -333,15 +344,24 @@ main(int argc, char* argv[])
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
     TimeValue portLatency;
-    tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+    if (ib)
+    {
+        tree.GetLeaf(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
+    }
+    else
+    {
+        tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+    }
     const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
     const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
                        + portLatency.Get() * switchHops
                        + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
     const uint32_t mtu = 4096;
-    const double efficiency = double(mtu)
-                              / (RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + mtu
-                                 + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES);
+    const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                    + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
+                              : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                    + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    const double efficiency = mtu / (mtu + framing);
     CollectiveTuner tuner(alpha, rate, efficiency);
     CollectiveSweep runner(collectives, tuner, sweep);
     runner.Schedule();
@@ -375,9 +395,9 @@ main(int argc, char* argv[])
     {
         nlohmann::ordered_json j;
         j["scenario"] = {{"fabric", fabricName},
-                         {"pfc", pfc},
-                         {"ecn", ecn},
-                         {"dcqcn", dcqcn},
+                         {"pfc", pfc && !ib},
+                         {"ecn", ecn && !ib},
+                         {"dcqcn", dcqcn && !ib},
                          {"preset", preset},
                          {"topology", "fat-tree"},
                          {"tiers", tree.GetTiers()},

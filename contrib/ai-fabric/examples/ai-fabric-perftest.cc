@@ -65,7 +65,7 @@ main(int argc, char* argv[])
     cmd.Usage(
         "RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
         "and ib_write_lat.");
-    cmd.AddValue("fabric", "fabric: roce", fabric);
+    cmd.AddValue("fabric", "fabric: roce (RoCEv2) or ib (InfiniBand)", fabric);
     cmd.AddValue("test", "write_bw or write_lat", test);
     cmd.AddValue("size",
                  "message bytes, K/M/G suffixes (default 65536 for write_bw, 2 for write_lat)",

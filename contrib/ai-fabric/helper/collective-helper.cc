@@ -6,11 +6,11 @@
 
 #include "collective-helper.h"
 
+#include "fabric-helper.h"
 #include "ns3/abort.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "roce-fabric-helper.h"
 
 namespace ns3
 {
@@ -54,7 +54,7 @@ CollectiveHelper::GetChunkBytes() const
 }
 
 void
-CollectiveHelper::Install(NodeContainer gpus, const RoceFabricHelper& fabric)
+CollectiveHelper::Install(NodeContainer gpus, const FabricHelper& fabric)
 {
     NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: installed twice");
     const uint32_t n = gpus.GetN();

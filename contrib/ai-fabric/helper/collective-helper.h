@@ -22,7 +22,7 @@
 namespace ns3
 {
 
-class RoceFabricHelper;
+class FabricHelper;
 
 /**
  * \ingroup ai-fabric
@@ -65,7 +65,7 @@ class CollectiveHelper
      * \param gpus the GPUs, in rank order
      * \param fabric the helper that gave them their NICs
      */
-    void Install(NodeContainer gpus, const RoceFabricHelper& fabric);
+    void Install(NodeContainer gpus, const FabricHelper& fabric);
 
     /// \return the number of ranks
     uint32_t GetNRanks() const;

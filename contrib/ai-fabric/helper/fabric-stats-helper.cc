@@ -8,6 +8,7 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/ib-net-device.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -50,19 +51,26 @@ FabricStatsHelper::Totals()
                 continue;
             }
             totals.drops += port->GetCounters().TotalDrops();
-            Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(port);
-            if (!roce)
+            Ptr<RdmaTransport> transport;
+            if (Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(port))
             {
-                continue;
+                totals.ecnMarks += roce->GetEcnMarks();
+                for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
+                {
+                    totals.maxQueueBytes = std::max<uint64_t>(totals.maxQueueBytes,
+                                                              roce->GetQueueCounters(p).maxBytes);
+                    totals.pfcPauseFrames += roce->GetPfcPausesSent(p);
+                }
+                transport = roce->GetTransport();
             }
-            totals.ecnMarks += roce->GetEcnMarks();
-            for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
+            else if (Ptr<IbNetDevice> ibPort = DynamicCast<IbNetDevice>(port))
             {
-                totals.maxQueueBytes
-                    = std::max<uint64_t>(totals.maxQueueBytes, roce->GetQueueCounters(p).maxBytes);
-                totals.pfcPauseFrames += roce->GetPfcPausesSent(p);
+                for (uint8_t vl = 0; vl < IbNetDevice::MAX_DATA_VLS; ++vl)
+                {
+                    totals.creditStallUs += ibPort->GetCreditStallTime(vl).GetSeconds() * 1e6;
+                }
+                transport = ibPort->GetTransport();
             }
-            Ptr<RdmaTransport> transport = roce->GetTransport();
             if (!transport)
             {
                 continue;

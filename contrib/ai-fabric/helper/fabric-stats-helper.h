@@ -29,7 +29,7 @@ struct FabricTotals
     uint64_t ecnMarks{0};       //!< frames marked CE by switch ports
     uint64_t cnps{0};           //!< CNPs sent by NICs (DCQCN notification points)
     uint64_t retransmits{0};    //!< data packets sent again by the RC transport
-    double creditStallUs{0};    //!< time a port waited for credits (no credit model yet: 0)
+    double creditStallUs{0};    //!< time IB ports had a packet waiting for credits, summed (us)
     uint64_t maxQueueBytes{0};  //!< largest output queue seen at any port
 };
 

@@ -6,13 +6,13 @@
 
 #include "fat-tree-helper.h"
 
+#include "fabric-helper.h"
 #include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
 #include "ns3/roce-net-device.h"
-#include "roce-fabric-helper.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -319,7 +319,7 @@ FatTreeHelper::LeafOfGpu(const Layout& layout, uint32_t rank) const
 }
 
 void
-FatTreeHelper::Install(RoceFabricHelper& fabric)
+FatTreeHelper::Install(FabricHelper& fabric)
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_installed, "FatTreeHelper: Install() called twice");
@@ -335,7 +335,7 @@ FatTreeHelper::Install(RoceFabricHelper& fabric)
     }
     m_gpus.Create(l.gpus);
     fabric.InstallHosts(m_gpus);
-    m_linkRate = fabric.GetNic(m_gpus.Get(0))->GetDataRate();
+    m_linkRate = fabric.GetHostPort(m_gpus.Get(0))->GetDataRate();
 
     m_leaves.Create(l.leaves);
     fabric.InstallSwitches(m_leaves);

@@ -17,15 +17,15 @@
 namespace ns3
 {
 
-class RoceFabricHelper;
+class FabricHelper;
 
 /**
  * \ingroup ai-fabric
- * \brief Builds a fat-tree of GPUs on a RoceFabricHelper: a 2-tier leaf-spine or a 3-tier
- * k-ary fat-tree, with an oversubscription ratio at the leaf and an optional rail-optimized
- * attachment, and names its parts in fat-tree terms.
+ * \brief Builds a fat-tree of GPUs on a FabricHelper (RoCEv2 or InfiniBand): a 2-tier leaf-spine or
+ * a 3-tier k-ary fat-tree, with an oversubscription ratio at the leaf and an optional
+ * rail-optimized attachment, and names its parts in fat-tree terms.
  *
- * A GPU is an ns-3 Node with one RoCE NIC (RoceFabricHelper::InstallHosts); a server holds
+ * A GPU is an ns-3 Node with one NIC (FabricHelper::InstallHosts); a server holds
  * GetGpusPerServer() of them. GPUs are numbered by rank, server-major:
  * rank = server * gpusPerServer + local.
  *
@@ -109,7 +109,7 @@ class FatTreeHelper
     /**
      * \brief The line rate of every link.
      *
-     * When set, Install() applies it to the fabric's ports (RoceFabricHelper's "DataRate"
+     * When set, Install() applies it to the fabric's ports (the fabric helper's "DataRate"
      * device attribute). When not set, Install() reads the rate back from the ports it created
      * (the fabric's DataRate attribute, 400 Gb/s by default); before Install() the bisection
      * bandwidth then uses 400 Gb/s, the FabricNetDevice default.
@@ -127,11 +127,11 @@ class FatTreeHelper
     /**
      * \brief Build the fat-tree on a fabric helper that has nothing installed yet: GPU nodes
      *        with their NICs (first, in rank order), switch nodes, the cables, the routes
-     *        (RoceFabricHelper::ComputeRoutes()). Aborts if Check() is not empty.
+     *        (FabricHelper::ComputeRoutes()). Aborts if Check() is not empty.
      * \param fabric the fabric helper (its device, channel, transport and switch attributes
      *        apply)
      */
-    void Install(RoceFabricHelper& fabric);
+    void Install(FabricHelper& fabric);
 
     /// \return number of tiers of switches (2 or 3)
     uint32_t GetTiers() const;

@@ -6,6 +6,7 @@
 
 #include "rdma-perftest.h"
 
+#include "ib-fabric-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -271,9 +273,9 @@ class PerftestRun
 std::string
 RdmaPerftestConfig::Validate()
 {
-    if (fabric != "roce")
+    if (fabric != "roce" && fabric != "ib")
     {
-        return "--fabric=" + fabric + ": this build has the RoCEv2 fabric only (roce)";
+        return "--fabric=" + fabric + ": expected roce or ib";
     }
     if (test != "write_bw" && test != "write_lat")
     {
@@ -330,7 +332,16 @@ RdmaPerftest::Run()
     NodeContainer switches;
     switches.Create(cfg.switches);
 
-    RoceFabricHelper fabric;
+    std::unique_ptr<FabricHelper> helper;
+    if (cfg.fabric == "ib")
+    {
+        helper = std::make_unique<IbFabricHelper>();
+    }
+    else
+    {
+        helper = std::make_unique<RoceFabricHelper>();
+    }
+    FabricHelper& fabric = *helper;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
     fabric.InstallHosts(hosts);

@@ -24,38 +24,17 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
 
 RoceFabricHelper::RoceFabricHelper()
-    : m_topology(Create<FabricTopology>())
 {
     m_deviceFactory.SetTypeId(RoceNetDevice::GetTypeId());
-    m_channelFactory.SetTypeId(FabricChannel::GetTypeId());
-    m_transportFactory.SetTypeId(RdmaTransport::GetTypeId());
     m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
 }
 
-RoceFabricHelper::~RoceFabricHelper() {}
+RoceFabricHelper::~RoceFabricHelper() = default;
 
-void
-RoceFabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
+const char*
+RoceFabricHelper::Name() const
 {
-    m_deviceFactory.Set(name, value);
-}
-
-void
-RoceFabricHelper::SetChannelAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_channelFactory.Set(name, value);
-}
-
-void
-RoceFabricHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_transportFactory.Set(name, value);
-}
-
-void
-RoceFabricHelper::SetQueuePairAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_qpAttributes.emplace_back(name, value.Copy());
+    return "RoceFabricHelper";
 }
 
 void
@@ -65,122 +44,51 @@ RoceFabricHelper::SetMmuAttribute(const std::string& name, const AttributeValue&
 }
 
 void
-RoceFabricHelper::SetCongestionControlAttribute(const std::string& name,
-                                                const AttributeValue& value)
-{
-    m_ccAttributes.emplace_back(name, value.Copy());
-}
-
-void
-RoceFabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_switchFactory.Set(name, value);
-}
-
-void
 RoceFabricHelper::SetBaseAddress(Ipv4Address base)
 {
     m_base = base;
 }
 
-NetDeviceContainer
-RoceFabricHelper::InstallHosts(NodeContainer hosts)
+uint32_t
+RoceFabricHelper::HostAddress(uint32_t endpoint) const
 {
-    NetDeviceContainer devices;
-    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
-    {
-        Ptr<Node> node = *it;
-        const uint32_t nodeId = node->GetId();
-        NS_ABORT_MSG_IF(nodeId < m_nicOfNode.size() && m_nicOfNode[nodeId],
-                        "RoceFabricHelper: node " << nodeId << " already has a NIC");
-        const Ipv4Address address(m_base.Get() + 1 + m_topology->GetNEndpoints());
-        Ptr<RoceNetDevice> nic = m_deviceFactory.Create<RoceNetDevice>();
-        nic->SetIpv4Address(address);
-        node->AddDevice(nic);
-        Ptr<RdmaTransport> transport = m_transportFactory.Create<RdmaTransport>();
-        transport->SetAddress(address.Get());
-        for (const auto& [name, value] : m_qpAttributes)
-        {
-            transport->SetQueuePairAttribute(name, *value);
-        }
-        for (const auto& [name, value] : m_ccAttributes)
-        {
-            transport->SetCongestionControlAttribute(name, *value);
-        }
-        nic->SetTransport(transport);
-        std::ostringstream name;
-        name << "host" << m_transports.size();
-        const uint32_t vertex = m_topology->AddEndpoint(node, address.Get(), name.str());
-        if (m_nicOfNode.size() <= nodeId)
-        {
-            m_nicOfNode.resize(nodeId + 1);
-            m_vertexOfHost.resize(nodeId + 1, UINT32_MAX);
-        }
-        m_nicOfNode[nodeId] = nic;
-        m_vertexOfHost[nodeId] = vertex;
-        m_transports.push_back(transport);
-        devices.Add(nic);
-    }
-    return devices;
+    return m_base.Get() + 1 + endpoint;
+}
+
+Ptr<FabricNetDevice>
+RoceFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTransport> transport)
+{
+    Ptr<RoceNetDevice> nic = m_deviceFactory.Create<RoceNetDevice>();
+    nic->SetIpv4Address(Ipv4Address(address));
+    node->AddDevice(nic);
+    nic->SetTransport(transport);
+    return nic;
 }
 
 void
-RoceFabricHelper::InstallSwitches(NodeContainer switches)
+RoceFabricHelper::CreateSwitch(Ptr<Node> node)
 {
-    uint32_t i = 0;
-    for (auto it = switches.Begin(); it != switches.End(); ++it, ++i)
+    Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
+    for (const auto& [name, value] : m_mmuAttributes)
     {
-        Ptr<Node> node = *it;
-        NS_ABORT_MSG_IF(node->GetNDevices() != 0,
-                        "RoceFabricHelper: switch node " << node->GetId()
-                                                         << " already has devices");
-        Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
-        for (const auto& [name, value] : m_mmuAttributes)
-        {
-            sw->GetMmu()->SetAttribute(name, *value);
-        }
-        node->AggregateObject(sw);
-        std::ostringstream name;
-        name << "switch" << node->GetId();
-        m_topology->AddSwitch(node, name.str());
+        sw->GetMmu()->SetAttribute(name, *value);
     }
+    node->AggregateObject(sw);
 }
 
-std::pair<Ptr<RoceNetDevice>, uint32_t>
-RoceFabricHelper::PortFor(Ptr<Node> node)
+Ptr<FabricNetDevice>
+RoceFabricHelper::CreateSwitchPort(Ptr<Node> node)
 {
     Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
-    if (sw)
+    if (!sw)
     {
-        Ptr<RoceNetDevice> port = m_deviceFactory.Create<RoceNetDevice>();
-        port->SetAddress(Mac48Address::Allocate());
-        node->AddDevice(port);
-        sw->AddPort(port);
-        return {port, m_topology->GetSwitchVertex(node)};
+        return nullptr;
     }
-    const uint32_t nodeId = node->GetId();
-    NS_ABORT_MSG_IF(nodeId >= m_nicOfNode.size() || !m_nicOfNode[nodeId],
-                    "RoceFabricHelper: node " << nodeId << " is neither a host nor a switch");
-    Ptr<RoceNetDevice> nic = m_nicOfNode[nodeId];
-    NS_ABORT_MSG_IF(nic->GetFabricChannel(),
-                    "RoceFabricHelper: host node " << nodeId << " has one NIC, already cabled");
-    return {nic, m_vertexOfHost[nodeId]};
-}
-
-NetDeviceContainer
-RoceFabricHelper::Connect(Ptr<Node> a, Ptr<Node> b)
-{
-    auto [portA, vertexA] = PortFor(a);
-    auto [portB, vertexB] = PortFor(b);
-    Ptr<FabricChannel> channel = m_channelFactory.Create<FabricChannel>();
-    portA->Attach(channel);
-    portB->Attach(channel);
-    m_topology->AddLink(vertexA, vertexB, portA, portB, channel);
-    m_channels.push_back(channel);
-    NetDeviceContainer devices;
-    devices.Add(portA);
-    devices.Add(portB);
-    return devices;
+    Ptr<RoceNetDevice> port = m_deviceFactory.Create<RoceNetDevice>();
+    port->SetAddress(Mac48Address::Allocate());
+    node->AddDevice(port);
+    sw->AddPort(port);
+    return port;
 }
 
 Ipv4InterfaceContainer
@@ -229,49 +137,24 @@ RoceFabricHelper::ComputeRoutes()
 Ptr<RoceNetDevice>
 RoceFabricHelper::GetNic(Ptr<Node> host) const
 {
-    const uint32_t nodeId = host->GetId();
-    NS_ABORT_MSG_IF(nodeId >= m_nicOfNode.size() || !m_nicOfNode[nodeId],
-                    "RoceFabricHelper: node " << nodeId << " is not a host");
-    return m_nicOfNode[nodeId];
-}
-
-Ptr<RdmaTransport>
-RoceFabricHelper::GetTransport(Ptr<Node> host) const
-{
-    return GetNic(host)->GetTransport();
+    return StaticCast<RoceNetDevice>(GetHostPort(host));
 }
 
 Ipv4Address
 RoceFabricHelper::GetAddress(Ptr<Node> host) const
 {
-    return GetNic(host)->GetIpv4Address();
-}
-
-Ptr<FabricTopology>
-RoceFabricHelper::GetTopology() const
-{
-    return m_topology;
-}
-
-const std::vector<Ptr<FabricChannel>>&
-RoceFabricHelper::GetChannels() const
-{
-    return m_channels;
+    return Ipv4Address(GetHostAddress(host));
 }
 
 int64_t
 RoceFabricHelper::AssignStreams(int64_t stream)
 {
-    int64_t used = 0;
-    for (auto& t : m_transports)
-    {
-        used += t->AssignStreams(stream + used);
-    }
-    for (auto& c : m_channels)
+    int64_t used = FabricHelper::AssignStreams(stream);
+    for (const auto& c : GetChannels())
     {
         for (std::size_t i = 0; i < c->GetNDevices(); ++i)
         {
-            used += DynamicCast<RoceNetDevice>(c->GetDevice(i))->AssignStreams(stream + used);
+            used += StaticCast<RoceNetDevice>(c->GetDevice(i))->AssignStreams(stream + used);
         }
     }
     return used;

@@ -30,8 +30,10 @@ namespace ns3
 namespace aifabrictest
 {
 
-/// One run of a collective on GPUs around one switch (as in test-collective-ring.cc).
-class Star
+/// One run of a collective on GPUs around one switch (as in test-collective-ring.cc), on the
+/// fabric of the given helper (RoCEv2 by default).
+template<class Helper = RoceFabricHelper>
+class BasicStar
 {
   public:
     /**
@@ -39,7 +41,7 @@ class Star
      * \param channels channels
      * \param maxQueueBytes limit of every port's queues (bytes); 0 keeps the default
      */
-    Star(uint32_t n, uint32_t channels, uint32_t maxQueueBytes = 0)
+    BasicStar(uint32_t n, uint32_t channels, uint32_t maxQueueBytes = 0)
     {
         if (maxQueueBytes > 0)
         {
@@ -66,14 +68,14 @@ class Star
     {
         collectives.Connect(*plan);
         Simulator::ScheduleNow(
-            &CollectiveHelper::Run, &collectives, plan, MakeCallback(&Star::Done, this));
+            &CollectiveHelper::Run, &collectives, plan, MakeCallback(&BasicStar::Done, this));
         Simulator::Run();
         return end - start;
     }
 
     NodeContainer gpus;           //!< GPUs
     NodeContainer switches;       //!< the switch
-    RoceFabricHelper fabric;      //!< fabric
+    Helper fabric;                //!< fabric
     CollectiveHelper collectives; //!< communicators
     Time start;                   //!< start of the run
     Time end;                     //!< end of the run
@@ -89,6 +91,9 @@ class Star
         end = e;
     }
 };
+
+/// A star of RoCEv2 GPUs
+using Star = BasicStar<RoceFabricHelper>;
 
 /// \return the switch's default port latency
 inline Time
@@ -224,8 +229,9 @@ ExpectStepBarriers(const CollectivePlan& plan)
  * \param star the fabric after the run
  * \param plan the plan it ran
  */
-inline void
-ExpectExecutionMatchesPlan(const Star& star, const CollectivePlan& plan)
+template<class Helper>
+void
+ExpectExecutionMatchesPlan(const BasicStar<Helper>& star, const CollectivePlan& plan)
 {
     for (uint32_t r = 0; r < plan.GetNRanks(); ++r)
     {

@@ -186,7 +186,7 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--algo=bogus",
                                    "--algo=tree --collective=alltoall",
                                    "--algo=nvls",
-                                   "--fabric=ib",
+                                   "--fabric=ethernet",
                                    "--server=dgx-h100",
                                    "--failures=link:leaf0-spine0@1ms",
                                    "--nicRate=fast",

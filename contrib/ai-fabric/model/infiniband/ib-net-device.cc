@@ -96,6 +96,8 @@ IbNetDevice::DoDispose()
         m_transport->Dispose();
     }
     m_transport = nullptr;
+    m_forwardCb = ForwardCallback();
+    m_departureCb = DepartureCallback();
     for (Lane& lane : m_lanes)
     {
         lane.fcTimer.Cancel();
@@ -225,7 +227,9 @@ void
 IbNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
 {
     Encapsulate(p, meta);
-    m_lanes[VlOfSl(m_sl)].queue.push_back(p);
+    Lane& lane = m_lanes[VlOfSl(m_sl)];
+    lane.queue.emplace_back(p, NO_INGRESS);
+    lane.queuedBytes += p->GetSize();
     TryTransmit();
 }
 
@@ -354,14 +358,16 @@ IbNetDevice::DequeueForTransmit()
             if (p)
             {
                 Encapsulate(p, meta);
-                lane.queue.push_back(p);
+                lane.queue.emplace_back(p, NO_INGRESS);
+                lane.queuedBytes += p->GetSize();
             }
         }
         if (lane.queue.empty())
         {
             continue;
         }
-        const uint32_t blocks = Blocks(lane.queue.front()->GetSize());
+        const uint32_t size = lane.queue.front().first->GetSize();
+        const uint32_t blocks = Blocks(size);
         if (lane.peerLimit < lane.sentBlocks + blocks)
         {
             if (!lane.stalled)
@@ -376,10 +382,15 @@ IbNetDevice::DequeueForTransmit()
             lane.stalled = false;
             lane.stallTime += Simulator::Now() - lane.stallStart;
         }
-        Ptr<Packet> p = lane.queue.front();
+        const auto [p, ingress] = lane.queue.front();
         lane.queue.pop_front();
+        lane.queuedBytes -= size;
         lane.sentBlocks += blocks;
         m_nextVl = (vl + 1) % m_dataVls;
+        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        {
+            m_departureCb(ingress, vl, size); // the ingress port's buffer frees it
+        }
         return p;
     }
     return nullptr;
@@ -417,6 +428,11 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         return;
     }
     lane.occupiedBlocks += blocks;
+    if (!m_forwardCb.IsNull())
+    {
+        m_forwardCb(this, p, vl); // its blocks are held until it leaves the switch
+        return;
+    }
     const uint16_t dlid = static_cast<uint16_t>((h[2] << 8) | h[3]);
     if (!m_transport || dlid != m_lid)
     {
@@ -437,6 +453,39 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         CountDrop(p, FabricDropReason::NOT_FOR_US);
     }
     FreeBlocks(vl, blocks); // the adapter moves the packet to the host at once
+}
+
+void
+IbNetDevice::SetForwardCallback(ForwardCallback cb)
+{
+    m_forwardCb = cb;
+}
+
+void
+IbNetDevice::SetDepartureCallback(DepartureCallback cb)
+{
+    m_departureCb = cb;
+}
+
+void
+IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
+{
+    Lane& lane = m_lanes[vl];
+    lane.queue.emplace_back(p, ingress);
+    lane.queuedBytes += p->GetSize();
+    TryTransmit();
+}
+
+void
+IbNetDevice::ReleaseBlocks(uint8_t vl, uint32_t bytes)
+{
+    FreeBlocks(vl, Blocks(bytes));
+}
+
+uint32_t
+IbNetDevice::GetQueuedBytes(uint8_t vl) const
+{
+    return m_lanes.at(vl).queuedBytes;
 }
 
 bool

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <deque>
+#include <utility>
 
 namespace ns3
 {
@@ -107,6 +108,43 @@ class IbNetDevice : public FabricNetDevice
     /// \return flow-control packets sent
     uint64_t GetFlowControlPacketsSent() const;
 
+    /// Forwarding callback of a switch: (ingress port, packet, its VL).
+    typedef Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t> ForwardCallback;
+    /// A forwarded packet left this port: (its ingress port, VL, bytes).
+    typedef Callback<void, uint16_t, uint8_t, uint32_t> DepartureCallback;
+
+    /**
+     * \brief Make this a switch port: received data packets go to the callback, and their
+     *        blocks stay held in this port's VL buffer until ReleaseBlocks().
+     * \param cb the switch's forwarding function
+     */
+    void SetForwardCallback(ForwardCallback cb);
+
+    /// \param cb called when a forwarded packet leaves this port
+    void SetDepartureCallback(DepartureCallback cb);
+
+    /**
+     * \brief Queue a packet for output on a VL (switch egress).
+     * \param p the packet
+     * \param vl its VL
+     * \param ingress the switch port it came in on (reported at its departure)
+     */
+    void EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress);
+
+    /**
+     * \brief A packet received on this port left its switch: free its blocks (and report
+     *        them upstream when due).
+     * \param vl its VL
+     * \param bytes its size
+     */
+    void ReleaseBlocks(uint8_t vl, uint32_t bytes);
+
+    /**
+     * \param vl a data VL
+     * \return bytes queued for output on it
+     */
+    uint32_t GetQueuedBytes(uint8_t vl) const;
+
     /// \return the interval of flow-control updates in force (attribute, or derived)
     Time GetFlowControlPeriod() const;
 
@@ -135,17 +173,18 @@ class IbNetDevice : public FabricNetDevice
     /// State of one data VL, both directions.
     struct Lane
     {
-        std::deque<Ptr<Packet>> queue; //!< packets ready to send, waiting for credits
-        uint64_t sentBlocks{0};        //!< FCTBS, not wrapped
-        uint64_t peerLimit{0};         //!< the peer's FCCL, unwrapped
-        bool limitKnown{false};        //!< an FCCL has arrived
-        uint64_t receivedBlocks{0};    //!< ABR, not wrapped
-        uint32_t occupiedBlocks{0};    //!< receive buffer in use
-        uint32_t unreported{0};        //!< blocks freed since the last FC packet
-        EventId fcTimer;               //!< next periodic update
-        bool stalled{false};           //!< a packet waits for credits
-        Time stallStart;               //!< since when
-        Time stallTime;                //!< total so far
+        std::deque<std::pair<Ptr<Packet>, uint16_t>> queue; //!< ready: (packet, ingress port)
+        uint32_t queuedBytes{0};                            //!< bytes in queue
+        uint64_t sentBlocks{0};                             //!< FCTBS, not wrapped
+        uint64_t peerLimit{0};                              //!< the peer's FCCL, unwrapped
+        bool limitKnown{false};                             //!< an FCCL has arrived
+        uint64_t receivedBlocks{0};                         //!< ABR, not wrapped
+        uint32_t occupiedBlocks{0};                         //!< receive buffer in use
+        uint32_t unreported{0}; //!< blocks freed since the last FC packet
+        EventId fcTimer;        //!< next periodic update
+        bool stalled{false};    //!< a packet waits for credits
+        Time stallStart;        //!< since when
+        Time stallTime;         //!< total so far
     };
 
     /**
@@ -197,6 +236,11 @@ class IbNetDevice : public FabricNetDevice
     /// \return the receive buffer of a VL in blocks
     uint32_t BufferBlocks() const;
 
+    /// Ingress of a packet that did not come through a switch
+    static constexpr uint16_t NO_INGRESS = 0xFFFF;
+
+    ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
+    DepartureCallback m_departureCb;        //!< to the switch: a forwarded packet left
     Ptr<RdmaTransport> m_transport;         //!< NIC transport
     uint16_t m_lid{0};                      //!< local identifier
     uint32_t m_dataVls{1};                  //!< data VLs

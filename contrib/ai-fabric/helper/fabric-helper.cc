@@ -1,0 +1,201 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricHelper");
+
+FabricHelper::FabricHelper()
+    : m_topology(Create<FabricTopology>())
+{
+    m_channelFactory.SetTypeId(FabricChannel::GetTypeId());
+    m_transportFactory.SetTypeId(RdmaTransport::GetTypeId());
+}
+
+FabricHelper::~FabricHelper() = default;
+
+void
+FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+FabricHelper::SetChannelAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+void
+FabricHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_transportFactory.Set(name, value);
+}
+
+void
+FabricHelper::SetQueuePairAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_qpAttributes.emplace_back(name, value.Copy());
+}
+
+void
+FabricHelper::SetCongestionControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
+}
+
+void
+FabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+NetDeviceContainer
+FabricHelper::InstallHosts(NodeContainer hosts)
+{
+    NetDeviceContainer devices;
+    for (auto it = hosts.Begin(); it != hosts.End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        const uint32_t nodeId = node->GetId();
+        NS_ABORT_MSG_IF(nodeId < m_portOfNode.size() && m_portOfNode[nodeId],
+                        Name() << ": node " << nodeId << " already has a NIC");
+        const uint32_t address = HostAddress(m_topology->GetNEndpoints());
+        Ptr<RdmaTransport> transport = m_transportFactory.Create<RdmaTransport>();
+        transport->SetAddress(address);
+        for (const auto& [name, value] : m_qpAttributes)
+        {
+            transport->SetQueuePairAttribute(name, *value);
+        }
+        for (const auto& [name, value] : m_ccAttributes)
+        {
+            transport->SetCongestionControlAttribute(name, *value);
+        }
+        Ptr<FabricNetDevice> port = CreateHostPort(node, address, transport);
+        std::ostringstream name;
+        name << "host" << m_transports.size();
+        const uint32_t vertex = m_topology->AddEndpoint(node, address, name.str());
+        if (m_portOfNode.size() <= nodeId)
+        {
+            m_portOfNode.resize(nodeId + 1);
+            m_transportOfNode.resize(nodeId + 1);
+            m_addressOfNode.resize(nodeId + 1, 0);
+            m_vertexOfHost.resize(nodeId + 1, UINT32_MAX);
+        }
+        m_portOfNode[nodeId] = port;
+        m_transportOfNode[nodeId] = transport;
+        m_addressOfNode[nodeId] = address;
+        m_vertexOfHost[nodeId] = vertex;
+        m_transports.push_back(transport);
+        devices.Add(port);
+    }
+    return devices;
+}
+
+void
+FabricHelper::InstallSwitches(NodeContainer switches)
+{
+    for (auto it = switches.Begin(); it != switches.End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        NS_ABORT_MSG_IF(node->GetNDevices() != 0,
+                        Name() << ": switch node " << node->GetId() << " already has devices");
+        CreateSwitch(node);
+        std::ostringstream name;
+        name << "switch" << node->GetId();
+        m_topology->AddSwitch(node, name.str());
+    }
+}
+
+std::pair<Ptr<FabricNetDevice>, uint32_t>
+FabricHelper::PortFor(Ptr<Node> node)
+{
+    Ptr<FabricNetDevice> port = CreateSwitchPort(node);
+    if (port)
+    {
+        return {port, m_topology->GetSwitchVertex(node)};
+    }
+    const uint32_t nodeId = node->GetId();
+    NS_ABORT_MSG_IF(nodeId >= m_portOfNode.size() || !m_portOfNode[nodeId],
+                    Name() << ": node " << nodeId << " is neither a host nor a switch");
+    Ptr<FabricNetDevice> nic = m_portOfNode[nodeId];
+    NS_ABORT_MSG_IF(nic->GetFabricChannel(),
+                    Name() << ": host node " << nodeId << " has one NIC, already cabled");
+    return {nic, m_vertexOfHost[nodeId]};
+}
+
+NetDeviceContainer
+FabricHelper::Connect(Ptr<Node> a, Ptr<Node> b)
+{
+    auto [portA, vertexA] = PortFor(a);
+    auto [portB, vertexB] = PortFor(b);
+    Ptr<FabricChannel> channel = m_channelFactory.Create<FabricChannel>();
+    portA->Attach(channel);
+    portB->Attach(channel);
+    m_topology->AddLink(vertexA, vertexB, portA, portB, channel);
+    m_channels.push_back(channel);
+    NetDeviceContainer devices;
+    devices.Add(portA);
+    devices.Add(portB);
+    return devices;
+}
+
+Ptr<FabricNetDevice>
+FabricHelper::GetHostPort(Ptr<Node> host) const
+{
+    const uint32_t nodeId = host->GetId();
+    NS_ABORT_MSG_IF(nodeId >= m_portOfNode.size() || !m_portOfNode[nodeId],
+                    Name() << ": node " << nodeId << " is not a host");
+    return m_portOfNode[nodeId];
+}
+
+Ptr<RdmaTransport>
+FabricHelper::GetTransport(Ptr<Node> host) const
+{
+    GetHostPort(host); // checks it is a host
+    return m_transportOfNode[host->GetId()];
+}
+
+uint32_t
+FabricHelper::GetHostAddress(Ptr<Node> host) const
+{
+    GetHostPort(host);
+    return m_addressOfNode[host->GetId()];
+}
+
+Ptr<FabricTopology>
+FabricHelper::GetTopology() const
+{
+    return m_topology;
+}
+
+const std::vector<Ptr<FabricChannel>>&
+FabricHelper::GetChannels() const
+{
+    return m_channels;
+}
+
+int64_t
+FabricHelper::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (auto& t : m_transports)
+    {
+        used += t->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3

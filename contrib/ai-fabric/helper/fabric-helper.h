@@ -1,0 +1,191 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_HELPER_H
+#define FABRIC_HELPER_H
+
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/trace-helper.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief What every fabric helper does, whatever the fabric: hosts with one port and an RC
+ * transport each, switches, the cables between them, and the fabric graph beside them.
+ *
+ * Hosts get consecutive fabric addresses in the order they are installed (IPv4 addresses on
+ * RoCEv2, LIDs on InfiniBand). Every Connect() adds one cable and, on a switch, one port.
+ * Call ComputeRoutes() once the fabric is complete. Each fabric's helper (RoceFabricHelper,
+ * IbFabricHelper) creates its own ports and switches and computes its own tables; topology
+ * helpers, collectives and programs take a FabricHelper and work on either.
+ */
+class FabricHelper : public PcapHelperForDevice
+{
+  public:
+    FabricHelper();
+    ~FabricHelper() override;
+
+    /**
+     * \param name attribute of the fabric's port type (NIC and switch ports)
+     * \param value its value
+     */
+    void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \param name attribute of ns3::FabricChannel
+     * \param value its value
+     */
+    void SetChannelAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \param name attribute of ns3::RdmaTransport
+     * \param value its value
+     */
+    void SetTransportAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \param name attribute of ns3::RdmaQueuePair, for the QPs of every transport
+     * \param value its value
+     */
+    void SetQueuePairAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \brief Set an attribute of the congestion control of every QP of the hosts installed
+     *        from now on (choose the algorithm with SetTransportAttribute("CongestionControl")).
+     * \param name attribute name (e.g. of ns3::RdmaCcDcqcn)
+     * \param value its value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \param name attribute of the fabric's switch forwarding object
+     * \param value its value
+     */
+    void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief Give each node a port and an RC transport.
+     * \param hosts the hosts
+     * \return their ports
+     */
+    NetDeviceContainer InstallHosts(NodeContainer hosts);
+
+    /**
+     * \brief Make each node a switch (ports are added by Connect()).
+     * \param switches nodes without devices
+     */
+    void InstallSwitches(NodeContainer switches);
+
+    /**
+     * \brief Cable two nodes (host or switch).
+     * \param a one end
+     * \param b the other end
+     * \return the two ports, a's first
+     */
+    NetDeviceContainer Connect(Ptr<Node> a, Ptr<Node> b);
+
+    /// Fill every switch's forwarding table from the fabric graph.
+    virtual void ComputeRoutes() = 0;
+
+    /**
+     * \param host a host installed by InstallHosts()
+     * \return its port
+     */
+    Ptr<FabricNetDevice> GetHostPort(Ptr<Node> host) const;
+
+    /**
+     * \param host a host
+     * \return its RC transport
+     */
+    Ptr<RdmaTransport> GetTransport(Ptr<Node> host) const;
+
+    /**
+     * \param host a host
+     * \return its fabric address (IPv4 address as an integer, or LID)
+     */
+    uint32_t GetHostAddress(Ptr<Node> host) const;
+
+    /// \return the fabric graph
+    Ptr<FabricTopology> GetTopology() const;
+
+    /// \return every cable created, in creation order
+    const std::vector<Ptr<FabricChannel>>& GetChannels() const;
+
+    /**
+     * \brief Use fixed random streams (initial PSNs, and whatever a fabric's ports draw).
+     * \param stream first stream index
+     * \return the number of streams used
+     */
+    virtual int64_t AssignStreams(int64_t stream);
+
+  protected:
+    /**
+     * \param endpoint the index of the next host (0 for the first)
+     * \return its fabric address
+     */
+    virtual uint32_t HostAddress(uint32_t endpoint) const = 0;
+
+    /**
+     * \brief Create a host's port, add it to the node and give it the transport.
+     * \param node the host
+     * \param address its fabric address
+     * \param transport its transport (address already set)
+     * \return the port
+     */
+    virtual Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,
+                                                uint32_t address,
+                                                Ptr<RdmaTransport> transport)
+        = 0;
+
+    /**
+     * \brief Aggregate the fabric's switch forwarding object to a node.
+     * \param node the switch node
+     */
+    virtual void CreateSwitch(Ptr<Node> node) = 0;
+
+    /**
+     * \brief Add a port to a switch node.
+     * \param node a node
+     * \return the new port, or nullptr if the node is not one of this fabric's switches
+     */
+    virtual Ptr<FabricNetDevice> CreateSwitchPort(Ptr<Node> node) = 0;
+
+    /// \return the helper's name, for messages
+    virtual const char* Name() const = 0;
+
+    ObjectFactory m_deviceFactory;                //!< ports
+    ObjectFactory m_channelFactory;               //!< cables
+    ObjectFactory m_switchFactory;                //!< switch forwarding objects
+    Ptr<FabricTopology> m_topology;               //!< the graph
+    std::vector<Ptr<RdmaTransport>> m_transports; //!< transports, in install order
+
+  private:
+    /**
+     * \param node a host or a switch
+     * \return the port to cable (a switch's new port, or the host's port) and its vertex
+     */
+    std::pair<Ptr<FabricNetDevice>, uint32_t> PortFor(Ptr<Node> node);
+
+    ObjectFactory m_transportFactory;                                        //!< transports
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes; //!< for their CC
+    std::vector<Ptr<FabricNetDevice>> m_portOfNode;    //!< host port by node id
+    std::vector<Ptr<RdmaTransport>> m_transportOfNode; //!< host transport by node id
+    std::vector<uint32_t> m_addressOfNode;             //!< host address by node id
+    std::vector<uint32_t> m_vertexOfHost;              //!< endpoint vertex by node id
+    std::vector<Ptr<FabricChannel>> m_channels;        //!< cables
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_HELPER_H */

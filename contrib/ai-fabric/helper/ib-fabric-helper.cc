@@ -1,0 +1,180 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "ib-fabric-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/ib-headers.h"
+#include "ns3/ib-routing.h"
+#include "ns3/ib-switch.h"
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("IbFabricHelper");
+
+namespace
+{
+/// pcap link type of ERF records (Endace Extensible Record Format)
+constexpr uint32_t DLT_ERF = 197;
+/// ERF record type of an InfiniBand data packet (LRH first)
+constexpr uint8_t ERF_TYPE_INFINIBAND = 21;
+/// Bytes of an ERF record header
+constexpr uint32_t ERF_HEADER_BYTES = 16;
+
+/**
+ * \brief Write a data packet as an ERF record: a 16-byte ERF header, then the packet from its
+ *        LRH to its VCRC. Flow-control packets are left out: Wireshark reads past the 6 bytes
+ *        of a link packet (ERF type 25) and reports it malformed.
+ * \param file the capture
+ * \param p a packet sent or received
+ */
+void
+IbPcapSink(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
+{
+    const uint32_t size = p->GetSize();
+    if (size == IbFlowControlHeader::SIZE)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    uint8_t h[ERF_HEADER_BYTES] = {};
+    // Timestamp: little-endian 64-bit fixed point, seconds above, binary fraction below.
+    const uint64_t seconds = static_cast<uint64_t>(now.GetSeconds());
+    const uint64_t fraction
+        = static_cast<uint64_t>((now - Seconds(seconds)).GetSeconds() * 4294967296.0);
+    const uint64_t ts = (seconds << 32) | (fraction & 0xFFFFFFFFULL);
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        h[i] = static_cast<uint8_t>(ts >> (8 * i));
+    }
+    h[8] = ERF_TYPE_INFINIBAND;
+    h[9] = 0x04; // flags: varying record length (no padding)
+    const uint32_t rlen = ERF_HEADER_BYTES + size;
+    h[10] = static_cast<uint8_t>(rlen >> 8);
+    h[11] = static_cast<uint8_t>(rlen);
+    h[14] = static_cast<uint8_t>(size >> 8); // wire length
+    h[15] = static_cast<uint8_t>(size);
+    Ptr<Packet> record = Create<Packet>(h, ERF_HEADER_BYTES);
+    record->AddAtEnd(p->Copy());
+    file->Write(now, record);
+}
+} // namespace
+
+IbFabricHelper::IbFabricHelper()
+{
+    m_deviceFactory.SetTypeId(IbNetDevice::GetTypeId());
+    m_switchFactory.SetTypeId(IbSwitch::GetTypeId());
+}
+
+IbFabricHelper::~IbFabricHelper() = default;
+
+const char*
+IbFabricHelper::Name() const
+{
+    return "IbFabricHelper";
+}
+
+uint32_t
+IbFabricHelper::HostAddress(uint32_t endpoint) const
+{
+    NS_ABORT_MSG_IF(endpoint + 1 > MAX_UNICAST_LID,
+                    "IbFabricHelper: more hosts than unicast LIDs (" << MAX_UNICAST_LID << ")");
+    return endpoint + 1; // LID 0 is reserved
+}
+
+Ptr<FabricNetDevice>
+IbFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTransport> transport)
+{
+    Ptr<IbNetDevice> nic = m_deviceFactory.Create<IbNetDevice>();
+    nic->SetLid(static_cast<uint16_t>(address));
+    node->AddDevice(nic);
+    nic->SetTransport(transport);
+    return nic;
+}
+
+void
+IbFabricHelper::CreateSwitch(Ptr<Node> node)
+{
+    node->AggregateObject(m_switchFactory.Create<IbSwitch>());
+}
+
+Ptr<FabricNetDevice>
+IbFabricHelper::CreateSwitchPort(Ptr<Node> node)
+{
+    Ptr<IbSwitch> sw = node->GetObject<IbSwitch>();
+    if (!sw)
+    {
+        return nullptr;
+    }
+    Ptr<IbNetDevice> port = m_deviceFactory.Create<IbNetDevice>();
+    port->SetAddress(Mac48Address::Allocate());
+    node->AddDevice(port);
+    sw->AddPort(port);
+    return port;
+}
+
+void
+IbFabricHelper::ComputeRoutes()
+{
+    const FabricRouteTable table = IbMinHopRoutingEngine().Compute(*m_topology);
+    const FabricTopology::Graph& g = m_topology->GetGraph();
+    const uint32_t nEndpoints = m_topology->GetNEndpoints();
+    for (uint32_t v = 0; v < m_topology->GetNVertices(); ++v)
+    {
+        if (g[v].kind != FabricTopology::Kind::SWITCH)
+        {
+            continue;
+        }
+        std::vector<uint16_t> lft(nEndpoints + 1, IbSwitch::NO_PORT);
+        for (uint32_t ep = 0; ep < nEndpoints; ++ep)
+        {
+            const std::vector<uint32_t>& ports = table.GetPorts(v, ep);
+            if (!ports.empty())
+            {
+                lft[HostAddress(ep)] = static_cast<uint16_t>(ports.front());
+            }
+        }
+        g[v].node->GetObject<IbSwitch>()->SetLft(std::move(lft));
+    }
+}
+
+Ptr<IbNetDevice>
+IbFabricHelper::GetNic(Ptr<Node> host) const
+{
+    return StaticCast<IbNetDevice>(GetHostPort(host));
+}
+
+uint16_t
+IbFabricHelper::GetLid(Ptr<Node> host) const
+{
+    return static_cast<uint16_t>(GetHostAddress(host));
+}
+
+void
+IbFabricHelper::EnablePcapInternal(std::string prefix,
+                                   Ptr<NetDevice> nd,
+                                   bool /* promiscuous */,
+                                   bool explicitFilename)
+{
+    Ptr<IbNetDevice> device = nd->GetObject<IbNetDevice>();
+    if (!device)
+    {
+        return;
+    }
+    PcapHelper pcapHelper;
+    const std::string filename
+        = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file = pcapHelper.CreateFile(
+        filename, std::ios::out, static_cast<PcapHelper::DataLinkType>(DLT_ERF));
+    device->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&IbPcapSink, file));
+}
+
+} // namespace ns3

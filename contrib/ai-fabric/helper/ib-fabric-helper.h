@@ -1,0 +1,70 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef IB_FABRIC_HELPER_H
+#define IB_FABRIC_HELPER_H
+
+#include "fabric-helper.h"
+#include "ns3/ib-net-device.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Builds an InfiniBand fabric (see FabricHelper): IbNetDevice adapters and ports, IB
+ * switches (IbSwitch) and, as the subnet manager, LIDs and linear forwarding tables.
+ *
+ * Hosts get consecutive LIDs from 1 in the order they are installed (the subnet manager's LID
+ * assignment). ComputeRoutes() runs the subnet manager's routing engine (min-hop, OpenSM's
+ * "minhop") over the fabric graph and installs every switch's LFT. Pcaps hold the data
+ * packets as ERF records (pcap link type 197, ERF type 21: InfiniBand), which Wireshark
+ * decodes; the Wireshark of Debian 12 does not decode pcap link type 247 (INFINIBAND).
+ * Flow-control packets are not captured.
+ */
+class IbFabricHelper : public FabricHelper
+{
+  public:
+    IbFabricHelper();
+    ~IbFabricHelper() override;
+
+    /// Largest unicast LID
+    static constexpr uint32_t MAX_UNICAST_LID = 0xBFFF;
+
+    /// The subnet manager's sweep: min-hop routes into every switch's LFT.
+    void ComputeRoutes() override;
+
+    /**
+     * \param host a host
+     * \return its adapter port
+     */
+    Ptr<IbNetDevice> GetNic(Ptr<Node> host) const;
+
+    /**
+     * \param host a host
+     * \return its LID
+     */
+    uint16_t GetLid(Ptr<Node> host) const;
+
+  protected:
+    uint32_t HostAddress(uint32_t endpoint) const override;
+    Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,
+                                        uint32_t address,
+                                        Ptr<RdmaTransport> transport) override;
+    void CreateSwitch(Ptr<Node> node) override;
+    Ptr<FabricNetDevice> CreateSwitchPort(Ptr<Node> node) override;
+    const char* Name() const override;
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
+};
+
+} // namespace ns3
+
+#endif /* IB_FABRIC_HELPER_H */
