@@ -395,3 +395,41 @@ TEST_F(IbFabricTest, FattreeRunsOverIb)
                   k["results"][i]["time_us"].get<double>());
     }
 }
+
+// ai-fabric-ib-credits: through one switch, every point of the table lands within 2% of
+// min(link rate, credits / credit round trip), some limited by the line and some by credits.
+TEST_F(IbFabricTest, CreditsExampleFollowsTheLaw)
+{
+    const std::string dir = TempDir();
+    const CommandResult r
+        = RunCommand(ProgramPath("ai-fabric-ib-credits")
+                     + " --buffers=131072,16384 --cables=2,400,2000 --json=" + dir + "/c.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/c.json"));
+    ASSERT_EQ(j["results"].size(), 6u);
+    bool line = false;
+    bool credits = false;
+    const double lineGbps = j["results"][0]["formula_gbps"].get<double>();
+    for (const auto& row : j["results"])
+    {
+        const double formula = row["formula_gbps"].get<double>();
+        EXPECT_NEAR(row["simulated_gbps"].get<double>(), formula, 0.02 * formula) << row.dump();
+        (formula >= lineGbps * 0.999 ? line : credits) = true;
+    }
+    EXPECT_TRUE(line);
+    EXPECT_TRUE(credits);
+    for (const std::string args : {"--buffers=0",
+                                   "--buffers=1000000",
+                                   "--buffers=1024",
+                                   "--cables=x",
+                                   "--mtu=1500",
+                                   "--rate=400",
+                                   "--messages=1",
+                                   "--fabric=ib"})
+    {
+        const CommandResult bad = RunCommand(ProgramPath("ai-fabric-ib-credits") + " " + args);
+        EXPECT_EQ(bad.status, 2) << args << ": " << bad.err;
+        EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
+        EXPECT_EQ(bad.out, "") << args;
+    }
+}
