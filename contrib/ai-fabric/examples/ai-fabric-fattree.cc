@@ -142,6 +142,7 @@ main(int argc, char* argv[])
     bool ecn = true;
     bool dcqcn = true;
     std::string preset = "connectx";
+    std::string routing = "minhop";
 
     FabricCli::CheckKnownOptions(PROGRAM,
                                  argc,
@@ -170,7 +171,8 @@ main(int argc, char* argv[])
                                   "pfc",
                                   "ecn",
                                   "dcqcn",
-                                  "preset"},
+                                  "preset",
+                                  "routing"},
                                  {"quiet", "pfc", "ecn", "dcqcn"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
@@ -200,6 +202,9 @@ main(int argc, char* argv[])
     cmd.AddValue("ecn", "ECN marking at switch egress (roce only)", ecn);
     cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
     cmd.AddValue("preset", "DCQCN parameters: connectx (firmware defaults) or paper", preset);
+    cmd.AddValue("routing",
+                 "InfiniBand subnet manager routing engine: minhop, ftree or updn (ib only)",
+                 routing);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.
@@ -208,6 +213,10 @@ main(int argc, char* argv[])
         FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
     }
     const bool ib = fabricName == "ib";
+    if (!IbFabricHelper().SetRoutingEngine(routing))
+    {
+        FabricCli::Fail(PROGRAM, "--routing=" + routing + ": expected minhop, ftree or updn");
+    }
     if (RdmaCcDcqcn::GetPreset(preset).empty())
     {
         FabricCli::Fail(PROGRAM, "--preset=" + preset + ": expected connectx or paper");
@@ -311,7 +320,9 @@ main(int argc, char* argv[])
     std::unique_ptr<FabricHelper> helper;
     if (ib)
     {
-        helper = std::make_unique<IbFabricHelper>();
+        auto ibHelper = std::make_unique<IbFabricHelper>();
+        ibHelper->SetRoutingEngine(routing);
+        helper = std::move(ibHelper);
     }
     else
     {
@@ -399,6 +410,7 @@ main(int argc, char* argv[])
                          {"ecn", ecn && !ib},
                          {"dcqcn", dcqcn && !ib},
                          {"preset", preset},
+                         {"routing", ib ? routing : std::string("ecmp")},
                          {"topology", "fat-tree"},
                          {"tiers", tree.GetTiers()},
                          {"servers", tree.GetNServers()},

@@ -121,10 +121,40 @@ IbFabricHelper::CreateSwitchPort(Ptr<Node> node)
     return port;
 }
 
+bool
+IbFabricHelper::SetRoutingEngine(const std::string& name)
+{
+    if (name != "minhop" && name != "ftree" && name != "updn")
+    {
+        return false;
+    }
+    m_engine = name;
+    return true;
+}
+
+std::string
+IbFabricHelper::GetRoutingEngine() const
+{
+    return m_engine;
+}
+
 void
 IbFabricHelper::ComputeRoutes()
 {
-    const FabricRouteTable table = IbMinHopRoutingEngine().Compute(*m_topology);
+    Ptr<FabricRoutingEngine> engine;
+    if (m_engine == "ftree")
+    {
+        engine = CreateObject<IbFatTreeRoutingEngine>();
+    }
+    else if (m_engine == "updn")
+    {
+        engine = CreateObject<IbUpDownRoutingEngine>();
+    }
+    else
+    {
+        engine = CreateObject<IbMinHopRoutingEngine>();
+    }
+    const FabricRouteTable table = engine->Compute(*m_topology);
     const FabricTopology::Graph& g = m_topology->GetGraph();
     const uint32_t nEndpoints = m_topology->GetNEndpoints();
     for (uint32_t v = 0; v < m_topology->GetNVertices(); ++v)

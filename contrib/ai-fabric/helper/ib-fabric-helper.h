@@ -20,7 +20,8 @@ namespace ns3
  *
  * Hosts get consecutive LIDs from 1 in the order they are installed (the subnet manager's LID
  * assignment). ComputeRoutes() runs the subnet manager's routing engine (min-hop, OpenSM's
- * "minhop") over the fabric graph and installs every switch's LFT. Pcaps hold the data
+ * "minhop" by default; SetRoutingEngine() chooses "ftree" or "updn") over the fabric graph
+ * and installs every switch's LFT. Pcaps hold the data
  * packets as ERF records (pcap link type 197, ERF type 21: InfiniBand), which Wireshark
  * decodes; the Wireshark of Debian 12 does not decode pcap link type 247 (INFINIBAND).
  * Flow-control packets are not captured.
@@ -34,7 +35,19 @@ class IbFabricHelper : public FabricHelper
     /// Largest unicast LID
     static constexpr uint32_t MAX_UNICAST_LID = 0xBFFF;
 
-    /// The subnet manager's sweep: min-hop routes into every switch's LFT.
+    /**
+     * \brief Choose the subnet manager's routing engine, by OpenSM's name: "minhop" (the
+     *        default), "ftree" (fat-tree, d-mod-k) or "updn" (up-down, free of credit loops
+     *        on any topology).
+     * \param name the engine
+     * \return false (and no change) for an unknown name
+     */
+    bool SetRoutingEngine(const std::string& name);
+
+    /// \return the routing engine's name
+    std::string GetRoutingEngine() const;
+
+    /// The subnet manager's sweep: the routing engine's routes into every switch's LFT.
     void ComputeRoutes() override;
 
     /**
@@ -59,6 +72,8 @@ class IbFabricHelper : public FabricHelper
     const char* Name() const override;
 
   private:
+    std::string m_engine{"minhop"}; //!< routing engine
+
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,

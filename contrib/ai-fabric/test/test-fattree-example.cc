@@ -187,6 +187,7 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--algo=tree --collective=alltoall",
                                    "--algo=nvls",
                                    "--fabric=ethernet",
+                                   "--routing=bogus",
                                    "--server=dgx-h100",
                                    "--failures=link:leaf0-spine0@1ms",
                                    "--nicRate=fast",

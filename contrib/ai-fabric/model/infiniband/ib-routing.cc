@@ -6,8 +6,14 @@
 
 #include "ib-routing.h"
 
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 
+#include <algorithm>
+#include <array>
+#include <deque>
 #include <map>
 
 namespace ns3
@@ -15,6 +21,8 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("IbRouting");
 NS_OBJECT_ENSURE_REGISTERED(IbMinHopRoutingEngine);
+NS_OBJECT_ENSURE_REGISTERED(IbFatTreeRoutingEngine);
+NS_OBJECT_ENSURE_REGISTERED(IbUpDownRoutingEngine);
 
 TypeId
 IbMinHopRoutingEngine::GetTypeId()
@@ -58,6 +66,277 @@ IbMinHopRoutingEngine::Compute(const FabricTopology& topology) const
             }
             ++routes[best];
             table.AddPort(v, ep, best);
+        }
+    }
+    return table;
+}
+
+namespace
+{
+/**
+ * \param topology a fabric
+ * \return every vertex's distance from the nearest endpoint (endpoints 0)
+ */
+std::vector<uint32_t>
+RankFromHosts(const FabricTopology& topology)
+{
+    const FabricTopology::Graph& g = topology.GetGraph();
+    std::vector<uint32_t> rank(topology.GetNVertices(), UINT32_MAX);
+    std::deque<uint32_t> frontier;
+    for (uint32_t ep = 0; ep < topology.GetNEndpoints(); ++ep)
+    {
+        const uint32_t v = topology.GetEndpointVertex(ep);
+        rank[v] = 0;
+        frontier.push_back(v);
+    }
+    while (!frontier.empty())
+    {
+        const uint32_t v = frontier.front();
+        frontier.pop_front();
+        for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+        {
+            const auto u = static_cast<uint32_t>(boost::target(*e, g));
+            if (g[*e].channel->IsLinkUp() && rank[u] == UINT32_MAX)
+            {
+                rank[u] = rank[v] + 1;
+                frontier.push_back(u);
+            }
+        }
+    }
+    return rank;
+}
+
+/**
+ * \param g the graph
+ * \param v a vertex
+ * \param e one of its edges
+ * \return the port of v on that edge
+ */
+uint32_t
+PortOf(const FabricTopology::Graph& g, uint32_t v, const FabricTopology::Graph::edge_descriptor& e)
+{
+    const FabricTopology::Link& link = g[e];
+    return (link.portA->GetNode() == g[v].node ? link.portA : link.portB)->GetIfIndex();
+}
+} // namespace
+
+TypeId
+IbFatTreeRoutingEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::IbFatTreeRoutingEngine")
+                            .SetParent<FabricRoutingEngine>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<IbFatTreeRoutingEngine>();
+    return tid;
+}
+
+FabricRouteTable
+IbFatTreeRoutingEngine::Compute(const FabricTopology& topology) const
+{
+    const FabricRouteTable all = EcmpRoutingEngine().Compute(topology);
+    const FabricTopology::Graph& g = topology.GetGraph();
+    const uint32_t nVertices = topology.GetNVertices();
+    const uint32_t nEndpoints = topology.GetNEndpoints();
+    const std::vector<uint32_t> rank = RankFromHosts(topology);
+    // Up-ports of every switch, and the largest count per rank.
+    std::vector<std::vector<uint32_t>> upPorts(nVertices);
+    std::map<uint32_t, uint32_t> upPerRank;
+    for (uint32_t v = 0; v < nVertices; ++v)
+    {
+        if (g[v].kind != FabricTopology::Kind::SWITCH || rank[v] == UINT32_MAX)
+        {
+            continue;
+        }
+        for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+        {
+            const auto u = static_cast<uint32_t>(boost::target(*e, g));
+            if (g[*e].channel->IsLinkUp() && rank[u] != UINT32_MAX && rank[u] > rank[v])
+            {
+                upPorts[v].push_back(PortOf(g, v, *e));
+            }
+        }
+        std::sort(upPorts[v].begin(), upPorts[v].end());
+        uint32_t& n = upPerRank[rank[v]];
+        n = std::max(n, static_cast<uint32_t>(upPorts[v].size()));
+    }
+    FabricRouteTable table(nVertices, nEndpoints);
+    for (uint32_t v = 0; v < nVertices; ++v)
+    {
+        if (g[v].kind != FabricTopology::Kind::SWITCH || rank[v] == UINT32_MAX)
+        {
+            continue;
+        }
+        uint64_t divisor = 1; // product of the up-port counts of the ranks below
+        for (uint32_t r = 1; r < rank[v]; ++r)
+        {
+            divisor *= std::max<uint32_t>(upPerRank[r], 1);
+        }
+        for (uint32_t ep = 0; ep < nEndpoints; ++ep)
+        {
+            std::vector<uint32_t> ports = all.GetPorts(v, ep);
+            if (ports.empty())
+            {
+                continue;
+            }
+            std::sort(ports.begin(), ports.end());
+            std::vector<uint32_t> up;
+            std::vector<uint32_t> down;
+            for (uint32_t p : ports)
+            {
+                (std::binary_search(upPorts[v].begin(), upPorts[v].end(), p) ? up : down)
+                    .push_back(p);
+            }
+            if (!down.empty())
+            {
+                table.AddPort(v, ep, down.front()); // below this switch: the way down
+                continue;
+            }
+            table.AddPort(v, ep, up[(ep / divisor) % up.size()]);
+        }
+    }
+    return table;
+}
+
+TypeId
+IbUpDownRoutingEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::IbUpDownRoutingEngine")
+                            .SetParent<FabricRoutingEngine>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<IbUpDownRoutingEngine>();
+    return tid;
+}
+
+FabricRouteTable
+IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
+{
+    const FabricTopology::Graph& g = topology.GetGraph();
+    const uint32_t nVertices = topology.GetNVertices();
+    const uint32_t nEndpoints = topology.GetNEndpoints();
+    // Ranks from the roots: the switches farthest from the hosts.
+    const std::vector<uint32_t> fromHosts = RankFromHosts(topology);
+    uint32_t top = 0;
+    for (uint32_t v = 0; v < nVertices; ++v)
+    {
+        if (g[v].kind == FabricTopology::Kind::SWITCH && fromHosts[v] != UINT32_MAX)
+        {
+            top = std::max(top, fromHosts[v]);
+        }
+    }
+    std::vector<uint32_t> rank(nVertices, UINT32_MAX);
+    std::deque<uint32_t> frontier;
+    for (uint32_t v = 0; v < nVertices; ++v)
+    {
+        if (g[v].kind == FabricTopology::Kind::SWITCH && fromHosts[v] == top)
+        {
+            rank[v] = 0;
+            frontier.push_back(v);
+        }
+    }
+    while (!frontier.empty())
+    {
+        const uint32_t v = frontier.front();
+        frontier.pop_front();
+        for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+        {
+            const auto u = static_cast<uint32_t>(boost::target(*e, g));
+            if (g[*e].channel->IsLinkUp() && rank[u] == UINT32_MAX)
+            {
+                rank[u] = rank[v] + 1;
+                frontier.push_back(u);
+            }
+        }
+    }
+    // A move from a to b goes up when b is closer to the roots (node id breaks ties).
+    auto isUp = [&](uint32_t a, uint32_t b) {
+        return rank[b] < rank[a] || (rank[b] == rank[a] && g[b].node->GetId() < g[a].node->GetId());
+    };
+    FabricRouteTable table(nVertices, nEndpoints);
+    std::vector<std::map<uint32_t, uint32_t>> routes(nVertices); // destinations per port
+    for (uint32_t ep = 0; ep < nEndpoints; ++ep)
+    {
+        // Backwards from the destination over legal routes (up* then down*): dist[v][0] is
+        // the hops from v when v may still go up, dist[v][1] when it may only go down.
+        const uint32_t target = topology.GetEndpointVertex(ep);
+        std::vector<std::array<uint32_t, 2>> dist(nVertices, {UINT32_MAX, UINT32_MAX});
+        std::deque<std::pair<uint32_t, uint32_t>> queue;
+        dist[target] = {0, 0};
+        queue.emplace_back(target, 0);
+        queue.emplace_back(target, 1);
+        while (!queue.empty())
+        {
+            const auto [v, phase] = queue.front();
+            queue.pop_front();
+            for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+            {
+                const auto u = static_cast<uint32_t>(boost::target(*e, g));
+                if (!g[*e].channel->IsLinkUp() || g[u].kind != FabricTopology::Kind::SWITCH)
+                {
+                    continue;
+                }
+                // u -> v: an up move keeps u in phase 0 and needs v in phase 0; a down move
+                // is allowed from either phase and leaves v in phase 1.
+                if (isUp(u, v))
+                {
+                    if (phase == 0 && dist[u][0] == UINT32_MAX)
+                    {
+                        dist[u][0] = dist[v][0] + 1;
+                        queue.emplace_back(u, 0);
+                    }
+                }
+                else if (phase == 1)
+                {
+                    for (uint32_t p : {0U, 1U})
+                    {
+                        if (dist[u][p] == UINT32_MAX)
+                        {
+                            dist[u][p] = dist[v][1] + 1;
+                            queue.emplace_back(u, p);
+                        }
+                    }
+                }
+            }
+        }
+        for (uint32_t v = 0; v < nVertices; ++v)
+        {
+            if (g[v].kind != FabricTopology::Kind::SWITCH || dist[v][0] == UINT32_MAX)
+            {
+                continue;
+            }
+            // A packet arriving from a host may go up: route in phase 0, to a neighbour on
+            // a shortest legal route. (A switch's one table serves packets in both phases; on
+            // the routes this table makes, a packet that went down never needs to go up.)
+            uint32_t best = UINT32_MAX;
+            for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+            {
+                const auto u = static_cast<uint32_t>(boost::target(*e, g));
+                if (!g[*e].channel->IsLinkUp())
+                {
+                    continue;
+                }
+                const bool toTarget = u == target;
+                const bool legal = g[u].kind == FabricTopology::Kind::SWITCH
+                                   && (isUp(v, u) ? dist[u][0] : dist[u][1]) + 1 == dist[v][0];
+                if (!toTarget && !legal)
+                {
+                    continue;
+                }
+                if (toTarget && dist[v][0] != 1)
+                {
+                    continue;
+                }
+                const uint32_t port = PortOf(g, v, *e);
+                if (best == UINT32_MAX || routes[v][port] < routes[v][best]
+                    || (routes[v][port] == routes[v][best] && port < best))
+                {
+                    best = port;
+                }
+            }
+            if (best != UINT32_MAX)
+            {
+                ++routes[v][best];
+                table.AddPort(v, ep, best);
+            }
         }
     }
     return table;

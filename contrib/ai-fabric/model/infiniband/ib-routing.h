@@ -34,6 +34,47 @@ class IbMinHopRoutingEngine : public FabricRoutingEngine
     FabricRouteTable Compute(const FabricTopology& topology) const override;
 };
 
+/**
+ * \ingroup ai-fabric
+ * \brief Fat-tree routing (OpenSM's "ftree"), as d-mod-k: switches are ranked by their
+ * distance from the hosts (leaves 1, then 2, 3); towards a destination below, the one
+ * shortest downward port; upward, of the switch's shortest-path up-ports (in port order) the
+ * one at index (d / D) mod u, where d is the destination's index (LID - 1), u the number of
+ * candidates and D the product of the up-port counts of the ranks below. Every destination
+ * then has its own route down from the top, and the destinations spread evenly over every
+ * switch's up-links. Outside a fat-tree it still gives every pair a shortest path.
+ */
+class IbFatTreeRoutingEngine : public FabricRoutingEngine
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FabricRouteTable Compute(const FabricTopology& topology) const override;
+};
+
+/**
+ * \brief Up-down routing (OpenSM's "updn"): switches are ranked by their distance from the
+ * root switches (the ones farthest from the hosts: a fat-tree's top); a link is "up" towards
+ * the lower rank (the node id breaks ties). A route may go up, then down, never down then up,
+ * so that no cycle of credit dependencies can form, whatever the topology: among the shortest
+ * such routes, the port is chosen as min-hop chooses (fewest destinations so far).
+ */
+class IbUpDownRoutingEngine : public FabricRoutingEngine
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FabricRouteTable Compute(const FabricTopology& topology) const override;
+};
+
 } // namespace ns3
 
 #endif /* IB_ROUTING_H */
