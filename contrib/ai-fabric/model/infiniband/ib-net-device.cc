@@ -11,8 +11,11 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -64,6 +67,28 @@ IbNetDevice::GetTypeId()
                             UintegerValue(0),
                             MakeUintegerAccessor(&IbNetDevice::m_sl),
                             MakeUintegerChecker<uint8_t>(0, 15))
+              .AddAttribute("VlArbitrationHigh",
+                            "High-priority VL arbitration table: comma-separated VL:weight "
+                            "entries, weights 0-255 in 64-byte units (IBTA vol. 1, 7.6.9). "
+                            "Empty (the default) with an empty low table: every data VL in "
+                            "turn, one packet each.",
+                            StringValue(""),
+                            MakeStringAccessor(&IbNetDevice::SetArbitrationHigh,
+                                               &IbNetDevice::GetArbitrationHigh),
+                            MakeStringChecker())
+              .AddAttribute("VlArbitrationLow",
+                            "Low-priority VL arbitration table, as VlArbitrationHigh.",
+                            StringValue(""),
+                            MakeStringAccessor(&IbNetDevice::SetArbitrationLow,
+                                               &IbNetDevice::GetArbitrationLow),
+                            MakeStringChecker())
+              .AddAttribute("VlArbitrationHighLimit",
+                            "Limit of high priority: 4096-byte units the high table may send "
+                            "while the low table has a packet waiting (0-255; 255: no limit, "
+                            "the default).",
+                            UintegerValue(255),
+                            MakeUintegerAccessor(&IbNetDevice::m_highLimit),
+                            MakeUintegerChecker<uint32_t>(0, 255))
               .AddTraceSource("FlowControlSent",
                               "A flow-control packet was queued: (VL, FCCL modulo 4096).",
                               MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
@@ -337,6 +362,136 @@ IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
     TryTransmit();
 }
 
+bool
+IbNetDevice::Eligible(uint8_t vl)
+{
+    Lane& lane = m_lanes[vl];
+    if (lane.queue.empty() && vl == VlOfSl(m_sl) && m_transport)
+    {
+        RdmaPacketMeta meta;
+        Ptr<Packet> p = m_transport->DequeueData(meta);
+        if (p)
+        {
+            Encapsulate(p, meta);
+            lane.queue.emplace_back(p, NO_INGRESS);
+            lane.queuedBytes += p->GetSize();
+        }
+    }
+    if (lane.queue.empty())
+    {
+        return false;
+    }
+    const uint32_t blocks = Blocks(lane.queue.front().first->GetSize());
+    if (lane.peerLimit < lane.sentBlocks + blocks)
+    {
+        if (!lane.stalled)
+        {
+            lane.stalled = true;
+            lane.stallStart = Simulator::Now();
+        }
+        return false;
+    }
+    if (lane.stalled)
+    {
+        lane.stalled = false;
+        lane.stallTime += Simulator::Now() - lane.stallStart;
+    }
+    return true;
+}
+
+Ptr<Packet>
+IbNetDevice::Take(uint8_t vl)
+{
+    Lane& lane = m_lanes[vl];
+    const auto [p, ingress] = lane.queue.front();
+    lane.queue.pop_front();
+    const uint32_t size = p->GetSize();
+    lane.queuedBytes -= size;
+    lane.sentBlocks += Blocks(size);
+    if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+    {
+        m_departureCb(ingress, vl, size); // the ingress port's buffer frees it
+    }
+    return p;
+}
+
+void
+IbNetDevice::SetArbitrationHigh(std::string text)
+{
+    m_arbHigh = ParseArbitration(text);
+    m_arbHighText = text;
+    m_high = ArbState();
+}
+
+std::string
+IbNetDevice::GetArbitrationHigh() const
+{
+    return m_arbHighText;
+}
+
+void
+IbNetDevice::SetArbitrationLow(std::string text)
+{
+    m_arbLow = ParseArbitration(text);
+    m_arbLowText = text;
+    m_low = ArbState();
+}
+
+std::string
+IbNetDevice::GetArbitrationLow() const
+{
+    return m_arbLowText;
+}
+
+std::vector<IbNetDevice::ArbEntry>
+IbNetDevice::ParseArbitration(const std::string& text)
+{
+    std::vector<ArbEntry> table;
+    std::istringstream is(text);
+    std::string item;
+    while (std::getline(is, item, ','))
+    {
+        const std::size_t colon = item.find(':');
+        NS_ABORT_MSG_IF(colon == std::string::npos,
+                        "IbNetDevice: VL arbitration entry '" << item << "' is not VL:weight");
+        const unsigned long vl = std::stoul(item.substr(0, colon));
+        const unsigned long weight = std::stoul(item.substr(colon + 1));
+        NS_ABORT_MSG_IF(vl >= MAX_DATA_VLS || weight > 255,
+                        "IbNetDevice: VL arbitration entry '"
+                            << item << "' needs a data VL (0-14) and a weight of 0-255");
+        table.push_back({static_cast<uint8_t>(vl), static_cast<uint32_t>(weight)});
+    }
+    return table;
+}
+
+Ptr<Packet>
+IbNetDevice::ServeTable(const std::vector<ArbEntry>& table, ArbState& state)
+{
+    for (std::size_t tries = 0; tries < table.size(); ++tries)
+    {
+        const ArbEntry& entry = table[state.index];
+        if (state.fresh)
+        {
+            state.remaining = static_cast<int64_t>(entry.weight) * BLOCK_BYTES;
+            state.fresh = false;
+        }
+        if (state.remaining > 0 && entry.vl < m_dataVls && Eligible(entry.vl))
+        {
+            Ptr<Packet> p = Take(entry.vl);
+            state.remaining -= p->GetSize();
+            if (state.remaining <= 0)
+            {
+                state.index = (state.index + 1) % table.size();
+                state.fresh = true;
+            }
+            return p;
+        }
+        state.index = (state.index + 1) % table.size();
+        state.fresh = true;
+    }
+    return nullptr;
+}
+
 Ptr<Packet>
 IbNetDevice::DequeueForTransmit()
 {
@@ -346,52 +501,39 @@ IbNetDevice::DequeueForTransmit()
         m_fcQueue.pop_front();
         return p;
     }
-    const uint8_t transportVl = VlOfSl(m_sl);
-    for (uint32_t k = 0; k < m_dataVls; ++k)
+    if (m_arbHigh.empty() && m_arbLow.empty())
     {
-        const auto vl = static_cast<uint8_t>((m_nextVl + k) % m_dataVls);
-        Lane& lane = m_lanes[vl];
-        if (lane.queue.empty() && vl == transportVl && m_transport)
+        // No tables: every data VL in turn, one packet each.
+        for (uint32_t k = 0; k < m_dataVls; ++k)
         {
-            RdmaPacketMeta meta;
-            Ptr<Packet> p = m_transport->DequeueData(meta);
-            if (p)
+            const auto vl = static_cast<uint8_t>((m_nextVl + k) % m_dataVls);
+            if (Eligible(vl))
             {
-                Encapsulate(p, meta);
-                lane.queue.emplace_back(p, NO_INGRESS);
-                lane.queuedBytes += p->GetSize();
+                m_nextVl = (vl + 1) % m_dataVls;
+                return Take(vl);
             }
         }
-        if (lane.queue.empty())
+        return nullptr;
+    }
+    // IBTA VL arbitration: the high-priority table first, until it has sent its limit
+    // (HighLimit x 4096 bytes; 255: no limit) while the low-priority table has a packet.
+    const bool highBounded = m_highLimit != 255;
+    if (!highBounded || m_highSent < uint64_t(m_highLimit) * 4096)
+    {
+        if (Ptr<Packet> p = ServeTable(m_arbHigh, m_high))
         {
-            continue;
+            m_highSent += p->GetSize();
+            return p;
         }
-        const uint32_t size = lane.queue.front().first->GetSize();
-        const uint32_t blocks = Blocks(size);
-        if (lane.peerLimit < lane.sentBlocks + blocks)
-        {
-            if (!lane.stalled)
-            {
-                lane.stalled = true;
-                lane.stallStart = Simulator::Now();
-            }
-            continue;
-        }
-        if (lane.stalled)
-        {
-            lane.stalled = false;
-            lane.stallTime += Simulator::Now() - lane.stallStart;
-        }
-        const auto [p, ingress] = lane.queue.front();
-        lane.queue.pop_front();
-        lane.queuedBytes -= size;
-        lane.sentBlocks += blocks;
-        m_nextVl = (vl + 1) % m_dataVls;
-        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
-        {
-            m_departureCb(ingress, vl, size); // the ingress port's buffer frees it
-        }
+    }
+    if (Ptr<Packet> p = ServeTable(m_arbLow, m_low))
+    {
+        m_highSent = 0;
         return p;
+    }
+    if (Ptr<Packet> p = ServeTable(m_arbHigh, m_high))
+    {
+        return p; // the low table had nothing: the high table may go on
     }
     return nullptr;
 }

@@ -14,7 +14,9 @@
 
 #include <array>
 #include <deque>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -37,8 +39,9 @@ namespace ns3
  * As a NIC port (SetTransport) it carries an RdmaTransport: data packets of the QPs travel on
  * the VL of the port's service level (Sl attribute, SL-to-VL: SL mod DataVls), and so do
  * ACKs and NAKs, behind at most one data packet waiting for credits. Received packets go to
- * the transport at once, so their blocks are freed as they arrive. Data VLs are served round
- * robin among those with a packet and credits.
+ * the transport at once, so their blocks are freed as they arrive. Data VLs with a packet and
+ * credits are served by the IBTA's VL arbitration: a high- and a low-priority table of
+ * VL:weight entries and a limit of high priority; without tables, in turn.
  */
 class IbNetDevice : public FabricNetDevice
 {
@@ -236,6 +239,59 @@ class IbNetDevice : public FabricNetDevice
     /// \return the receive buffer of a VL in blocks
     uint32_t BufferBlocks() const;
 
+    /**
+     * \brief May the VL send its head packet now (pulling one from the transport if it is the
+     *        transport's VL and empty)? Keeps the VL's credit-stall time.
+     * \param vl the VL
+     * \return true if it has a packet and the credits for it
+     */
+    bool Eligible(uint8_t vl);
+
+    /**
+     * \brief Send the head packet of an eligible VL.
+     * \param vl the VL
+     * \return the packet
+     */
+    Ptr<Packet> Take(uint8_t vl);
+
+    /// One entry of a VL arbitration table.
+    struct ArbEntry
+    {
+        uint8_t vl;      //!< the VL
+        uint32_t weight; //!< 64-byte units per turn (0: skipped)
+    };
+
+    /// Where a table's arbitration stands.
+    struct ArbState
+    {
+        std::size_t index{0}; //!< current entry
+        int64_t remaining{0}; //!< bytes the entry may still send this turn
+        bool fresh{true};     //!< the entry's turn has not started
+    };
+
+    /**
+     * \param text comma-separated VL:weight entries
+     * \return the table (aborts on a malformed entry)
+     */
+    static std::vector<ArbEntry> ParseArbitration(const std::string& text);
+
+    /// \param text the high-priority table (attribute setter)
+    void SetArbitrationHigh(std::string text);
+    /// \return the high-priority table's text
+    std::string GetArbitrationHigh() const;
+    /// \param text the low-priority table (attribute setter)
+    void SetArbitrationLow(std::string text);
+    /// \return the low-priority table's text
+    std::string GetArbitrationLow() const;
+
+    /**
+     * \brief Serve one packet from a table, weighted round robin over its entries.
+     * \param table the table
+     * \param state its position
+     * \return the packet, or nullptr if no entry's VL is eligible
+     */
+    Ptr<Packet> ServeTable(const std::vector<ArbEntry>& table, ArbState& state);
+
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
@@ -250,7 +306,15 @@ class IbNetDevice : public FabricNetDevice
     uint8_t m_sl{0};                        //!< service level of the transport's traffic
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
-    uint32_t m_nextVl{0};                   //!< round-robin position
+    uint32_t m_nextVl{0};                   //!< round-robin position (no tables)
+    std::string m_arbHighText;              //!< VlArbitrationHigh
+    std::string m_arbLowText;               //!< VlArbitrationLow
+    std::vector<ArbEntry> m_arbHigh;        //!< high-priority table
+    std::vector<ArbEntry> m_arbLow;         //!< low-priority table
+    ArbState m_high;                        //!< high table position
+    ArbState m_low;                         //!< low table position
+    uint32_t m_highLimit{255};              //!< limit of high priority (4096-byte units)
+    uint64_t m_highSent{0};                 //!< high-table bytes since a low-table packet
     uint64_t m_fcSent{0};                   //!< flow-control packets sent
     TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
     TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
