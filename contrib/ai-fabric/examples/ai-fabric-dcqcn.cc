@@ -174,7 +174,7 @@ main(int argc, char* argv[])
     RoceFlowScenario::Print(r, std::cout);
 
     nlohmann::ordered_json scenario = {{"program", program},
-                                       {"fabric", "roce"},
+                                       {"fabric", cfg.fabric},
                                        {"flows", n},
                                        {"stagger_us", gap.GetSeconds() * 1e6},
                                        {"duration_us", end.GetSeconds() * 1e6},

@@ -105,9 +105,16 @@ main(int argc, char* argv[])
     common.Apply(cfg);
 
     std::cout << "# " << program << ": " << n << " to 1, " << topology << ", "
-              << cfg.rate.GetBitRate() / 1e9 << " Gb/s, PFC " << (cfg.pfc ? "on" : "off")
-              << ", ECN " << (cfg.ecn ? "on" : "off") << ", DCQCN "
-              << (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")) << "\n";
+              << cfg.rate.GetBitRate() / 1e9 << " Gb/s, ";
+    if (cfg.fabric == "ib")
+    {
+        std::cout << "InfiniBand (credit-based flow control)\n";
+    }
+    else
+    {
+        std::cout << "PFC " << (cfg.pfc ? "on" : "off") << ", ECN " << (cfg.ecn ? "on" : "off")
+                  << ", DCQCN " << (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")) << "\n";
+    }
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
     RoceFlowScenario::Print(r, std::cout);
     Time last;
@@ -126,7 +133,7 @@ main(int argc, char* argv[])
               << " us; every byte delivered: " << (allDone ? "yes" : "no") << "\n";
 
     nlohmann::ordered_json scenario = {{"program", program},
-                                       {"fabric", "roce"},
+                                       {"fabric", cfg.fabric},
                                        {"topology", topology},
                                        {"senders", n},
                                        {"bytes", flowBytes},

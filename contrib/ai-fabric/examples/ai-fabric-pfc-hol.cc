@@ -135,7 +135,7 @@ main(int argc, char* argv[])
               << "%), incast total " << incast << " Gb/s\n";
 
     nlohmann::ordered_json scenario = {{"program", program},
-                                       {"fabric", "roce"},
+                                       {"fabric", cfg.fabric},
                                        {"senders", k},
                                        {"local", m},
                                        {"duration_us", end.GetSeconds() * 1e6},

@@ -68,6 +68,8 @@ FabricStatsHelper::Totals()
                 for (uint8_t vl = 0; vl < IbNetDevice::MAX_DATA_VLS; ++vl)
                 {
                     totals.creditStallUs += ibPort->GetCreditStallTime(vl).GetSeconds() * 1e6;
+                    totals.maxQueueBytes
+                        = std::max<uint64_t>(totals.maxQueueBytes, ibPort->GetMaxQueuedBytes(vl));
                 }
                 transport = ibPort->GetTransport();
             }

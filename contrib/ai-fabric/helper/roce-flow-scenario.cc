@@ -7,9 +7,11 @@
 #include "roce-flow-scenario.h"
 
 #include "fabric-cli.h"
+#include "ib-fabric-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/ib-net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"
@@ -43,18 +45,43 @@ namespace
 /// Everything a run keeps while it runs.
 struct RunState
 {
-    const RoceFlowScenarioConfig* cfg{nullptr};  //!< the configuration
-    std::vector<Ptr<RoceNetDevice>> watched;     //!< watched switch ports
-    std::vector<RocePortResult>* ports{nullptr}; //!< their results
-    std::vector<Ptr<RdmaQueuePair>> senders;     //!< each flow's requester
-    std::vector<Ptr<RdmaQueuePair>> receivers;   //!< each flow's responder
-    std::vector<Ptr<RoceNetDevice>> senderNics;  //!< each flow's sending NIC
-    std::vector<RoceFlowResult>* flows{nullptr}; //!< flow results
-    std::vector<RoceSample>* samples{nullptr};   //!< time series
-    std::vector<uint64_t> lastDelivered;         //!< per flow, at the last sample
-    uint32_t remaining{0};                       //!< flows not yet done
-    uint8_t rdmaPriority{3};                     //!< RDMA's priority
+    const RoceFlowScenarioConfig* cfg{nullptr};   //!< the configuration
+    std::vector<Ptr<FabricNetDevice>> watched;    //!< watched switch ports
+    std::vector<RocePortResult>* ports{nullptr};  //!< their results
+    std::vector<Ptr<RdmaQueuePair>> senders;      //!< each flow's requester
+    std::vector<Ptr<RdmaQueuePair>> receivers;    //!< each flow's responder
+    std::vector<Ptr<FabricNetDevice>> senderNics; //!< each flow's sending NIC
+    std::vector<RoceFlowResult>* flows{nullptr};  //!< flow results
+    std::vector<RoceSample>* samples{nullptr};    //!< time series
+    std::vector<uint64_t> lastDelivered;          //!< per flow, at the last sample
+    uint32_t remaining{0};                        //!< flows not yet done
+    uint8_t rdmaPriority{3};                      //!< RDMA's priority (RoCEv2) or VL (IB)
+    bool ib{false};                               //!< the fabric is InfiniBand
 };
+
+/**
+ * \param state the run
+ * \param port a port
+ * \return bytes in its RDMA queue now
+ */
+uint32_t
+QueueBytes(const RunState* state, const Ptr<FabricNetDevice>& port)
+{
+    return state->ib ? StaticCast<IbNetDevice>(port)->GetQueuedBytes(state->rdmaPriority)
+                     : StaticCast<RoceNetDevice>(port)->GetQueueCounters(state->rdmaPriority).bytes;
+}
+
+/**
+ * \param state the run
+ * \param nic a sender's port
+ * \return true if it is held: paused by PFC (RoCEv2) or waiting for credits (IB)
+ */
+bool
+Held(const RunState* state, const Ptr<FabricNetDevice>& nic)
+{
+    return state->ib ? StaticCast<IbNetDevice>(nic)->IsCreditStalled(state->rdmaPriority)
+                     : StaticCast<RoceNetDevice>(nic)->IsPaused(state->rdmaPriority);
+}
 
 /**
  * \param state the run
@@ -64,18 +91,25 @@ struct RunState
 void
 WatchedTx(RunState* state, uint32_t index, Ptr<const Packet> p)
 {
+    // The BTH opcode follows the Ethernet/IPv4/UDP headers (RoCEv2) or the LRH (IB).
+    const uint32_t offset
+        = state->ib ? IbNetDevice::ENCAPSULATION_BYTES : RoceNetDevice::ENCAPSULATION_BYTES;
     uint8_t h[RoceNetDevice::ENCAPSULATION_BYTES + 1];
-    if (p->CopyData(h, sizeof(h)) != sizeof(h) || h[12] != 0x08 || h[13] != 0x00)
+    if (p->GetSize() <= offset + 1 || p->CopyData(h, offset + 1) != offset + 1)
+    {
+        return; // flow-control packet
+    }
+    if (!state->ib && (h[12] != 0x08 || h[13] != 0x00))
     {
         return; // PFC
     }
-    const uint8_t opcode = h[RoceNetDevice::ENCAPSULATION_BYTES];
+    const uint8_t opcode = h[offset];
     if (opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP)
     {
         return;
     }
     RocePortResult& r = (*state->ports)[index];
-    const uint32_t wire = p->GetSize() + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    const uint32_t wire = p->GetSize() + (state->ib ? 0 : RoceNetDevice::ETHERNET_OVERHEAD_BYTES);
     if (r.dataWireBytes == 0)
     {
         r.firstData = Simulator::Now();
@@ -116,7 +150,7 @@ Sample(RunState* state)
     s.time = Simulator::Now();
     for (const auto& port : state->watched)
     {
-        s.queueBytes.push_back(port->GetQueueCounters(state->rdmaPriority).bytes);
+        s.queueBytes.push_back(QueueBytes(state, port));
     }
     const double seconds = cfg.sampleInterval.GetSeconds();
     for (std::size_t i = 0; i < state->senders.size(); ++i)
@@ -126,7 +160,7 @@ Sample(RunState* state)
         const uint64_t delivered = state->receivers[i]->GetDeliveredBytes();
         s.throughputGbps.push_back((delivered - state->lastDelivered[i]) * 8.0 / seconds / 1e9);
         state->lastDelivered[i] = delivered;
-        s.paused.push_back(state->senderNics[i]->IsPaused(state->rdmaPriority) ? 1 : 0);
+        s.paused.push_back(Held(state, state->senderNics[i]) ? 1 : 0);
     }
     state->samples->push_back(std::move(s));
     bool busy = cfg.stopTime.IsStrictlyPositive();
@@ -146,6 +180,14 @@ std::string
 RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
 {
     const auto hosts = static_cast<uint32_t>(cfg.hostSwitch.size());
+    if (cfg.fabric != "roce" && cfg.fabric != "ib")
+    {
+        return "unknown fabric '" + cfg.fabric + "' (roce or ib)";
+    }
+    if (cfg.fabric == "ib" && cfg.dcqcn)
+    {
+        return "DCQCN is RoCEv2's congestion control (InfiniBand is lossless by its credits)";
+    }
     if (cfg.switches == 0)
     {
         return "a scenario needs at least one switch";
@@ -223,36 +265,47 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     hosts.Create(nHosts);
     NodeContainer switches;
     switches.Create(cfg.switches);
-    RoceFabricHelper fabric;
+    const bool ib = cfg.fabric == "ib";
+    std::unique_ptr<FabricHelper> helper;
+    if (ib)
+    {
+        helper = std::make_unique<IbFabricHelper>();
+    }
+    else
+    {
+        auto roce = std::make_unique<RoceFabricHelper>();
+        roce->SetDeviceAttribute("EcnEnabled", BooleanValue(cfg.ecn));
+        if (cfg.ecnKmin != 0)
+        {
+            roce->SetDeviceAttribute("EcnKmin", UintegerValue(cfg.ecnKmin));
+        }
+        if (cfg.ecnKmax != 0)
+        {
+            roce->SetDeviceAttribute("EcnKmax", UintegerValue(cfg.ecnKmax));
+        }
+        if (cfg.ecnPmax >= 0)
+        {
+            roce->SetDeviceAttribute("EcnPmax", DoubleValue(cfg.ecnPmax));
+        }
+        if (cfg.dcqcn)
+        {
+            roce->SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+            for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset))
+            {
+                roce->SetCongestionControlAttribute(name, StringValue(value));
+            }
+        }
+        roce->SetMmuAttribute("PfcEnabled", BooleanValue(cfg.pfc));
+        if (cfg.bufferBytes != 0)
+        {
+            roce->SetMmuAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
+        }
+        helper = std::move(roce);
+    }
+    FabricHelper& fabric = *helper;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
-    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(cfg.ecn));
-    if (cfg.ecnKmin != 0)
-    {
-        fabric.SetDeviceAttribute("EcnKmin", UintegerValue(cfg.ecnKmin));
-    }
-    if (cfg.ecnKmax != 0)
-    {
-        fabric.SetDeviceAttribute("EcnKmax", UintegerValue(cfg.ecnKmax));
-    }
-    if (cfg.ecnPmax >= 0)
-    {
-        fabric.SetDeviceAttribute("EcnPmax", DoubleValue(cfg.ecnPmax));
-    }
     fabric.SetChannelAttribute("Delay", TimeValue(cfg.cable));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
-    if (cfg.dcqcn)
-    {
-        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset))
-        {
-            fabric.SetCongestionControlAttribute(name, StringValue(value));
-        }
-    }
-    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(cfg.pfc));
-    if (cfg.bufferBytes != 0)
-    {
-        fabric.SetMmuAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
-    }
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(switches);
     for (uint32_t h = 0; h < nHosts; ++h)
@@ -271,15 +324,25 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     state.ports = &result.ports;
     state.flows = &result.flows;
     state.samples = &result.samples;
-    UintegerValue dscp;
-    fabric.GetNic(hosts.Get(0))->GetAttribute("RdmaDscp", dscp);
-    state.rdmaPriority = static_cast<uint8_t>(dscp.Get() >> 3);
+    state.ib = ib;
+    if (ib)
+    {
+        Ptr<IbNetDevice> nic = StaticCast<IbNetDevice>(fabric.GetHostPort(hosts.Get(0)));
+        UintegerValue sl;
+        nic->GetAttribute("Sl", sl);
+        state.rdmaPriority = nic->VlOfSl(static_cast<uint8_t>(sl.Get()));
+    }
+    else
+    {
+        UintegerValue dscp;
+        fabric.GetHostPort(hosts.Get(0))->GetAttribute("RdmaDscp", dscp);
+        state.rdmaPriority = static_cast<uint8_t>(dscp.Get() >> 3);
+    }
 
     for (uint32_t i = 0; i < cfg.watchHosts.size(); ++i)
     {
-        Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(cfg.watchHosts[i]));
-        Ptr<RoceNetDevice> port
-            = DynamicCast<RoceNetDevice>(nic->GetFabricChannel()->GetPeer(PeekPointer(nic)));
+        Ptr<FabricNetDevice> nic = fabric.GetHostPort(hosts.Get(cfg.watchHosts[i]));
+        Ptr<FabricNetDevice> port = nic->GetFabricChannel()->GetPeer(PeekPointer(nic));
         state.watched.push_back(port);
         RocePortResult r;
         r.host = cfg.watchHosts[i];
@@ -304,7 +367,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         }
         state.senders.push_back(a);
         state.receivers.push_back(b);
-        state.senderNics.push_back(fabric.GetNic(hosts.Get(spec.src)));
+        state.senderNics.push_back(fabric.GetHostPort(hosts.Get(spec.src)));
         RoceFlowResult r;
         r.spec = spec;
         result.flows.push_back(r);
@@ -338,7 +401,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
             }
         }
     }
-    for (uint32_t s = 0; s < cfg.switches; ++s)
+    for (uint32_t s = 0; s < cfg.switches && !ib; ++s)
     {
         result.switchPausesSent
             += switches.Get(s)->GetObject<RoceSwitch>()->GetMmu()->GetPausesSent();
@@ -346,25 +409,42 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     for (uint32_t i = 0; i < state.watched.size(); ++i)
     {
         RocePortResult& r = result.ports[i];
-        Ptr<RoceNetDevice> port = state.watched[i];
+        Ptr<FabricNetDevice> port = state.watched[i];
         const Time span = r.lastData - r.firstData;
         r.utilization
             = span.IsStrictlyPositive()
                   ? r.dataWireBytes * 8.0 / port->GetDataRate().GetBitRate() / span.GetSeconds()
                   : 0;
-        r.maxQueueBytes = port->GetQueueCounters(state.rdmaPriority).maxBytes;
-        r.ecnMarks = port->GetEcnMarks();
-        r.ecnKmin = port->GetEcnKmin();
-        r.ecnKmax = port->GetEcnKmax();
-        r.pausesSent = port->GetPfcPausesSent(state.rdmaPriority);
-        r.pausesReceived = port->GetPfcFramesReceived(state.rdmaPriority);
+        if (ib)
+        {
+            r.maxQueueBytes = StaticCast<IbNetDevice>(port)->GetMaxQueuedBytes(state.rdmaPriority);
+            continue;
+        }
+        Ptr<RoceNetDevice> roce = StaticCast<RoceNetDevice>(port);
+        r.maxQueueBytes = roce->GetQueueCounters(state.rdmaPriority).maxBytes;
+        r.ecnMarks = roce->GetEcnMarks();
+        r.ecnKmin = roce->GetEcnKmin();
+        r.ecnKmax = roce->GetEcnKmax();
+        r.pausesSent = roce->GetPfcPausesSent(state.rdmaPriority);
+        r.pausesReceived = roce->GetPfcFramesReceived(state.rdmaPriority);
     }
     for (uint32_t i = 0; i < result.flows.size(); ++i)
     {
         RoceFlowResult& f = result.flows[i];
         f.delivered = state.receivers[i]->GetDeliveredBytes();
         f.cnpsReceived = state.senders[i]->GetCnpsReceived();
-        f.pausesReceived = state.senderNics[i]->GetPfcFramesReceived(state.rdmaPriority);
+        if (ib)
+        {
+            f.creditStallUs = StaticCast<IbNetDevice>(state.senderNics[i])
+                                  ->GetCreditStallTime(state.rdmaPriority)
+                                  .GetSeconds()
+                              * 1e6;
+        }
+        else
+        {
+            f.pausesReceived = StaticCast<RoceNetDevice>(state.senderNics[i])
+                                   ->GetPfcFramesReceived(state.rdmaPriority);
+        }
     }
     Simulator::Destroy();
     return result;
@@ -489,7 +569,8 @@ RoceFlowScenario::ToJson(const RoceFlowScenarioResult& r)
               f.done ? nlohmann::ordered_json(Us(f.finish)) : nlohmann::ordered_json(nullptr)},
              {"gbps", FlowGbps(f, r.simTime)},
              {"cnps", f.cnpsReceived},
-             {"pauses_received", f.pausesReceived}});
+             {"pauses_received", f.pausesReceived},
+             {"credit_stall_us", f.creditStallUs}});
     }
     j["ports"] = nlohmann::ordered_json::array();
     for (const RocePortResult& p : r.ports)
@@ -530,7 +611,8 @@ RoceFlowScenario::Print(const RoceFlowScenarioResult& r, std::ostream& os)
            << f.pausesReceived << std::setw(8) << f.cnpsReceived << "\n";
     }
     const FabricTotals& t = r.totals;
-    os << "# drops: " << t.drops << " (beyond PFC headroom: " << r.headroomDrops << ")\n"
+    os << "# credit stall: " << t.creditStallUs << " us (InfiniBand ports, summed)\n"
+       << "# drops: " << t.drops << " (beyond PFC headroom: " << r.headroomDrops << ")\n"
        << "# PFC pause frames sent: " << t.pfcPauseFrames << " (by switches: " << r.switchPausesSent
        << ")\n"
        << "# ECN marks: " << t.ecnMarks << ", CNPs: " << t.cnps
@@ -596,7 +678,10 @@ RoceScenarioCli::Booleans()
 void
 RoceScenarioCli::AddTo(CommandLine& cmd)
 {
-    cmd.AddValue("fabric", "fabric: roce", m_fabric);
+    cmd.AddValue("fabric",
+                 "fabric: roce (RoCEv2) or ib (InfiniBand: lossless by credits; --pfc, --ecn, "
+                 "--buffer and the DCQCN flags do not apply)",
+                 m_fabric);
     cmd.AddValue("rate", "every link's rate, e.g. 400Gbps or 100G", m_rate);
     cmd.AddValue("mtu", "RDMA path MTU: 256, 512, 1024, 2048 or 4096", m_mtu);
     cmd.AddValue("cableMeters", "every cable's length in metres (5 ns per metre)", m_cableMeters);
@@ -621,14 +706,11 @@ void
 RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
 {
     const std::string& p = m_program;
-    if (m_fabric == "ib")
+    if (m_fabric != "roce" && m_fabric != "ib")
     {
-        FabricCli::Fail(p, "--fabric=ib: the InfiniBand fabric is not modelled yet (roce only)");
+        FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce or ib");
     }
-    if (m_fabric != "roce")
-    {
-        FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce");
-    }
+    cfg.fabric = m_fabric;
     if (!FabricCli::ParseRate(m_rate, cfg.rate))
     {
         FabricCli::Fail(p, "--rate=" + m_rate + ": expected a rate such as 400Gbps or 100G");

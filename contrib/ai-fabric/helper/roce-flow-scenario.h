@@ -43,6 +43,7 @@ struct RoceFlowSpec
  */
 struct RoceFlowScenarioConfig
 {
+    std::string fabric{"roce"};                        //!< "roce" or "ib"
     uint32_t switches{1};                              //!< switch count
     std::vector<std::pair<uint32_t, uint32_t>> trunks; //!< switch-to-switch links
     std::vector<uint32_t> hostSwitch;                  //!< the switch of each host
@@ -75,7 +76,8 @@ struct RoceFlowResult
     Time finish;                //!< when the last byte was delivered (done only)
     bool done{false};           //!< every byte delivered
     uint64_t cnpsReceived{0};   //!< CNPs at the sender
-    uint64_t pausesReceived{0}; //!< PFC frames the sender's NIC received
+    uint64_t pausesReceived{0}; //!< PFC frames the sender's NIC received (RoCEv2)
+    double creditStallUs{0};    //!< time the sender waited for credits (InfiniBand)
 };
 
 /**

@@ -201,6 +201,26 @@ TEST_F(CongestionTest, DcqcnTwoFlowsConverge)
     EXPECT_GE(cxHalf[0] + cxHalf[1], 0.7 * goodput);
 }
 
+// InfiniBand incast 8 to 1 at 400 Gb/s through the same scenario: lossless by its credits,
+// the senders wait for credits, the bottleneck stays busy, and nothing is paused or marked.
+TEST_F(CongestionTest, IbIncastIsLosslessByCredits)
+{
+    RoceFlowScenarioConfig cfg = Incast(8, 16 << 20);
+    cfg.fabric = "ib";
+    ASSERT_EQ(RoceFlowScenario::Check(cfg), "");
+    const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
+    EXPECT_EQ(r.totals.drops, 0u);
+    EXPECT_EQ(r.totals.pfcPauseFrames, 0u);
+    EXPECT_EQ(r.totals.ecnMarks, 0u);
+    EXPECT_GT(r.totals.creditStallUs, 0.0);
+    EXPECT_GE(r.ports[0].utilization, 0.95);
+    for (const RoceFlowResult& f : r.flows)
+    {
+        EXPECT_GT(f.creditStallUs, 0.0);
+    }
+    ExpectAllDelivered(r);
+}
+
 // Jain's index: 1 for equal shares, 1/n when one flow takes everything.
 TEST_F(CongestionTest, JainIndex)
 {
@@ -278,7 +298,8 @@ TEST_F(CongestionTest, ExamplesRefuseBadInput)
         {"ai-fabric-incast", "--preset=bogus"},
         {"ai-fabric-incast", "--pmax=2"},
         {"ai-fabric-incast", "--kmin=300K --kmax=100K"},
-        {"ai-fabric-incast", "--fabric=ib"},
+        {"ai-fabric-incast", "--fabric=ethernet"},
+        {"ai-fabric-incast", "--fabric=ib --dcqcn=true"},
         {"ai-fabric-incast", "--pfc=maybe"},
         {"ai-fabric-incast", "--rate=fast"},
         {"ai-fabric-incast", "--mtu=1500"},

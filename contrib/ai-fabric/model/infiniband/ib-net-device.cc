@@ -15,6 +15,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -375,6 +376,7 @@ IbNetDevice::Eligible(uint8_t vl)
             Encapsulate(p, meta);
             lane.queue.emplace_back(p, NO_INGRESS);
             lane.queuedBytes += p->GetSize();
+            lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
         }
     }
     if (lane.queue.empty())
@@ -615,6 +617,7 @@ IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
     Lane& lane = m_lanes[vl];
     lane.queue.emplace_back(p, ingress);
     lane.queuedBytes += p->GetSize();
+    lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
     TryTransmit();
 }
 
@@ -628,6 +631,18 @@ uint32_t
 IbNetDevice::GetQueuedBytes(uint8_t vl) const
 {
     return m_lanes.at(vl).queuedBytes;
+}
+
+uint32_t
+IbNetDevice::GetMaxQueuedBytes(uint8_t vl) const
+{
+    return m_lanes.at(vl).maxQueuedBytes;
+}
+
+bool
+IbNetDevice::IsCreditStalled(uint8_t vl) const
+{
+    return m_lanes.at(vl).stalled;
 }
 
 bool

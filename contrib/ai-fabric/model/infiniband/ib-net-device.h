@@ -148,6 +148,18 @@ class IbNetDevice : public FabricNetDevice
      */
     uint32_t GetQueuedBytes(uint8_t vl) const;
 
+    /**
+     * \param vl a data VL
+     * \return the high-water mark of its output queue (bytes)
+     */
+    uint32_t GetMaxQueuedBytes(uint8_t vl) const;
+
+    /**
+     * \param vl a data VL
+     * \return true while its head packet waits for credits
+     */
+    bool IsCreditStalled(uint8_t vl) const;
+
     /// \return the interval of flow-control updates in force (attribute, or derived)
     Time GetFlowControlPeriod() const;
 
@@ -178,6 +190,7 @@ class IbNetDevice : public FabricNetDevice
     {
         std::deque<std::pair<Ptr<Packet>, uint16_t>> queue; //!< ready: (packet, ingress port)
         uint32_t queuedBytes{0};                            //!< bytes in queue
+        uint32_t maxQueuedBytes{0};                         //!< high-water mark
         uint64_t sentBlocks{0};                             //!< FCTBS, not wrapped
         uint64_t peerLimit{0};                              //!< the peer's FCCL, unwrapped
         bool limitKnown{false};                             //!< an FCCL has arrived
