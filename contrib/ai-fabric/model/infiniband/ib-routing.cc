@@ -75,18 +75,19 @@ namespace
 {
 /**
  * \param topology a fabric
- * \return every vertex's distance from the nearest endpoint (endpoints 0)
+ * \param sources the vertices at distance 0
+ * \return every vertex's hop distance from the nearest source over links that are up
+ *         (UINT32_MAX: unreachable)
  */
 std::vector<uint32_t>
-RankFromHosts(const FabricTopology& topology)
+DistancesFrom(const FabricTopology& topology, const std::vector<uint32_t>& sources)
 {
     const FabricTopology::Graph& g = topology.GetGraph();
-    std::vector<uint32_t> rank(topology.GetNVertices(), UINT32_MAX);
+    std::vector<uint32_t> dist(topology.GetNVertices(), UINT32_MAX);
     std::deque<uint32_t> frontier;
-    for (uint32_t ep = 0; ep < topology.GetNEndpoints(); ++ep)
+    for (uint32_t v : sources)
     {
-        const uint32_t v = topology.GetEndpointVertex(ep);
-        rank[v] = 0;
+        dist[v] = 0;
         frontier.push_back(v);
     }
     while (!frontier.empty())
@@ -96,14 +97,29 @@ RankFromHosts(const FabricTopology& topology)
         for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
         {
             const auto u = static_cast<uint32_t>(boost::target(*e, g));
-            if (g[*e].channel->IsLinkUp() && rank[u] == UINT32_MAX)
+            if (g[*e].channel->IsLinkUp() && dist[u] == UINT32_MAX)
             {
-                rank[u] = rank[v] + 1;
+                dist[u] = dist[v] + 1;
                 frontier.push_back(u);
             }
         }
     }
-    return rank;
+    return dist;
+}
+
+/**
+ * \param topology a fabric
+ * \return every vertex's distance from the nearest endpoint (endpoints 0)
+ */
+std::vector<uint32_t>
+RankFromHosts(const FabricTopology& topology)
+{
+    std::vector<uint32_t> hosts;
+    for (uint32_t ep = 0; ep < topology.GetNEndpoints(); ++ep)
+    {
+        hosts.push_back(topology.GetEndpointVertex(ep));
+    }
+    return DistancesFrom(topology, hosts);
 }
 
 /**
@@ -223,30 +239,15 @@ IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
             top = std::max(top, fromHosts[v]);
         }
     }
-    std::vector<uint32_t> rank(nVertices, UINT32_MAX);
-    std::deque<uint32_t> frontier;
+    std::vector<uint32_t> roots;
     for (uint32_t v = 0; v < nVertices; ++v)
     {
         if (g[v].kind == FabricTopology::Kind::SWITCH && fromHosts[v] == top)
         {
-            rank[v] = 0;
-            frontier.push_back(v);
+            roots.push_back(v);
         }
     }
-    while (!frontier.empty())
-    {
-        const uint32_t v = frontier.front();
-        frontier.pop_front();
-        for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
-        {
-            const auto u = static_cast<uint32_t>(boost::target(*e, g));
-            if (g[*e].channel->IsLinkUp() && rank[u] == UINT32_MAX)
-            {
-                rank[u] = rank[v] + 1;
-                frontier.push_back(u);
-            }
-        }
-    }
+    const std::vector<uint32_t> rank = DistancesFrom(topology, roots);
     // A move from a to b goes up when b is closer to the roots (node id breaks ties).
     auto isUp = [&](uint32_t a, uint32_t b) {
         return rank[b] < rank[a] || (rank[b] == rank[a] && g[b].node->GetId() < g[a].node->GetId());
