@@ -327,8 +327,14 @@ IbNetDevice::FlowControlTimer(uint8_t vl)
 void
 IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
 {
+    // The fields at fixed offsets, without copying the packet (one arrives per data packet).
+    uint8_t b[IbFlowControlHeader::SIZE];
+    p->CopyData(b, sizeof(b));
     IbFlowControlHeader fc;
-    p->Copy()->RemoveHeader(fc);
+    fc.SetOp(b[0] >> 4);
+    fc.SetFctbs(static_cast<uint32_t>(((b[0] & 0x0F) << 8) | b[1]));
+    fc.SetVl(b[2] >> 4);
+    fc.SetFccl(static_cast<uint32_t>(((b[2] & 0x0F) << 8) | b[3]));
     const uint8_t vl = fc.GetVl();
     if (vl >= m_dataVls)
     {
