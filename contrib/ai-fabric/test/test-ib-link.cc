@@ -9,11 +9,13 @@
 // min(link rate, credits / credit round trip).
 
 #include "ai-fabric-test-fixture.h"
+#include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
@@ -225,4 +227,41 @@ TEST_F(IbLinkTest, ThroughputFollowsTheCreditLaw)
     }
     EXPECT_TRUE(lineLimited);
     EXPECT_TRUE(creditLimited);
+}
+
+// A lossy link (1% of packets, flow-control packets included, lost at each end): the credits
+// of lost packets come back through the next FCTBS, a lost update is repeated, and every byte
+// arrives (the transport retransmits) without a single packet beyond its credits.
+TEST_F(IbLinkTest, CreditsSurviveALossyLink)
+{
+    IbPair pair = MakePair(DataRate("400Gbps"), NanoSeconds(10), 32768);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        em->SetRate(0.01);
+        em->AssignStreams(10 + i);
+        pair.nic[i]->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    Ptr<RdmaQueuePair> a = pair.transport[0]->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = pair.transport[1]->CreateQueuePair();
+    pair.transport[0]->ConnectQueuePairs(a, b, pair.transport[1]);
+    const uint32_t messages = 400;
+    for (uint32_t m = 0; m < messages; ++m)
+    {
+        a->PostWrite(16384, m);
+    }
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), uint64_t(messages) * 16384);
+    EXPECT_GT(a->GetRetransmissions(), 0u);
+    EXPECT_GT(
+        pair.nic[1]->GetCounters().drops[static_cast<std::size_t>(FabricDropReason::RECEIVE_ERROR)],
+        0u);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        EXPECT_EQ(pair.nic[i]
+                      ->GetCounters()
+                      .drops[static_cast<std::size_t>(FabricDropReason::CREDIT_VIOLATION)],
+                  0u);
+    }
 }

@@ -292,7 +292,15 @@ IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
     p->AddHeader(fc);
     m_fcQueue.push_back(p);
     lane.unreported = 0;
-    lane.fcTimer.Cancel();
+    // The same limit goes out once more a period later unless a newer one does: one lost
+    // update cannot stall the VL, and an idle link falls silent (no endless timer).
+    lane.repeat = true;
+    lane.lastFc = Simulator::Now();
+    if (!lane.fcTimer.IsRunning())
+    {
+        lane.fcTimer
+            = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::FlowControlTimer, this, vl);
+    }
     ++m_fcSent;
     m_fcSentTrace(vl, fc.GetFccl());
     TryTransmit();
@@ -318,10 +326,26 @@ IbNetDevice::FreeBlocks(uint8_t vl, uint32_t blocks)
 void
 IbNetDevice::FlowControlTimer(uint8_t vl)
 {
-    if (m_lanes[vl].unreported > 0)
+    Lane& lane = m_lanes[vl];
+    if (lane.unreported > 0)
     {
         SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+        return;
     }
+    if (!lane.repeat)
+    {
+        return;
+    }
+    const Time due = lane.lastFc + GetFlowControlPeriod();
+    if (Simulator::Now() < due)
+    {
+        lane.fcTimer
+            = Simulator::Schedule(due - Simulator::Now(), &IbNetDevice::FlowControlTimer, this, vl);
+        return;
+    }
+    SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+    lane.repeat = false; // repeated once: the timer stops here
+    lane.fcTimer.Cancel();
 }
 
 void
@@ -352,18 +376,22 @@ IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
     }
     else
     {
+        // A limit grows by at most the 2048 blocks a 12-bit FCCL can grant.
         const uint32_t step = (fc.GetFccl() + modulo - lane.peerLimit % modulo) % modulo;
-        if (step < modulo / 2)
+        if (step <= MAX_OUTSTANDING_BLOCKS)
         {
             lane.peerLimit += step;
         }
     }
     // The peer's FCTBS counts every block it sent on this VL before this packet, all of which
-    // arrived first: what we have not counted was lost on the link, and its credit returns.
+    // arrived first: what we have not counted was lost on the link, and its credit returns
+    // (reported to the peer like freed blocks).
     const uint32_t lost = (fc.GetFctbs() + modulo - lane.receivedBlocks % modulo) % modulo;
-    if (lost > 0 && lost < modulo / 2)
+    if (lost > 0 && lost <= MAX_OUTSTANDING_BLOCKS)
     {
         lane.receivedBlocks += lost;
+        lane.occupiedBlocks += lost; // counted in, then freed at once: nothing holds them
+        FreeBlocks(vl, lost);
     }
     m_fcReceivedTrace(vl, fc.GetFccl());
     TryTransmit();
@@ -509,6 +537,10 @@ IbNetDevice::DequeueForTransmit()
         m_fcQueue.pop_front();
         return p;
     }
+    if (!IsLinkUp())
+    {
+        return nullptr; // no credit is spent on a dead link: data waits for the link to train
+    }
     if (m_arbHigh.empty() && m_arbLow.empty())
     {
         // No tables: every data VL in turn, one packet each.
@@ -526,7 +558,8 @@ IbNetDevice::DequeueForTransmit()
     // IBTA VL arbitration: the high-priority table first, until it has sent its limit
     // (HighLimit x 4096 bytes; 255: no limit) while the low-priority table has a packet.
     const bool highBounded = m_highLimit != 255;
-    if (!highBounded || m_highSent < uint64_t(m_highLimit) * 4096)
+    // A limit of 0 still lets one high-priority packet go first (IBTA).
+    if (!highBounded || m_highSent == 0 || m_highSent < uint64_t(m_highLimit) * 4096)
     {
         if (Ptr<Packet> p = ServeTable(m_arbHigh, m_high))
         {

@@ -32,8 +32,9 @@ namespace ns3
  * only when FCCL - FCTBS covers it, so a buffer never overflows: the link is lossless by
  * construction. Flow-control packets (6 bytes, sent ahead of data, not themselves flow
  * controlled) carry FCTBS and FCCL modulo 4096: an initialization packet per VL when the
- * port starts, then an update when CreditUpdateBlocks blocks have been freed, and at least
- * every FlowControlPeriod while freed credits are unreported. A received FCTBS resets the
+ * port starts, then an update when CreditUpdateBlocks blocks have been freed, at the latest
+ * FlowControlPeriod after a freed block, and each update once more a period later unless a
+ * newer one went out (one lost update cannot stall a VL). A received FCTBS resets the
  * receiver's ABR, which returns the credits of packets lost on the link.
  *
  * As a NIC port (SetTransport) it carries an RdmaTransport: data packets of the QPs travel on
@@ -197,6 +198,8 @@ class IbNetDevice : public FabricNetDevice
         uint64_t receivedBlocks{0};                         //!< ABR, not wrapped
         uint32_t occupiedBlocks{0};                         //!< receive buffer in use
         uint32_t unreported{0}; //!< blocks freed since the last FC packet
+        bool repeat{false};     //!< the last update is to be sent once more
+        Time lastFc;            //!< when the last update was queued
         EventId fcTimer;        //!< next periodic update
         bool stalled{false};    //!< a packet waits for credits
         Time stallStart;        //!< since when

@@ -304,9 +304,12 @@ IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
             {
                 continue;
             }
-            // A packet arriving from a host may go up: route in phase 0, to a neighbour on
-            // a shortest legal route. (A switch's one table serves packets in both phases; on
-            // the routes this table makes, a packet that went down never needs to go up.)
+            // One table serves every packet at v, whether it came up or down: where a route
+            // that only goes down exists, take it (legal in both phases; every switch on it
+            // has one too); otherwise go up then down (only packets that have not gone down
+            // yet can be here: a switch routes down only towards a switch with a down route).
+            const bool downOnly = dist[v][1] != UINT32_MAX;
+            const uint32_t hops = downOnly ? dist[v][1] : dist[v][0];
             uint32_t best = UINT32_MAX;
             for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
             {
@@ -315,14 +318,17 @@ IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
                 {
                     continue;
                 }
-                const bool toTarget = u == target;
-                const bool legal = g[u].kind == FabricTopology::Kind::SWITCH
-                                   && (isUp(v, u) ? dist[u][0] : dist[u][1]) + 1 == dist[v][0];
-                if (!toTarget && !legal)
+                bool next = false;
+                if (u == target)
                 {
-                    continue;
+                    next = hops == 1;
                 }
-                if (toTarget && dist[v][0] != 1)
+                else if (g[u].kind == FabricTopology::Kind::SWITCH)
+                {
+                    next
+                        = isUp(v, u) ? !downOnly && dist[u][0] + 1 == hops : dist[u][1] + 1 == hops;
+                }
+                if (!next)
                 {
                     continue;
                 }

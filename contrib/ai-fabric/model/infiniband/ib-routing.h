@@ -60,8 +60,10 @@ class IbFatTreeRoutingEngine : public FabricRoutingEngine
  * \brief Up-down routing (OpenSM's "updn"): switches are ranked by their distance from the
  * root switches (the ones farthest from the hosts: a fat-tree's top); a link is "up" towards
  * the lower rank (the node id breaks ties). A route may go up, then down, never down then up,
- * so that no cycle of credit dependencies can form, whatever the topology: among the shortest
- * such routes, the port is chosen as min-hop chooses (fewest destinations so far).
+ * so that no cycle of credit dependencies can form, whatever the topology. A switch's one
+ * table serves packets that came up and packets that came down, so it routes down only
+ * whenever a down-only route exists (the shortest), and up then down otherwise; among equal
+ * ports it chooses as min-hop does (fewest destinations so far).
  */
 class IbUpDownRoutingEngine : public FabricRoutingEngine
 {
