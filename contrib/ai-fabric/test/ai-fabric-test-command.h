@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 namespace ns3
 {
@@ -88,6 +89,42 @@ inline std::string
 ProgramPath(const std::string& program)
 {
     return std::string(AI_FABRIC_BIN_DIR) + "/" + program;
+}
+
+/**
+ * \brief Decode a capture with tshark and return the asked fields of every packet.
+ * \param pcap the capture file
+ * \param options tshark options before the fields (e.g. a display filter "-Y macc")
+ * \param fields the fields, in order
+ * \return one row per packet, one string per field (empty when tshark could not decode it);
+ *         a failed run fails the calling test
+ */
+inline std::vector<std::vector<std::string>>
+TsharkFields(const std::string& pcap,
+             const std::string& options,
+             const std::vector<std::string>& fields)
+{
+    std::string command = "tshark -r " + pcap + " " + options + " -T fields -E separator=,";
+    for (const std::string& f : fields)
+    {
+        command += " -e " + f;
+    }
+    const CommandResult t = RunCommand(command);
+    EXPECT_EQ(t.status, 0) << t.err;
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(t.out);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        std::istringstream in(line);
+        std::vector<std::string> row(fields.size());
+        for (std::string& value : row)
+        {
+            std::getline(in, value, ',');
+        }
+        rows.push_back(row);
+    }
+    return rows;
 }
 
 } // namespace ns3

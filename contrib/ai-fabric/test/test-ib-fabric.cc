@@ -148,33 +148,25 @@ TEST_F(IbFabricTest, PcapDecodesAsInfiniBand)
         = RunCommand(ProgramPath("ai-fabric-perftest")
                      + " --fabric=ib --size=10000 --iters=3 --pcap=" + dir + "/ib");
     ASSERT_EQ(r.status, 0) << r.err;
-    const CommandResult t = RunCommand("tshark -r " + dir +
-                                       "/ib-0-0.pcap -T fields -E separator=, -e "
-                                       "infiniband.lrh.slid -e infiniband.lrh.dlid -e "
-                                       "infiniband.bth.opcode -e infiniband.bth.psn");
-    ASSERT_EQ(t.status, 0) << t.err;
-    std::istringstream lines(t.out);
-    std::string line;
     std::vector<uint32_t> opcodes;
     std::vector<uint32_t> psns;
     uint32_t acks = 0;
-    while (std::getline(lines, line))
+    for (const auto& row : TsharkFields(dir + "/ib-0-0.pcap",
+                                        "",
+                                        {"infiniband.lrh.slid",
+                                         "infiniband.lrh.dlid",
+                                         "infiniband.bth.opcode",
+                                         "infiniband.bth.psn"}))
     {
-        std::istringstream fields(line);
-        std::string slid;
-        std::string dlid;
-        std::string opcode;
-        std::string psn;
-        std::getline(fields, slid, ',');
-        std::getline(fields, dlid, ',');
-        std::getline(fields, opcode, ',');
-        std::getline(fields, psn, ',');
-        ASSERT_FALSE(opcode.empty()) << "not decoded as InfiniBand: " << line;
+        const std::string& slid = row[0];
+        const std::string& dlid = row[1];
+        const std::string& opcode = row[2];
+        ASSERT_FALSE(opcode.empty()) << "not decoded as InfiniBand: LID " << slid;
         if (slid == "1")
         {
             EXPECT_EQ(dlid, "2");
             opcodes.push_back(std::stoul(opcode));
-            psns.push_back(std::stoul(psn));
+            psns.push_back(std::stoul(row[3]));
         }
         else
         {

@@ -223,33 +223,22 @@ TEST_F(PerftestTest, PcapDecodesAsRoce)
     const CommandResult r = RunCommand(PERFTEST + " --size=10000 --iters=3 --pcap=" + dir + "/cap");
     ASSERT_EQ(r.status, 0) << r.err;
     // Node 0 is the sender; its NIC is device 0.
-    const CommandResult t = RunCommand("tshark -r " + dir +
-                                "/cap-0-0.pcap -T fields -E separator=, -e ip.src -e "
-                                "udp.dstport -e infiniband.bth.opcode -e infiniband.bth.psn "
-                                "-e infiniband.bth.destqp");
-    ASSERT_EQ(t.status, 0) << t.err;
-    std::istringstream lines(t.out);
-    std::string line;
     std::vector<uint32_t> dataOpcodes;
     std::vector<uint32_t> dataPsns;
     uint32_t acks = 0;
-    while (std::getline(lines, line))
+    for (const auto& row :
+         TsharkFields(dir + "/cap-0-0.pcap",
+                      "",
+                      {"ip.src", "udp.dstport", "infiniband.bth.opcode", "infiniband.bth.psn"}))
     {
-        std::istringstream fields(line);
-        std::string src;
-        std::string port;
-        std::string opcode;
-        std::string psn;
-        std::getline(fields, src, ',');
-        std::getline(fields, port, ',');
-        std::getline(fields, opcode, ',');
-        std::getline(fields, psn, ',');
-        ASSERT_EQ(port, "4791") << line;
-        ASSERT_FALSE(opcode.empty()) << "not decoded as InfiniBand: " << line;
+        const std::string& src = row[0];
+        const std::string& opcode = row[2];
+        ASSERT_EQ(row[1], "4791") << src;
+        ASSERT_FALSE(opcode.empty()) << "not decoded as InfiniBand: " << src;
         if (src == "10.0.0.1")
         {
             dataOpcodes.push_back(std::stoul(opcode));
-            dataPsns.push_back(std::stoul(psn));
+            dataPsns.push_back(std::stoul(row[3]));
         }
         else
         {

@@ -333,26 +333,16 @@ TEST_F(PfcTest, PcapCarriesTheComputedQuanta)
     }
 
     ASSERT_FALSE(sent.empty());
-    const CommandResult t = RunCommand("tshark -r " + dir +
-                                       "/pfc.pcap -Y macc -T fields -E separator=, -e "
-                                       "macc.opcode -e macc.cbfc.enbv -e macc.cbfc.pause_time.c3");
-    ASSERT_EQ(t.status, 0) << t.err;
-    std::istringstream lines(t.out);
-    std::string line;
     std::size_t i = 0;
-    while (std::getline(lines, line))
+    for (const auto& row :
+         TsharkFields(dir + "/pfc.pcap",
+                      "-Y macc",
+                      {"macc.opcode", "macc.cbfc.enbv", "macc.cbfc.pause_time.c3"}))
     {
-        ASSERT_LT(i, sent.size()) << line;
-        std::istringstream fields(line);
-        std::string opcode;
-        std::string enbv;
-        std::string quanta;
-        std::getline(fields, opcode, ',');
-        std::getline(fields, enbv, ',');
-        std::getline(fields, quanta, ',');
-        EXPECT_EQ(std::stoul(opcode, nullptr, 16), 0x0101u) << line;
-        EXPECT_EQ(std::stoul(enbv, nullptr, 16), 1u << sent[i].first) << line;
-        EXPECT_EQ(std::stoul(quanta), sent[i].second) << line;
+        ASSERT_LT(i, sent.size());
+        EXPECT_EQ(std::stoul(row[0], nullptr, 16), 0x0101u) << i;
+        EXPECT_EQ(std::stoul(row[1], nullptr, 16), 1u << sent[i].first) << i;
+        EXPECT_EQ(std::stoul(row[2]), sent[i].second) << i;
         ++i;
     }
     EXPECT_EQ(i, sent.size());
