@@ -113,7 +113,10 @@ main(int argc, char* argv[])
     else
     {
         std::cout << "PFC " << (cfg.pfc ? "on" : "off") << ", ECN " << (cfg.ecn ? "on" : "off")
-                  << ", DCQCN " << (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")) << "\n";
+                  << ", "
+                  << (cfg.ibcc ? std::string("IB CC on")
+                               : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))
+                  << "\n";
     }
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
     RoceFlowScenario::Print(r, std::cout);
@@ -145,6 +148,7 @@ main(int argc, char* argv[])
                                        {"ecn", cfg.ecn},
                                        {"dcqcn", cfg.dcqcn},
                                        {"preset", cfg.dcqcnPreset},
+                                       {"ibcc", cfg.ibcc},
                                        {"RngRun", RngSeedManager::GetRun()}};
     nlohmann::ordered_json summary = {{"goodput_gbps", goodput},
                                       {"last_finish_us", last.GetSeconds() * 1e6},

@@ -23,6 +23,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/ib-net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rng-seed-manager.h"
@@ -112,17 +113,22 @@ main(int argc, char* argv[])
 
     std::cout << "# " << program << ": victim + " << k << " incast senders on switch 0, " << m
               << " on switch 1, " << cfg.rate.GetBitRate() / 1e9 << " Gb/s, PFC "
-              << (cfg.pfc ? "on" : "off") << ", DCQCN "
-              << (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")) << "\n";
+              << (cfg.pfc ? "on" : "off") << ", "
+              << (cfg.ibcc ? std::string("IB CC on")
+                           : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))
+              << "\n";
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
     RoceFlowScenario::Print(r, std::cout);
 
     const std::vector<double> half = RoceFlowScenario::MeanThroughput(r, end / 2, end);
     // Max-min fair share: R's port is split among k + m incast flows, and the link between the
     // switches carries the k that cross it plus the victim, which takes the rest.
-    const double framing = RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE
-                           + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-    const double payload = cfg.mtu / (cfg.mtu + framing); // RoCEv2 goodput per line byte
+    const double framing = cfg.fabric == "ib"
+                               ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                     + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
+                               : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                     + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    const double payload = cfg.mtu / (cfg.mtu + framing); // goodput per line byte
     const double line = cfg.rate.GetBitRate() / 1e9 * payload;
     const double fair = line - line * k / static_cast<double>(k + m);
     double incast = 0;
@@ -145,6 +151,7 @@ main(int argc, char* argv[])
                                        {"ecn", cfg.ecn},
                                        {"dcqcn", cfg.dcqcn},
                                        {"preset", cfg.dcqcnPreset},
+                                       {"ibcc", cfg.ibcc},
                                        {"RngRun", RngSeedManager::GetRun()}};
     nlohmann::ordered_json summary = {{"victim_gbps", half[0]},
                                       {"victim_fair_gbps", fair},

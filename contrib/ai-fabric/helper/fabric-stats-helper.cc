@@ -65,6 +65,7 @@ FabricStatsHelper::Totals()
             }
             else if (Ptr<IbNetDevice> ibPort = DynamicCast<IbNetDevice>(port))
             {
+                totals.ecnMarks += ibPort->GetFecnMarks(); // IB's congestion mark
                 for (uint8_t vl = 0; vl < IbNetDevice::MAX_DATA_VLS; ++vl)
                 {
                     totals.creditStallUs += ibPort->GetCreditStallTime(vl).GetSeconds() * 1e6;

@@ -26,8 +26,8 @@ struct FabricTotals
 {
     uint64_t drops{0};          //!< frames dropped, every reason
     uint64_t pfcPauseFrames{0}; //!< PFC pauses (XOFF, refreshes included) sent by any port
-    uint64_t ecnMarks{0};       //!< frames marked CE by switch ports
-    uint64_t cnps{0};           //!< CNPs sent by NICs (DCQCN notification points)
+    uint64_t ecnMarks{0};       //!< frames marked by switch ports: ECN CE (RoCEv2), FECN (IB)
+    uint64_t cnps{0};           //!< CNPs sent by NICs (DCQCN; BECNs of IB congestion control)
     uint64_t retransmits{0};    //!< data packets sent again by the RC transport
     double creditStallUs{0};    //!< time IB ports had a packet waiting for credits, summed (us)
     uint64_t maxQueueBytes{0};  //!< largest output queue seen at any port

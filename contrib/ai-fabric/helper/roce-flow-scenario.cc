@@ -11,6 +11,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/ib-congestion-control.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
@@ -186,7 +187,15 @@ RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
     }
     if (cfg.fabric == "ib" && cfg.dcqcn)
     {
-        return "DCQCN is RoCEv2's congestion control (InfiniBand is lossless by its credits)";
+        return "DCQCN is RoCEv2's congestion control (on InfiniBand use --ibcc)";
+    }
+    if (cfg.fabric != "ib" && cfg.ibcc)
+    {
+        return "IB congestion control (--ibcc) needs --fabric=ib";
+    }
+    if (cfg.ibcc && (cfg.ibccThreshold == 0 || cfg.ibccThreshold > 15))
+    {
+        return "an IB congestion-control threshold outside 1-15";
     }
     if (cfg.switches == 0)
     {
@@ -270,6 +279,14 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     if (ib)
     {
         helper = std::make_unique<IbFabricHelper>();
+        if (cfg.ibcc)
+        {
+            // Off by default, as in most deployments; on, with the Omni-Path fabric manager's
+            // defaults (switch Threshold 8, every packet marked, IbCongestionControl's table).
+            helper->SetDeviceAttribute("CcThreshold", UintegerValue(cfg.ibccThreshold));
+            helper->SetTransportAttribute("CongestionControl",
+                                          TypeIdValue(IbCongestionControl::GetTypeId()));
+        }
     }
     else
     {
@@ -417,7 +434,9 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
                   : 0;
         if (ib)
         {
-            r.maxQueueBytes = StaticCast<IbNetDevice>(port)->GetMaxQueuedBytes(state.rdmaPriority);
+            Ptr<IbNetDevice> ibPort = StaticCast<IbNetDevice>(port);
+            r.maxQueueBytes = ibPort->GetMaxQueuedBytes(state.rdmaPriority);
+            r.ecnMarks = ibPort->GetFecnMarks();
             continue;
         }
         Ptr<RoceNetDevice> roce = StaticCast<RoceNetDevice>(port);
@@ -615,14 +634,14 @@ RoceFlowScenario::Print(const RoceFlowScenarioResult& r, std::ostream& os)
        << "# drops: " << t.drops << " (beyond PFC headroom: " << r.headroomDrops << ")\n"
        << "# PFC pause frames sent: " << t.pfcPauseFrames << " (by switches: " << r.switchPausesSent
        << ")\n"
-       << "# ECN marks: " << t.ecnMarks << ", CNPs: " << t.cnps
-       << ", retransmitted packets: " << t.retransmits << "\n"
+       << "# congestion marks (ECN CE on RoCEv2, FECN on IB): " << t.ecnMarks
+       << ", CNPs: " << t.cnps << ", retransmitted packets: " << t.retransmits << "\n"
        << "# max queue: " << t.maxQueueBytes << " bytes\n";
     for (const RocePortResult& p : r.ports)
     {
         os << "# port to host " << p.host << ": utilization " << std::setprecision(2)
            << p.utilization * 100 << "% while data flowed, max queue " << p.maxQueueBytes
-           << " bytes, ECN marks " << p.ecnMarks << ", pauses sent " << p.pausesSent << "\n";
+           << " bytes, congestion marks " << p.ecnMarks << ", pauses sent " << p.pausesSent << "\n";
     }
     os << "# simulated " << std::setprecision(3) << Us(r.simTime) << " us, " << r.events
        << " events\n";
@@ -639,6 +658,8 @@ RoceScenarioCli::RoceScenarioCli(std::string program, const RoceFlowScenarioConf
     , m_ecn(d.ecn ? "true" : "false")
     , m_dcqcn(d.dcqcn ? "true" : "false")
     , m_preset(d.dcqcnPreset.empty() ? "connectx" : d.dcqcnPreset)
+    , m_ibcc(d.ibcc ? "true" : "false")
+    , m_threshold(std::to_string(d.ibccThreshold))
     , m_kmin(std::to_string(d.ecnKmin))
     , m_kmax(std::to_string(d.ecnKmax))
     , m_pmax(d.ecnPmax < 0 ? "0.2" : std::to_string(d.ecnPmax))
@@ -661,6 +682,8 @@ RoceScenarioCli::Names()
             "ecn",
             "dcqcn",
             "preset",
+            "ibcc",
+            "ccThreshold",
             "kmin",
             "kmax",
             "pmax",
@@ -672,7 +695,7 @@ RoceScenarioCli::Names()
 std::vector<std::string>
 RoceScenarioCli::Booleans()
 {
-    return {"pfc", "ecn", "dcqcn"};
+    return {"pfc", "ecn", "dcqcn", "ibcc"};
 }
 
 void
@@ -692,6 +715,13 @@ RoceScenarioCli::AddTo(CommandLine& cmd)
     cmd.AddValue("preset",
                  "DCQCN parameters: connectx (firmware defaults) or paper (SIGCOMM 2015)",
                  m_preset);
+    cmd.AddValue("ibcc",
+                 "InfiniBand congestion control: FECN at switches, BECN, CCT at the adapters "
+                 "(true|false; --fabric=ib)",
+                 m_ibcc);
+    cmd.AddValue("ccThreshold",
+                 "IB switch marking threshold 1-15 (15 most aggressive) with --ibcc",
+                 m_threshold);
     cmd.AddValue("kmin", "ECN Kmin bytes (0: 100 KB per 25 Gb/s of port rate)", m_kmin);
     cmd.AddValue("kmax", "ECN Kmax bytes (0: 400 KB per 25 Gb/s of port rate)", m_kmax);
     cmd.AddValue("pmax", "ECN marking probability at Kmax, in [0, 1]", m_pmax);
@@ -741,6 +771,12 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
         FabricCli::Fail(p, "--preset=" + m_preset + ": expected connectx or paper");
     }
     cfg.dcqcnPreset = m_preset;
+    FabricCli::ParseBool(m_ibcc, cfg.ibcc);
+    if (!FabricCli::ParseUnsigned(m_threshold, v) || v == 0 || v > 15)
+    {
+        FabricCli::Fail(p, "--ccThreshold=" + m_threshold + ": expected 1 to 15");
+    }
+    cfg.ibccThreshold = static_cast<uint32_t>(v);
     uint64_t kmin = 0;
     uint64_t kmax = 0;
     if (!FabricCli::ParseBytes(m_kmin, kmin) || kmin > UINT32_MAX)

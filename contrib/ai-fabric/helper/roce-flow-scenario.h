@@ -58,6 +58,8 @@ struct RoceFlowScenarioConfig
     bool ecn{true};                   //!< ECN marking at switch egress
     bool dcqcn{false};                //!< DCQCN at the NICs (else no congestion control)
     std::string dcqcnPreset;          //!< "", "paper" or "connectx" (empty: attribute defaults)
+    bool ibcc{false};                 //!< IB congestion control (FECN/BECN/CCT; fabric "ib")
+    uint32_t ibccThreshold{8};        //!< the switches' CcThreshold when ibcc is on (1-15)
     uint32_t ecnKmin{0};              //!< EcnKmin of every port (0: the attribute's default)
     uint32_t ecnKmax{0};              //!< EcnKmax (0: default)
     double ecnPmax{-1};               //!< EcnPmax (negative: default)
@@ -249,6 +251,8 @@ class RoceScenarioCli
     std::string m_ecn;         //!< --ecn
     std::string m_dcqcn;       //!< --dcqcn
     std::string m_preset;      //!< --preset
+    std::string m_ibcc;        //!< --ibcc
+    std::string m_threshold;   //!< --ccThreshold
     std::string m_kmin;        //!< --kmin
     std::string m_kmax;        //!< --kmax
     std::string m_pmax;        //!< --pmax

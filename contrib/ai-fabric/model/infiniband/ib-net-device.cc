@@ -7,9 +7,11 @@
 #include "ib-net-device.h"
 
 #include "ib-headers.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/rdma-headers.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -90,6 +92,41 @@ IbNetDevice::GetTypeId()
                             UintegerValue(255),
                             MakeUintegerAccessor(&IbNetDevice::m_highLimit),
                             MakeUintegerChecker<uint32_t>(0, 255))
+              .AddAttribute("CcThreshold",
+                            "IB congestion control at a switch port (IBTA Annex A10 "
+                            "SwitchCongestionSetting Threshold, 0-15): 0 (the default) marks "
+                            "nothing; t > 0 marks FECN on packets leaving a data VL whose queue "
+                            "holds at least (16 - t)/16 of VlBufferBytes (the spec leaves the "
+                            "byte value to the switch; 15 is the most aggressive).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&IbNetDevice::m_ccThreshold),
+                            MakeUintegerChecker<uint32_t>(0, 15))
+              .AddAttribute("CcMarkingRate",
+                            "Marking_Rate: packets left unmarked between two FECN marks of a "
+                            "congested VL (0, the default and the Omni-Path fabric manager's: "
+                            "every packet).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&IbNetDevice::m_ccMarkingRate),
+                            MakeUintegerChecker<uint32_t>(0, 65535))
+              .AddAttribute("CcPacketSize",
+                            "Packet_Size: packets shorter than this many 64-byte credits are "
+                            "never marked (0, the default and the Omni-Path fabric manager's: "
+                            "all packets).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&IbNetDevice::m_ccPacketSize),
+                            MakeUintegerChecker<uint32_t>(0, 255))
+              .AddAttribute("CcVictimMarking",
+                            "Victim_Mask bit of the port: also mark when the VL is a victim "
+                            "(its packet waited for the next hop's credits), not the root of "
+                            "the congestion. Default false.",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&IbNetDevice::m_ccVictimMarking),
+                            MakeBooleanChecker())
+              .AddTraceSource("FecnMarked",
+                              "A switch port marked FECN on a departing packet: (VL, bytes "
+                              "queued on the VL).",
+                              MakeTraceSourceAccessor(&IbNetDevice::m_fecnTrace),
+                              "ns3::IbNetDevice::FlowControlTracedCallback")
               .AddTraceSource("FlowControlSent",
                               "A flow-control packet was queued: (VL, FCCL modulo 4096).",
                               MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
@@ -420,6 +457,7 @@ IbNetDevice::Eligible(uint8_t vl)
     const uint32_t blocks = Blocks(lane.queue.front().first->GetSize());
     if (lane.peerLimit < lane.sentBlocks + blocks)
     {
+        lane.creditWaited = true;
         if (!lane.stalled)
         {
             lane.stalled = true;
@@ -444,11 +482,48 @@ IbNetDevice::Take(uint8_t vl)
     const uint32_t size = p->GetSize();
     lane.queuedBytes -= size;
     lane.sentBlocks += Blocks(size);
+    const bool victim = lane.creditWaited;
+    lane.creditWaited = false;
     if (ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
         m_departureCb(ingress, vl, size); // the ingress port's buffer frees it
     }
+    if (ingress != NO_INGRESS && m_ccThreshold > 0
+        && uint64_t{lane.queuedBytes + size} * 16 >= uint64_t{16 - m_ccThreshold} * m_vlBufferBytes
+        && (!victim || m_ccVictimMarking) && Blocks(size) >= m_ccPacketSize)
+    {
+        if (lane.sinceMark >= m_ccMarkingRate)
+        {
+            lane.sinceMark = 0;
+            return MarkFecn(p, vl, lane.queuedBytes + size);
+        }
+        ++lane.sinceMark;
+    }
     return p;
+}
+
+Ptr<Packet>
+IbNetDevice::MarkFecn(Ptr<Packet> p, uint8_t vl, uint32_t queuedBytes)
+{
+    // Other holders (traces) may keep the packet as it arrived: mark a copy. FECN is one of
+    // the BTH bits the ICRC does not cover; the VCRC is computed per hop.
+    Ptr<Packet> q = p->Copy();
+    LrhHeader lrh;
+    q->RemoveHeader(lrh);
+    BthHeader bth;
+    q->RemoveHeader(bth);
+    bth.SetFecn(true);
+    q->AddHeader(bth);
+    q->AddHeader(lrh);
+    ++m_fecnMarks;
+    m_fecnTrace(vl, static_cast<uint16_t>(std::min<uint32_t>(queuedBytes, 0xFFFF)));
+    return q;
+}
+
+uint64_t
+IbNetDevice::GetFecnMarks() const
+{
+    return m_fecnMarks;
 }
 
 void

@@ -109,6 +109,9 @@ class IbNetDevice : public FabricNetDevice
      */
     Time GetCreditStallTime(uint8_t vl) const;
 
+    /// \return packets this switch port marked with FECN
+    uint64_t GetFecnMarks() const;
+
     /// \return flow-control packets sent
     uint64_t GetFlowControlPacketsSent() const;
 
@@ -197,13 +200,15 @@ class IbNetDevice : public FabricNetDevice
         bool limitKnown{false};                             //!< an FCCL has arrived
         uint64_t receivedBlocks{0};                         //!< ABR, not wrapped
         uint32_t occupiedBlocks{0};                         //!< receive buffer in use
-        uint32_t unreported{0}; //!< blocks freed since the last FC packet
-        bool repeat{false};     //!< the last update is to be sent once more
-        Time lastFc;            //!< when the last update was queued
-        EventId fcTimer;        //!< next periodic update
-        bool stalled{false};    //!< a packet waits for credits
-        Time stallStart;        //!< since when
-        Time stallTime;         //!< total so far
+        uint32_t unreported{0};   //!< blocks freed since the last FC packet
+        bool repeat{false};       //!< the last update is to be sent once more
+        Time lastFc;              //!< when the last update was queued
+        EventId fcTimer;          //!< next periodic update
+        bool stalled{false};      //!< a packet waits for credits
+        Time stallStart;          //!< since when
+        Time stallTime;           //!< total so far
+        bool creditWaited{false}; //!< the head packet waited for credits (victim, for IB CC)
+        uint32_t sinceMark{0};    //!< eligible packets since the last FECN mark
     };
 
     /**
@@ -270,6 +275,15 @@ class IbNetDevice : public FabricNetDevice
      */
     Ptr<Packet> Take(uint8_t vl);
 
+    /**
+     * \brief Mark FECN in a departing packet's BTH (IB congestion control at a switch).
+     * \param p the packet
+     * \param vl its VL
+     * \param queuedBytes the VL's queue with the packet
+     * \return the marked packet (a copy)
+     */
+    Ptr<Packet> MarkFecn(Ptr<Packet> p, uint8_t vl, uint32_t queuedBytes);
+
     /// One entry of a VL arbitration table.
     struct ArbEntry
     {
@@ -311,27 +325,33 @@ class IbNetDevice : public FabricNetDevice
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
-    ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
-    DepartureCallback m_departureCb;        //!< to the switch: a forwarded packet left
-    Ptr<RdmaTransport> m_transport;         //!< NIC transport
-    uint16_t m_lid{0};                      //!< local identifier
-    uint32_t m_dataVls{1};                  //!< data VLs
-    uint32_t m_vlBufferBytes{0};            //!< receive buffer per data VL
-    uint32_t m_creditUpdateBlocks{0};       //!< freed blocks that trigger an update
-    Time m_fcPeriod;                        //!< update interval attribute (0: derived)
-    uint8_t m_sl{0};                        //!< service level of the transport's traffic
-    std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
-    std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
-    uint32_t m_nextVl{0};                   //!< round-robin position (no tables)
-    std::string m_arbHighText;              //!< VlArbitrationHigh
-    std::string m_arbLowText;               //!< VlArbitrationLow
-    std::vector<ArbEntry> m_arbHigh;        //!< high-priority table
-    std::vector<ArbEntry> m_arbLow;         //!< low-priority table
-    ArbState m_high;                        //!< high table position
-    ArbState m_low;                         //!< low table position
-    uint32_t m_highLimit{255};              //!< limit of high priority (4096-byte units)
-    uint64_t m_highSent{0};                 //!< high-table bytes since a low-table packet
-    uint64_t m_fcSent{0};                   //!< flow-control packets sent
+    ForwardCallback m_forwardCb;                   //!< switch forwarding (null on a NIC port)
+    DepartureCallback m_departureCb;               //!< to the switch: a forwarded packet left
+    Ptr<RdmaTransport> m_transport;                //!< NIC transport
+    uint16_t m_lid{0};                             //!< local identifier
+    uint32_t m_dataVls{1};                         //!< data VLs
+    uint32_t m_vlBufferBytes{0};                   //!< receive buffer per data VL
+    uint32_t m_creditUpdateBlocks{0};              //!< freed blocks that trigger an update
+    Time m_fcPeriod;                               //!< update interval attribute (0: derived)
+    uint8_t m_sl{0};                               //!< service level of the transport's traffic
+    std::array<Lane, MAX_DATA_VLS> m_lanes;        //!< per data VL
+    std::deque<Ptr<Packet>> m_fcQueue;             //!< flow-control packets to send, ahead of data
+    uint32_t m_nextVl{0};                          //!< round-robin position (no tables)
+    std::string m_arbHighText;                     //!< VlArbitrationHigh
+    std::string m_arbLowText;                      //!< VlArbitrationLow
+    std::vector<ArbEntry> m_arbHigh;               //!< high-priority table
+    std::vector<ArbEntry> m_arbLow;                //!< low-priority table
+    ArbState m_high;                               //!< high table position
+    ArbState m_low;                                //!< low table position
+    uint32_t m_highLimit{255};                     //!< limit of high priority (4096-byte units)
+    uint64_t m_highSent{0};                        //!< high-table bytes since a low-table packet
+    uint64_t m_fcSent{0};                          //!< flow-control packets sent
+    uint32_t m_ccThreshold{0};                     //!< CcThreshold (0: off)
+    uint32_t m_ccMarkingRate{0};                   //!< CcMarkingRate
+    uint32_t m_ccPacketSize{0};                    //!< CcPacketSize (credits)
+    bool m_ccVictimMarking{false};                 //!< CcVictimMarking
+    uint64_t m_fecnMarks{0};                       //!< packets marked FECN
+    TracedCallback<uint8_t, uint16_t> m_fecnTrace; //!< FECN marked
     TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
     TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
 };
