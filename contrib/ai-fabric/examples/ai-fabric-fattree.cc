@@ -24,6 +24,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/ib-congestion-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-switch.h"
 #include "ns3/rdma-cc-dcqcn.h"
@@ -35,6 +36,7 @@
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <nlohmann/json.hpp>
 
@@ -143,6 +145,8 @@ main(int argc, char* argv[])
     bool dcqcn = true;
     std::string preset = "connectx";
     std::string routing = "minhop";
+    bool ibcc = false;
+    std::string lmc = "0";
 
     FabricCli::CheckKnownOptions(PROGRAM,
                                  argc,
@@ -172,8 +176,10 @@ main(int argc, char* argv[])
                                   "ecn",
                                   "dcqcn",
                                   "preset",
-                                  "routing"},
-                                 {"quiet", "pfc", "ecn", "dcqcn"});
+                                  "routing",
+                                  "ibcc",
+                                  "lmc"},
+                                 {"quiet", "pfc", "ecn", "dcqcn", "ibcc"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
     cmd.AddValue("fabric", "roce (RoCEv2) or ib (InfiniBand)", fabricName);
@@ -205,6 +211,14 @@ main(int argc, char* argv[])
     cmd.AddValue("routing",
                  "InfiniBand subnet manager routing engine: minhop, ftree or updn (ib only)",
                  routing);
+    cmd.AddValue("ibcc",
+                 "InfiniBand congestion control: FECN at switches, BECN and CCT at the "
+                 "adapters (ib only; off by default, as in most deployments)",
+                 ibcc);
+    cmd.AddValue("lmc",
+                 "InfiniBand LID mask control 0-7: 2^lmc LIDs per host, each routed on its own "
+                 "path, QPs spread over them (ib only)",
+                 lmc);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.
@@ -216,6 +230,19 @@ main(int argc, char* argv[])
     if (!IbFabricHelper().SetRoutingEngine(routing))
     {
         FabricCli::Fail(PROGRAM, "--routing=" + routing + ": expected minhop, ftree or updn");
+    }
+    if (ibcc && !ib)
+    {
+        FabricCli::Fail(PROGRAM, "--ibcc: InfiniBand congestion control needs --fabric=ib");
+    }
+    uint64_t lmcValue = 0;
+    if (!FabricCli::ParseUnsigned(lmc, lmcValue) || lmcValue > 7)
+    {
+        FabricCli::Fail(PROGRAM, "--lmc=" + lmc + ": expected 0 to 7");
+    }
+    if (lmcValue > 0 && !ib)
+    {
+        FabricCli::Fail(PROGRAM, "--lmc: LID mask control needs --fabric=ib");
     }
     if (RdmaCcDcqcn::GetPreset(preset).empty())
     {
@@ -322,6 +349,13 @@ main(int argc, char* argv[])
     {
         auto ibHelper = std::make_unique<IbFabricHelper>();
         ibHelper->SetRoutingEngine(routing);
+        ibHelper->SetLmc(static_cast<uint32_t>(lmcValue));
+        if (ibcc)
+        {
+            ibHelper->SetDeviceAttribute("CcThreshold", UintegerValue(8));
+            ibHelper->SetTransportAttribute("CongestionControl",
+                                            TypeIdValue(IbCongestionControl::GetTypeId()));
+        }
         helper = std::move(ibHelper);
     }
     else
@@ -409,6 +443,8 @@ main(int argc, char* argv[])
                          {"pfc", pfc && !ib},
                          {"ecn", ecn && !ib},
                          {"dcqcn", dcqcn && !ib},
+                         {"ibcc", ibcc},
+                         {"lmc", lmcValue},
                          {"preset", preset},
                          {"routing", ib ? routing : std::string("ecmp")},
                          {"topology", "fat-tree"},

@@ -14,6 +14,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -85,9 +86,11 @@ IbFabricHelper::Name() const
 uint32_t
 IbFabricHelper::HostAddress(uint32_t endpoint) const
 {
-    NS_ABORT_MSG_IF(endpoint + 1 > MAX_UNICAST_LID,
-                    "IbFabricHelper: more hosts than unicast LIDs (" << MAX_UNICAST_LID << ")");
-    return endpoint + 1; // LID 0 is reserved
+    const uint32_t lids = 1u << m_lmc;
+    NS_ABORT_MSG_IF((endpoint + 2) * lids - 1 > MAX_UNICAST_LID,
+                    "IbFabricHelper: more hosts than unicast LIDs (" << MAX_UNICAST_LID << ") for "
+                                                                     << lids << " LIDs each");
+    return (endpoint + 1) * lids; // base LID; the block of LID 0 is reserved
 }
 
 Ptr<FabricNetDevice>
@@ -95,6 +98,8 @@ IbFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTranspo
 {
     Ptr<IbNetDevice> nic = m_deviceFactory.Create<IbNetDevice>();
     nic->SetLid(static_cast<uint16_t>(address));
+    nic->SetLmc(m_lmc);
+    m_hostsInstalled = true;
     node->AddDevice(nic);
     nic->SetTransport(transport);
     return nic;
@@ -132,6 +137,23 @@ IbFabricHelper::SetRoutingEngine(const std::string& name)
     return true;
 }
 
+bool
+IbFabricHelper::SetLmc(uint32_t lmc)
+{
+    if (lmc > 7 || m_hostsInstalled)
+    {
+        return false;
+    }
+    m_lmc = lmc;
+    return true;
+}
+
+uint32_t
+IbFabricHelper::GetLmc() const
+{
+    return m_lmc;
+}
+
 std::string
 IbFabricHelper::GetRoutingEngine() const
 {
@@ -154,7 +176,9 @@ IbFabricHelper::ComputeRoutes()
     {
         engine = CreateObject<IbMinHopRoutingEngine>();
     }
+    engine->SetAttribute("Lmc", UintegerValue(m_lmc));
     const FabricRouteTable table = engine->Compute(*m_topology);
+    const uint32_t lids = 1u << m_lmc;
     const FabricTopology::Graph& g = m_topology->GetGraph();
     const uint32_t nEndpoints = m_topology->GetNEndpoints();
     for (uint32_t v = 0; v < m_topology->GetNVertices(); ++v)
@@ -163,13 +187,13 @@ IbFabricHelper::ComputeRoutes()
         {
             continue;
         }
-        std::vector<uint16_t> lft(nEndpoints + 1, IbSwitch::NO_PORT);
+        std::vector<uint16_t> lft((nEndpoints + 1) * lids, IbSwitch::NO_PORT);
         for (uint32_t ep = 0; ep < nEndpoints; ++ep)
         {
-            const std::vector<uint32_t>& ports = table.GetPorts(v, ep);
-            if (!ports.empty())
+            const std::vector<uint32_t>& ports = table.GetPorts(v, ep); // one per LID
+            for (uint32_t j = 0; j < ports.size() && j < lids; ++j)
             {
-                lft[HostAddress(ep)] = static_cast<uint16_t>(ports.front());
+                lft[HostAddress(ep) + j] = static_cast<uint16_t>(ports[j]);
             }
         }
         g[v].node->GetObject<IbSwitch>()->SetLft(std::move(lft));

@@ -19,10 +19,10 @@ namespace ns3
  * switches (IbSwitch) and, as the subnet manager, LIDs and linear forwarding tables.
  *
  * Hosts get consecutive LIDs from 1 in the order they are installed (the subnet manager's LID
- * assignment). ComputeRoutes() runs the subnet manager's routing engine (min-hop, OpenSM's
- * "minhop" by default; SetRoutingEngine() chooses "ftree" or "updn") over the fabric graph
- * and installs every switch's LFT. Pcaps hold the data
- * packets as ERF records (pcap link type 197, ERF type 21: InfiniBand), which Wireshark
+ * assignment); with an LMC (SetLmc) each host gets a block of 2^LMC LIDs. ComputeRoutes() runs the
+ * subnet manager's routing engine (min-hop, OpenSM's "minhop" by default; SetRoutingEngine()
+ * chooses "ftree" or "updn") over the fabric graph and installs every switch's LFT. Pcaps hold the
+ * data packets as ERF records (pcap link type 197, ERF type 21: InfiniBand), which Wireshark
  * decodes; the Wireshark of Debian 12 does not decode pcap link type 247 (INFINIBAND).
  * Flow-control packets are not captured.
  */
@@ -46,6 +46,19 @@ class IbFabricHelper : public FabricHelper
 
     /// \return the routing engine's name
     std::string GetRoutingEngine() const;
+
+    /**
+     * \brief LID mask control (PortInfo LMC): every host gets 2^lmc consecutive LIDs, its base
+     *        LID a multiple of 2^lmc, and the routing engine routes each LID on its own path
+     *        (different up-links where there are several). Adapters spread their QPs over the
+     *        LIDs (IbNetDevice's PathBitsFromQp). Call before installing hosts.
+     * \param lmc 0 (the default: one LID per host) to 7
+     * \return false (and no change) above 7 or after hosts were installed
+     */
+    bool SetLmc(uint32_t lmc);
+
+    /// \return the LMC
+    uint32_t GetLmc() const;
 
     /// The subnet manager's sweep: the routing engine's routes into every switch's LFT.
     void ComputeRoutes() override;
@@ -73,6 +86,8 @@ class IbFabricHelper : public FabricHelper
 
   private:
     std::string m_engine{"minhop"}; //!< routing engine
+    uint32_t m_lmc{0};              //!< LID mask control
+    bool m_hostsInstalled{false};   //!< LIDs were handed out
 
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,

@@ -36,14 +36,15 @@ class IbRoutingTest : public AiFabricTest
  * \param fabric the fabric
  * \param src source host
  * \param dst destination host
+ * \param offset added to the destination's base LID (LMC path bits)
  * \return the egress ports crossed, the source's first; empty if a switch has no route or
  *         the walk loops
  */
 std::vector<Ptr<FabricNetDevice>>
-Walk(const IbFabricHelper& fabric, Ptr<Node> src, Ptr<Node> dst)
+Walk(const IbFabricHelper& fabric, Ptr<Node> src, Ptr<Node> dst, uint16_t offset = 0)
 {
     std::vector<Ptr<FabricNetDevice>> path;
-    const uint16_t dlid = fabric.GetLid(dst);
+    const uint16_t dlid = fabric.GetLid(dst) + offset;
     Ptr<FabricNetDevice> port = fabric.GetHostPort(src);
     while (path.size() < 16)
     {
@@ -210,6 +211,61 @@ TEST_F(IbRoutingTest, FatTreeRoutingSpreadsAndConverges)
         ASSERT_EQ(perPort.size(), 2u) << (leaf ? "leaf" : "aggregation");
         EXPECT_EQ(perPort.begin()->second, perPort.rbegin()->second);
     }
+}
+
+// LMC 2: every host has four LIDs, every LID of every destination is routed from every host
+// by every engine, a destination's LIDs leave a leaf over both of its up-links, and with fat-
+// tree routing the four LIDs of a host in another pod take four different paths.
+TEST_F(IbRoutingTest, LmcRoutesEveryLidOnItsOwnPath)
+{
+    for (const std::string engine : {"minhop", "ftree", "updn"})
+    {
+        FatTreeHelper tree;
+        tree.SetTiers(3);
+        tree.SetRadix(4);
+        tree.SetServers(16);
+        IbFabricHelper fabric;
+        ASSERT_TRUE(fabric.SetRoutingEngine(engine));
+        ASSERT_TRUE(fabric.SetLmc(2));
+        tree.Install(fabric);
+        EXPECT_FALSE(fabric.SetLmc(1)); // the LIDs are handed out
+        const NodeContainer gpus = tree.GetGpus();
+        for (uint32_t d = 0; d < gpus.GetN(); ++d)
+        {
+            EXPECT_EQ(fabric.GetLid(gpus.Get(d)), (d + 1) * 4) << engine;
+        }
+        const uint32_t perPod = tree.GetNLeavesPerPod();
+        for (uint32_t s = 0; s < gpus.GetN(); ++s)
+        {
+            for (uint32_t d = 0; d < gpus.GetN(); ++d)
+            {
+                if (tree.GetLeafOfGpu(s) == tree.GetLeafOfGpu(d))
+                {
+                    continue;
+                }
+                std::set<Ptr<FabricNetDevice>> leafUps;
+                std::set<std::vector<Ptr<FabricNetDevice>>> paths;
+                for (uint16_t j = 0; j < 4; ++j)
+                {
+                    const auto path = Walk(fabric, gpus.Get(s), gpus.Get(d), j);
+                    ASSERT_FALSE(path.empty()) << engine << ": " << s << " -> " << d << "." << j;
+                    leafUps.insert(path[1]);
+                    paths.insert(path);
+                }
+                EXPECT_EQ(leafUps.size(), 2u) << engine << ": " << s << " -> " << d;
+                const bool otherPod
+                    = tree.GetLeafOfGpu(s) / perPod != tree.GetLeafOfGpu(d) / perPod;
+                if (engine == "ftree" && otherPod)
+                {
+                    EXPECT_EQ(paths.size(), 4u) << s << " -> " << d;
+                }
+            }
+        }
+        Simulator::Destroy();
+    }
+    IbFabricHelper fabric;
+    EXPECT_FALSE(fabric.SetLmc(8));
+    EXPECT_TRUE(fabric.SetLmc(7));
 }
 
 // A ring of four switches, a host on each: min-hop's shortest paths go round the ring in both

@@ -70,6 +70,13 @@ IbNetDevice::GetTypeId()
                             UintegerValue(0),
                             MakeUintegerAccessor(&IbNetDevice::m_sl),
                             MakeUintegerChecker<uint8_t>(0, 15))
+              .AddAttribute("PathBitsFromQp",
+                            "With an LMC above 0 (SetLmc), each QP sends to the LID base + "
+                            "(its flow entropy mod 2^LMC), so the QPs to one host spread over "
+                            "its paths; false: always the base LID. Default true.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&IbNetDevice::m_pathBitsFromQp),
+                            MakeBooleanChecker())
               .AddAttribute("VlArbitrationHigh",
                             "High-priority VL arbitration table: comma-separated VL:weight "
                             "entries, weights 0-255 in 64-byte units (IBTA vol. 1, 7.6.9). "
@@ -224,6 +231,21 @@ IbNetDevice::SetLid(uint16_t lid)
     m_address.CopyFrom(mac);
 }
 
+void
+IbNetDevice::SetLmc(uint32_t lmc)
+{
+    NS_ABORT_MSG_IF(lmc > 7, "IbNetDevice: LMC " << lmc << " above 7");
+    NS_ABORT_MSG_IF(m_lid & ((1u << lmc) - 1),
+                    "IbNetDevice: base LID " << m_lid << " is not a multiple of 2^" << lmc);
+    m_lmc = lmc;
+}
+
+uint32_t
+IbNetDevice::GetLmc() const
+{
+    return m_lmc;
+}
+
 uint16_t
 IbNetDevice::GetLid() const
 {
@@ -279,7 +301,12 @@ IbNetDevice::Encapsulate(Ptr<Packet> p, const RdmaPacketMeta& meta) const
     LrhHeader lrh;
     lrh.SetVl(VlOfSl(m_sl));
     lrh.SetSl(m_sl);
-    lrh.SetDlid(static_cast<uint16_t>(meta.dstAddress));
+    uint32_t dlid = meta.dstAddress;
+    if (m_lmc > 0 && m_pathBitsFromQp)
+    {
+        dlid |= meta.entropy & ((1u << m_lmc) - 1); // the QP's path among the LMC's
+    }
+    lrh.SetDlid(static_cast<uint16_t>(dlid));
     lrh.SetSlid(static_cast<uint16_t>(meta.srcAddress));
     lrh.SetPktLen(static_cast<uint16_t>((p->GetSize() + LrhHeader::SIZE) / 4));
     p->AddHeader(lrh);
@@ -692,7 +719,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         return;
     }
     const uint16_t dlid = static_cast<uint16_t>((h[2] << 8) | h[3]);
-    if (!m_transport || dlid != m_lid)
+    if (!m_transport || (dlid >> m_lmc) != (m_lid >> m_lmc))
     {
         CountDrop(p, FabricDropReason::NOT_FOR_US);
         FreeBlocks(vl, blocks);
@@ -700,7 +727,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
     }
     RdmaPacketMeta meta;
     meta.srcAddress = static_cast<uint16_t>((h[6] << 8) | h[7]);
-    meta.dstAddress = dlid;
+    meta.dstAddress = m_lid;                                      // the base LID of the LMC's block
     meta.congestionMarked = (h[LrhHeader::SIZE + 4] & 0x80) != 0; // FECN
     // The sender's traces may still hold this packet: strip headers from a copy.
     Ptr<Packet> q = p->Copy();

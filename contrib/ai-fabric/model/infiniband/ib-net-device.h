@@ -85,8 +85,17 @@ class IbNetDevice : public FabricNetDevice
     /// \param lid this port's local identifier
     void SetLid(uint16_t lid);
 
-    /// \return this port's LID
+    /// \return this port's LID (the base LID of its block when the LMC is above 0)
     uint16_t GetLid() const;
+
+    /**
+     * \brief LID mask control: the port answers to 2^lmc LIDs from its base LID (SetLid).
+     * \param lmc 0 to 7 (aborts otherwise, or if the base LID is not a multiple of 2^lmc)
+     */
+    void SetLmc(uint32_t lmc);
+
+    /// \return the LMC
+    uint32_t GetLmc() const;
 
     /**
      * \param sl a service level
@@ -328,7 +337,9 @@ class IbNetDevice : public FabricNetDevice
     ForwardCallback m_forwardCb;                   //!< switch forwarding (null on a NIC port)
     DepartureCallback m_departureCb;               //!< to the switch: a forwarded packet left
     Ptr<RdmaTransport> m_transport;                //!< NIC transport
-    uint16_t m_lid{0};                             //!< local identifier
+    uint16_t m_lid{0};                             //!< local identifier (base LID)
+    uint32_t m_lmc{0};                             //!< LID mask control
+    bool m_pathBitsFromQp{true};                   //!< DLID path bits from the QP entropy
     uint32_t m_dataVls{1};                         //!< data VLs
     uint32_t m_vlBufferBytes{0};                   //!< receive buffer per data VL
     uint32_t m_creditUpdateBlocks{0};              //!< freed blocks that trigger an update

@@ -10,11 +10,13 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <map>
+#include <tuple>
 
 namespace ns3
 {
@@ -24,55 +26,46 @@ NS_OBJECT_ENSURE_REGISTERED(IbMinHopRoutingEngine);
 NS_OBJECT_ENSURE_REGISTERED(IbFatTreeRoutingEngine);
 NS_OBJECT_ENSURE_REGISTERED(IbUpDownRoutingEngine);
 
-TypeId
-IbMinHopRoutingEngine::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::IbMinHopRoutingEngine")
-                            .SetParent<FabricRoutingEngine>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<IbMinHopRoutingEngine>();
-    return tid;
-}
-
-FabricRouteTable
-IbMinHopRoutingEngine::Compute(const FabricTopology& topology) const
-{
-    const FabricRouteTable all = EcmpRoutingEngine().Compute(topology);
-    const FabricTopology::Graph& g = topology.GetGraph();
-    const uint32_t nVertices = topology.GetNVertices();
-    const uint32_t nEndpoints = topology.GetNEndpoints();
-    FabricRouteTable table(nVertices, nEndpoints);
-    for (uint32_t v = 0; v < nVertices; ++v)
-    {
-        if (g[v].kind != FabricTopology::Kind::SWITCH)
-        {
-            continue;
-        }
-        std::map<uint32_t, uint32_t> routes; // destinations per port so far (setup only)
-        for (uint32_t ep = 0; ep < nEndpoints; ++ep)
-        {
-            const std::vector<uint32_t>& ports = all.GetPorts(v, ep);
-            if (ports.empty())
-            {
-                continue;
-            }
-            uint32_t best = ports.front();
-            for (uint32_t port : ports)
-            {
-                if (routes[port] < routes[best] || (routes[port] == routes[best] && port < best))
-                {
-                    best = port;
-                }
-            }
-            ++routes[best];
-            table.AddPort(v, ep, best);
-        }
-    }
-    return table;
-}
-
 namespace
 {
+/**
+ * \brief Choose a port for each LID of one destination at one switch, as min-hop does: the
+ *        port that the fewest of this destination's LIDs use so far, then the one with the
+ *        fewest destinations so far, then the lowest; so a destination's LIDs take different
+ *        paths where there are several.
+ * \param candidates the admissible ports
+ * \param lids the destination's LIDs (2^LMC)
+ * \param routes LIDs routed per port so far at this switch (updated)
+ * \param table the table (one port per LID appended, in LID order)
+ * \param v the switch vertex
+ * \param ep the destination's endpoint index
+ */
+void
+SpreadLids(const std::vector<uint32_t>& candidates,
+           uint32_t lids,
+           std::map<uint32_t, uint32_t>& routes,
+           FabricRouteTable& table,
+           uint32_t v,
+           uint32_t ep)
+{
+    std::map<uint32_t, uint32_t> mine; // this destination's LIDs per port
+    for (uint32_t j = 0; j < lids; ++j)
+    {
+        uint32_t best = candidates.front();
+        for (uint32_t port : candidates)
+        {
+            const auto key = std::make_tuple(mine[port], routes[port], port);
+            if (key < std::make_tuple(mine[best], routes[best], best))
+            {
+                best = port;
+            }
+        }
+        ++mine[best];
+        ++routes[best];
+        table.AddPort(v, ep, best);
+    }
+}
+
 /**
  * \param topology a fabric
  * \param sources the vertices at distance 0
@@ -137,12 +130,61 @@ PortOf(const FabricTopology::Graph& g, uint32_t v, const FabricTopology::Graph::
 } // namespace
 
 TypeId
+IbMinHopRoutingEngine::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::IbMinHopRoutingEngine")
+                            .SetParent<FabricRoutingEngine>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<IbMinHopRoutingEngine>()
+                            .AddAttribute("Lmc",
+                                          "LID mask control (0-7): each destination has 2^Lmc "
+                                          "LIDs, each routed separately (multipath). Default 0.",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&IbMinHopRoutingEngine::m_lmc),
+                                          MakeUintegerChecker<uint32_t>(0, 7));
+    return tid;
+}
+
+FabricRouteTable
+IbMinHopRoutingEngine::Compute(const FabricTopology& topology) const
+{
+    const FabricRouteTable all = EcmpRoutingEngine().Compute(topology);
+    const FabricTopology::Graph& g = topology.GetGraph();
+    const uint32_t nVertices = topology.GetNVertices();
+    const uint32_t nEndpoints = topology.GetNEndpoints();
+    FabricRouteTable table(nVertices, nEndpoints);
+    for (uint32_t v = 0; v < nVertices; ++v)
+    {
+        if (g[v].kind != FabricTopology::Kind::SWITCH)
+        {
+            continue;
+        }
+        std::map<uint32_t, uint32_t> routes; // destinations per port so far (setup only)
+        for (uint32_t ep = 0; ep < nEndpoints; ++ep)
+        {
+            const std::vector<uint32_t>& ports = all.GetPorts(v, ep);
+            if (!ports.empty())
+            {
+                SpreadLids(ports, 1u << m_lmc, routes, table, v, ep);
+            }
+        }
+    }
+    return table;
+}
+
+TypeId
 IbFatTreeRoutingEngine::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::IbFatTreeRoutingEngine")
                             .SetParent<FabricRoutingEngine>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<IbFatTreeRoutingEngine>();
+                            .AddConstructor<IbFatTreeRoutingEngine>()
+                            .AddAttribute("Lmc",
+                                          "LID mask control (0-7): each destination has 2^Lmc "
+                                          "LIDs, each routed separately (multipath). Default 0.",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&IbFatTreeRoutingEngine::m_lmc),
+                                          MakeUintegerChecker<uint32_t>(0, 7));
     return tid;
 }
 
@@ -202,12 +244,14 @@ IbFatTreeRoutingEngine::Compute(const FabricTopology& topology) const
                 (std::binary_search(upPorts[v].begin(), upPorts[v].end(), p) ? up : down)
                     .push_back(p);
             }
-            if (!down.empty())
+            for (uint32_t j = 0; j < (1u << m_lmc); ++j)
             {
-                table.AddPort(v, ep, down.front()); // below this switch: the way down
-                continue;
+                // Below this switch: the way down. Up: d-mod-k with d = ep + j, so the LIDs
+                // of one destination take distinct paths, as many as the up-port counts of
+                // the ranks multiplied.
+                table.AddPort(
+                    v, ep, down.empty() ? up[((ep + j) / divisor) % up.size()] : down.front());
             }
-            table.AddPort(v, ep, up[(ep / divisor) % up.size()]);
         }
     }
     return table;
@@ -219,7 +263,13 @@ IbUpDownRoutingEngine::GetTypeId()
     static TypeId tid = TypeId("ns3::IbUpDownRoutingEngine")
                             .SetParent<FabricRoutingEngine>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<IbUpDownRoutingEngine>();
+                            .AddConstructor<IbUpDownRoutingEngine>()
+                            .AddAttribute("Lmc",
+                                          "LID mask control (0-7): each destination has 2^Lmc "
+                                          "LIDs, each routed separately (multipath). Default 0.",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&IbUpDownRoutingEngine::m_lmc),
+                                          MakeUintegerChecker<uint32_t>(0, 7));
     return tid;
 }
 
@@ -310,7 +360,7 @@ IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
             // yet can be here: a switch routes down only towards a switch with a down route).
             const bool downOnly = dist[v][1] != UINT32_MAX;
             const uint32_t hops = downOnly ? dist[v][1] : dist[v][0];
-            uint32_t best = UINT32_MAX;
+            std::vector<uint32_t> candidates;
             for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
             {
                 const auto u = static_cast<uint32_t>(boost::target(*e, g));
@@ -332,17 +382,12 @@ IbUpDownRoutingEngine::Compute(const FabricTopology& topology) const
                 {
                     continue;
                 }
-                const uint32_t port = PortOf(g, v, *e);
-                if (best == UINT32_MAX || routes[v][port] < routes[v][best]
-                    || (routes[v][port] == routes[v][best] && port < best))
-                {
-                    best = port;
-                }
+                candidates.push_back(PortOf(g, v, *e));
             }
-            if (best != UINT32_MAX)
+            if (!candidates.empty())
             {
-                ++routes[v][best];
-                table.AddPort(v, ep, best);
+                std::sort(candidates.begin(), candidates.end());
+                SpreadLids(candidates, 1u << m_lmc, routes[v], table, v, ep);
             }
         }
     }

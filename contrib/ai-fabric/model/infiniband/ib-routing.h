@@ -20,7 +20,9 @@ namespace ns3
  * routes spread evenly over parallel links.
  *
  * An InfiniBand switch forwards by a linear table, one output port per destination LID, so
- * the result has exactly one port per (switch, reachable destination).
+ * the result has exactly one port per (switch, reachable destination LID): with LMC > 0
+ * (attribute Lmc) a destination has 2^LMC LIDs, listed in LID order, and its LIDs take
+ * different ports where several are on a shortest path (as OpenSM spreads them).
  */
 class IbMinHopRoutingEngine : public FabricRoutingEngine
 {
@@ -32,6 +34,9 @@ class IbMinHopRoutingEngine : public FabricRoutingEngine
     static TypeId GetTypeId();
 
     FabricRouteTable Compute(const FabricTopology& topology) const override;
+
+  private:
+    uint32_t m_lmc{0}; //!< LID mask control: 2^m_lmc LIDs per destination
 };
 
 /**
@@ -54,6 +59,9 @@ class IbFatTreeRoutingEngine : public FabricRoutingEngine
     static TypeId GetTypeId();
 
     FabricRouteTable Compute(const FabricTopology& topology) const override;
+
+  private:
+    uint32_t m_lmc{0}; //!< LID mask control: 2^m_lmc LIDs per destination
 };
 
 /**
@@ -75,6 +83,9 @@ class IbUpDownRoutingEngine : public FabricRoutingEngine
     static TypeId GetTypeId();
 
     FabricRouteTable Compute(const FabricTopology& topology) const override;
+
+  private:
+    uint32_t m_lmc{0}; //!< LID mask control: 2^m_lmc LIDs per destination
 };
 
 } // namespace ns3
