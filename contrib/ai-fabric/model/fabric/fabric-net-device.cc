@@ -49,6 +49,8 @@ FabricDropReasonName(FabricDropReason reason)
         return "PfcWatchdog";
     case FabricDropReason::CREDIT_VIOLATION:
         return "CreditViolation";
+    case FabricDropReason::VL15_OVERFLOW:
+        return "Vl15Overflow";
     case FabricDropReason::COUNT:
         break;
     }

@@ -38,6 +38,8 @@ enum class FabricDropReason : uint8_t
     HEADROOM_EXCEEDED, //!< a lossless queue overflowed its PFC headroom: a bug, never normal
     PFC_WATCHDOG,      //!< a queue in a PFC storm, turned lossy by the switch's PFC watchdog
     CREDIT_VIOLATION,  //!< a packet arrived beyond the credits its VL granted: a bug, never normal
+    VL15_OVERFLOW,     //!< an IB management packet found VL15's buffer full (allowed: VL15 has
+                       //!< no flow control, the subnet manager retries)
     COUNT              //!< number of reasons (not a reason)
 };
 

@@ -70,6 +70,14 @@ IbNetDevice::GetTypeId()
                             UintegerValue(0),
                             MakeUintegerAccessor(&IbNetDevice::m_sl),
                             MakeUintegerChecker<uint8_t>(0, 15))
+              .AddAttribute("Vl15BufferBytes",
+                            "Receive buffer of the management lane VL15 (bytes). VL15 has no "
+                            "credits: a management packet that does not fit is dropped "
+                            "(Vl15Overflow), as IBTA allows. Default 1020: three 340-byte "
+                            "management packets (IBTA requires room for at least one).",
+                            UintegerValue(3 * MANAGEMENT_PACKET_BYTES),
+                            MakeUintegerAccessor(&IbNetDevice::m_vl15BufferBytes),
+                            MakeUintegerChecker<uint32_t>(MANAGEMENT_PACKET_BYTES))
               .AddAttribute("PathBitsFromQp",
                             "With an LMC above 0 (SetLmc), each QP sends to the LID base + "
                             "(its flow entropy mod 2^LMC), so the QPs to one host spread over "
@@ -643,6 +651,18 @@ IbNetDevice::DequeueForTransmit()
     {
         return nullptr; // no credit is spent on a dead link: data waits for the link to train
     }
+    if (!m_mgmtQueue.empty())
+    {
+        // VL15 goes ahead of every data VL and needs no credits (IBTA vol. 1, 7.6.8).
+        const auto [p, ingress] = m_mgmtQueue.front();
+        m_mgmtQueue.pop_front();
+        ++m_mgmtSent;
+        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        {
+            m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
+        }
+        return p;
+    }
     if (m_arbHigh.empty() && m_arbLow.empty())
     {
         // No tables: every data VL in turn, one packet each.
@@ -698,9 +718,14 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         return;
     }
     const auto vl = static_cast<uint8_t>(h[0] >> 4);
+    if (vl == MANAGEMENT_VL)
+    {
+        ReceiveManagement(p, h);
+        return;
+    }
     if (vl >= m_dataVls)
     {
-        CountDrop(p, FabricDropReason::NOT_FOR_US); // VL15 (subnet management) is not modelled
+        CountDrop(p, FabricDropReason::NOT_FOR_US); // a VL this port does not operate
         return;
     }
     Lane& lane = m_lanes[vl];
@@ -741,6 +766,72 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
 }
 
 void
+IbNetDevice::SendManagement(Ptr<Packet> mad, uint16_t dlid)
+{
+    NS_ABORT_MSG_IF(mad->GetSize() != MAD_BYTES,
+                    "IbNetDevice: a MAD is " << MAD_BYTES << " bytes, not " << mad->GetSize());
+    // DETH: Q_Key (0 for QP0), reserved byte, source QP 0; then the MAD.
+    const uint8_t deth[8] = {};
+    Ptr<Packet> p = Create<Packet>(deth, sizeof(deth));
+    p->AddAtEnd(mad);
+    BthHeader bth;
+    bth.SetOpcode(UD_SEND_ONLY);
+    bth.SetDestQp(0); // QP0: the subnet management agent
+    p->AddHeader(bth);
+    p->AddTrailer(IcrcTrailer());
+    LrhHeader lrh;
+    lrh.SetVl(MANAGEMENT_VL);
+    lrh.SetSl(0);
+    lrh.SetDlid(dlid);
+    lrh.SetSlid(m_lid);
+    lrh.SetPktLen(static_cast<uint16_t>((p->GetSize() + LrhHeader::SIZE) / 4));
+    p->AddHeader(lrh);
+    p->AddTrailer(VcrcTrailer());
+    m_mgmtQueue.emplace_back(p, NO_INGRESS);
+    TryTransmit();
+}
+
+void
+IbNetDevice::ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh)
+{
+    const uint32_t size = p->GetSize();
+    if (!m_forwardCb.IsNull())
+    {
+        if (m_vl15Occupied + size > m_vl15BufferBytes)
+        {
+            CountDrop(p, FabricDropReason::VL15_OVERFLOW);
+            return;
+        }
+        m_vl15Occupied += size; // held until it leaves the switch
+        m_forwardCb(this, p, MANAGEMENT_VL);
+        return;
+    }
+    const uint16_t dlid = static_cast<uint16_t>((lrh[2] << 8) | lrh[3]);
+    if ((dlid >> m_lmc) != (m_lid >> m_lmc) || size != MANAGEMENT_PACKET_BYTES)
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+        return;
+    }
+    Ptr<Packet> mad = p->CreateFragment(ENCAPSULATION_BYTES + BthHeader::SIZE + 8, MAD_BYTES);
+    if (!m_mgmtCb.IsNull())
+    {
+        m_mgmtCb(mad, static_cast<uint16_t>((lrh[6] << 8) | lrh[7]));
+    }
+}
+
+void
+IbNetDevice::SetManagementCallback(ManagementCallback cb)
+{
+    m_mgmtCb = cb;
+}
+
+uint64_t
+IbNetDevice::GetManagementPacketsSent() const
+{
+    return m_mgmtSent;
+}
+
+void
 IbNetDevice::SetForwardCallback(ForwardCallback cb)
 {
     m_forwardCb = cb;
@@ -755,6 +846,12 @@ IbNetDevice::SetDepartureCallback(DepartureCallback cb)
 void
 IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
 {
+    if (vl == MANAGEMENT_VL)
+    {
+        m_mgmtQueue.emplace_back(p, ingress);
+        TryTransmit();
+        return;
+    }
     Lane& lane = m_lanes[vl];
     lane.queue.emplace_back(p, ingress);
     lane.queuedBytes += p->GetSize();
@@ -765,6 +862,11 @@ IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
 void
 IbNetDevice::ReleaseBlocks(uint8_t vl, uint32_t bytes)
 {
+    if (vl == MANAGEMENT_VL)
+    {
+        m_vl15Occupied -= bytes; // no credits to return on VL15
+        return;
+    }
     FreeBlocks(vl, Blocks(bytes));
 }
 

@@ -66,6 +66,12 @@ class IbNetDevice : public FabricNetDevice
     static constexpr uint32_t TRAILER_BYTES = 2;
     /// Largest credit limit a 12-bit FCCL can grant beyond what was sent (blocks)
     static constexpr uint32_t MAX_OUTSTANDING_BLOCKS = 2048;
+    /// The management VL (subnet management packets)
+    static constexpr uint8_t MANAGEMENT_VL = 15;
+    /// Bytes of a MAD (management datagram)
+    static constexpr uint32_t MAD_BYTES = 256;
+    /// Bytes of a management packet on the wire: LRH, BTH, DETH, MAD, ICRC, VCRC
+    static constexpr uint32_t MANAGEMENT_PACKET_BYTES = 8 + 12 + 8 + MAD_BYTES + 4 + 2;
 
     /**
      * \param bytes a packet's size
@@ -117,6 +123,23 @@ class IbNetDevice : public FabricNetDevice
      * \return time a packet of this VL waited for credits so far
      */
     Time GetCreditStallTime(uint8_t vl) const;
+
+    /**
+     * \brief Send a management datagram on VL15 (QP0, UD SEND only): ahead of every data VL,
+     *        without credits (VL15 has no link-level flow control).
+     * \param mad the MAD, MAD_BYTES long (aborts otherwise)
+     * \param dlid the destination's LID
+     */
+    void SendManagement(Ptr<Packet> mad, uint16_t dlid);
+
+    /// Called with each MAD that arrives for this adapter: (MAD, source LID).
+    typedef Callback<void, Ptr<Packet>, uint16_t> ManagementCallback;
+
+    /// \param cb receives the MADs addressed to this adapter
+    void SetManagementCallback(ManagementCallback cb);
+
+    /// \return management packets sent by this port (sourced or forwarded)
+    uint64_t GetManagementPacketsSent() const;
 
     /// \return packets this switch port marked with FECN
     uint64_t GetFecnMarks() const;
@@ -285,6 +308,14 @@ class IbNetDevice : public FabricNetDevice
     Ptr<Packet> Take(uint8_t vl);
 
     /**
+     * \brief A VL15 packet arrived: a switch port forwards it if its VL15 buffer has room
+     *        (else drops it), an adapter hands the MAD to the management callback.
+     * \param p the packet
+     * \param lrh its first bytes (the LRH)
+     */
+    void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh);
+
+    /**
      * \brief Mark FECN in a departing packet's BTH (IB congestion control at a switch).
      * \param p the packet
      * \param vl its VL
@@ -334,36 +365,41 @@ class IbNetDevice : public FabricNetDevice
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
-    ForwardCallback m_forwardCb;                   //!< switch forwarding (null on a NIC port)
-    DepartureCallback m_departureCb;               //!< to the switch: a forwarded packet left
-    Ptr<RdmaTransport> m_transport;                //!< NIC transport
-    uint16_t m_lid{0};                             //!< local identifier (base LID)
-    uint32_t m_lmc{0};                             //!< LID mask control
-    bool m_pathBitsFromQp{true};                   //!< DLID path bits from the QP entropy
-    uint32_t m_dataVls{1};                         //!< data VLs
-    uint32_t m_vlBufferBytes{0};                   //!< receive buffer per data VL
-    uint32_t m_creditUpdateBlocks{0};              //!< freed blocks that trigger an update
-    Time m_fcPeriod;                               //!< update interval attribute (0: derived)
-    uint8_t m_sl{0};                               //!< service level of the transport's traffic
-    std::array<Lane, MAX_DATA_VLS> m_lanes;        //!< per data VL
-    std::deque<Ptr<Packet>> m_fcQueue;             //!< flow-control packets to send, ahead of data
-    uint32_t m_nextVl{0};                          //!< round-robin position (no tables)
-    std::string m_arbHighText;                     //!< VlArbitrationHigh
-    std::string m_arbLowText;                      //!< VlArbitrationLow
-    std::vector<ArbEntry> m_arbHigh;               //!< high-priority table
-    std::vector<ArbEntry> m_arbLow;                //!< low-priority table
-    ArbState m_high;                               //!< high table position
-    ArbState m_low;                                //!< low table position
-    uint32_t m_highLimit{255};                     //!< limit of high priority (4096-byte units)
-    uint64_t m_highSent{0};                        //!< high-table bytes since a low-table packet
-    uint64_t m_fcSent{0};                          //!< flow-control packets sent
-    uint32_t m_ccThreshold{0};                     //!< CcThreshold (0: off)
-    uint32_t m_ccMarkingRate{0};                   //!< CcMarkingRate
-    uint32_t m_ccPacketSize{0};                    //!< CcPacketSize (credits)
-    bool m_ccVictimMarking{false};                 //!< CcVictimMarking
-    uint64_t m_fecnMarks{0};                       //!< packets marked FECN
-    TracedCallback<uint8_t, uint16_t> m_fecnTrace; //!< FECN marked
-    TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
+    ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
+    DepartureCallback m_departureCb;        //!< to the switch: a forwarded packet left
+    Ptr<RdmaTransport> m_transport;         //!< NIC transport
+    uint16_t m_lid{0};                      //!< local identifier (base LID)
+    uint32_t m_lmc{0};                      //!< LID mask control
+    bool m_pathBitsFromQp{true};            //!< DLID path bits from the QP entropy
+    uint32_t m_dataVls{1};                  //!< data VLs
+    uint32_t m_vlBufferBytes{0};            //!< receive buffer per data VL
+    uint32_t m_creditUpdateBlocks{0};       //!< freed blocks that trigger an update
+    Time m_fcPeriod;                        //!< update interval attribute (0: derived)
+    uint8_t m_sl{0};                        //!< service level of the transport's traffic
+    std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
+    std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
+    std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
+    uint32_t m_vl15BufferBytes{0};                   //!< Vl15BufferBytes: receive buffer of VL15
+    uint32_t m_vl15Occupied{0};                      //!< VL15 receive buffer in use (switch ports)
+    uint64_t m_mgmtSent{0};                          //!< management packets sent
+    ManagementCallback m_mgmtCb;                     //!< MADs for this adapter
+    uint32_t m_nextVl{0};                            //!< round-robin position (no tables)
+    std::string m_arbHighText;                       //!< VlArbitrationHigh
+    std::string m_arbLowText;                        //!< VlArbitrationLow
+    std::vector<ArbEntry> m_arbHigh;                 //!< high-priority table
+    std::vector<ArbEntry> m_arbLow;                  //!< low-priority table
+    ArbState m_high;                                 //!< high table position
+    ArbState m_low;                                  //!< low table position
+    uint32_t m_highLimit{255};                       //!< limit of high priority (4096-byte units)
+    uint64_t m_highSent{0};                          //!< high-table bytes since a low-table packet
+    uint64_t m_fcSent{0};                            //!< flow-control packets sent
+    uint32_t m_ccThreshold{0};                       //!< CcThreshold (0: off)
+    uint32_t m_ccMarkingRate{0};                     //!< CcMarkingRate
+    uint32_t m_ccPacketSize{0};                      //!< CcPacketSize (credits)
+    bool m_ccVictimMarking{false};                   //!< CcVictimMarking
+    uint64_t m_fecnMarks{0};                         //!< packets marked FECN
+    TracedCallback<uint8_t, uint16_t> m_fecnTrace;   //!< FECN marked
+    TracedCallback<uint8_t, uint16_t> m_fcSentTrace; //!< FC packet sent
     TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
 };
 

@@ -18,7 +18,7 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * IBTA base transport opcodes used by ai-fabric (IBTA spec vol. 1, table 38: the top three
- * bits are the transport, 000 = RC; 100 = CNP on RoCEv2, Annex A17).
+ * bits are the transport, 000 = RC, 011 = UD; 100 = CNP on RoCEv2, Annex A17).
  */
 enum RdmaOpcode : uint8_t
 {
@@ -30,6 +30,7 @@ enum RdmaOpcode : uint8_t
     RC_RDMA_WRITE_ONLY = 0x0A,                //!< RC RDMA WRITE Only (carries a RETH)
     RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, //!< RC RDMA WRITE Only with Immediate (RETH, ImmDt)
     RC_ACKNOWLEDGE = 0x11,                    //!< RC Acknowledge (carries an AETH)
+    UD_SEND_ONLY = 0x64,                      //!< UD SEND Only (carries a DETH): MADs on QP0
     ROCE_CNP = 0x81,                          //!< RoCEv2 Congestion Notification Packet
 };
 
