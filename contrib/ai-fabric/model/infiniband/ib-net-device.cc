@@ -73,7 +73,7 @@ IbNetDevice::GetTypeId()
               .AddAttribute("Vl15BufferBytes",
                             "Receive buffer of the management lane VL15 (bytes). VL15 has no "
                             "credits: a management packet that does not fit is dropped "
-                            "(Vl15Overflow), as IBTA allows. Default 1020: three 340-byte "
+                            "(Vl15Overflow), as IBTA allows. Default 870: three 290-byte "
                             "management packets (IBTA requires room for at least one).",
                             UintegerValue(3 * MANAGEMENT_PACKET_BYTES),
                             MakeUintegerAccessor(&IbNetDevice::m_vl15BufferBytes),
