@@ -487,8 +487,13 @@ main(int argc, char* argv[])
         j["links"] = nlohmann::ordered_json::array();
         for (const LinkStats& l : links)
         {
-            j["links"].push_back(
-                {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}});
+            nlohmann::ordered_json link
+                = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
+            if (!l.creditStallUs.empty())
+            {
+                link["credit_stall_us"] = l.creditStallUs; // per data VL (InfiniBand)
+            }
+            j["links"].push_back(link);
         }
         j["failures"] = nlohmann::ordered_json::array();
         j["sim"] = {{"wall_s", wall},

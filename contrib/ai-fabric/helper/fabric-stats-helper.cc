@@ -110,6 +110,13 @@ FabricStatsHelper::Links(Time duration)
             link.txWireBytes = port->GetCounters().txWireBytes;
             const double capacity = port->GetDataRate().GetBitRate() * duration.GetSeconds();
             link.utilization = capacity > 0 ? link.txWireBytes * 8.0 / capacity : 0;
+            if (Ptr<IbNetDevice> ib = DynamicCast<IbNetDevice>(port))
+            {
+                for (uint8_t vl = 0; vl < ib->GetDataVls(); ++vl)
+                {
+                    link.creditStallUs.push_back(ib->GetCreditStallTime(vl).GetSeconds() * 1e6);
+                }
+            }
             links.push_back(link);
         }
     }

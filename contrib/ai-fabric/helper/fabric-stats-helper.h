@@ -39,10 +39,11 @@ struct FabricTotals
  */
 struct LinkStats
 {
-    std::string name;        //!< "<sender>-><receiver>", by node names
-    uint64_t txBytes{0};     //!< frame bytes sent
-    uint64_t txWireBytes{0}; //!< bytes of line time used
-    double utilization{0};   //!< line time used / time of the measurement
+    std::string name;                  //!< "<sender>-><receiver>", by node names
+    uint64_t txBytes{0};               //!< frame bytes sent
+    uint64_t txWireBytes{0};           //!< bytes of line time used
+    double utilization{0};             //!< line time used / time of the measurement
+    std::vector<double> creditStallUs; //!< per data VL, time a packet waited for credits (IB)
 };
 
 /**

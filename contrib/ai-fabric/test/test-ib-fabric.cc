@@ -352,8 +352,8 @@ TEST_F(IbFabricTest, CollectivesRunAsPlannedOverIb)
     }
 }
 
-// ai-fabric-fattree --fabric=ib: the table, no drop, credit stalls in the JSON, and the
-// same bytes as over RoCEv2.
+// ai-fabric-fattree --fabric=ib: the table, no drop, credit stalls in the JSON (in total and
+// per port and VL), and the same bytes as over RoCEv2.
 TEST_F(IbFabricTest, FattreeRunsOverIb)
 {
     const std::string dir = TempDir();
@@ -370,6 +370,17 @@ TEST_F(IbFabricTest, FattreeRunsOverIb)
     EXPECT_EQ(j["fabric"]["retransmits"], 0);
     EXPECT_EQ(j["fabric"]["pfc_pause_frames"], 0);
     EXPECT_GE(j["fabric"]["credit_stall_us"].get<double>(), 0.0);
+    // Per port and VL: every link direction lists its 8 data VLs; they sum to the total.
+    double perVl = 0;
+    for (const auto& l : j["links"])
+    {
+        ASSERT_EQ(l["credit_stall_us"].size(), 8u) << l["name"];
+        for (const auto& v : l["credit_stall_us"])
+        {
+            perVl += v.get<double>();
+        }
+    }
+    EXPECT_NEAR(perVl, j["fabric"]["credit_stall_us"].get<double>(), 1e-6 * (1 + perVl));
     ASSERT_EQ(j["results"].size(), 2u);
     const CommandResult roce
         = RunCommand(ProgramPath("ai-fabric-fattree") + args + " --json=" + dir + "/roce.json");

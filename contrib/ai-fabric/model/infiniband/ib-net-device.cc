@@ -267,6 +267,12 @@ IbNetDevice::VlOfSl(uint8_t sl) const
 }
 
 uint32_t
+IbNetDevice::GetDataVls() const
+{
+    return m_dataVls;
+}
+
+uint32_t
 IbNetDevice::GetVlBufferBytes() const
 {
     return m_vlBufferBytes;

@@ -109,6 +109,9 @@ class IbNetDevice : public FabricNetDevice
      */
     uint8_t VlOfSl(uint8_t sl) const;
 
+    /// \return the number of data VLs (DataVls)
+    uint32_t GetDataVls() const;
+
     /// \return the receive buffer of each data VL (bytes)
     uint32_t GetVlBufferBytes() const;
 
