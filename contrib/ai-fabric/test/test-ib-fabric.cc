@@ -745,3 +745,38 @@ TEST_F(IbFabricTest, ManagementLaneDropsWhatItsBufferCannotHold)
     EXPECT_EQ(FabricStatsHelper::Totals().drops, overflow);
     EXPECT_EQ(violations, 0u);
 }
+
+// The SL-to-VL table: an adapter on SL 2 sends on VL 2; the switch's port to the receiver maps
+// every SL to VL 5, so the packets leave the switch on VL 5 (its queue there fills, VL 2's
+// stays empty), arrive complete, and the sender's VL 2 gets all its credits back.
+TEST_F(IbFabricTest, SlToVlTableChoosesEachOutputVl)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    IbFabricHelper fabric;
+    fabric.SetDeviceAttribute("Sl", UintegerValue(2));
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(hosts.Get(1), sw.Get(0));
+    fabric.ComputeRoutes();
+    Ptr<IbNetDevice> out = sw.Get(0)->GetObject<IbSwitch>()->GetPort(1);
+    out->SetAttribute("SlToVl", StringValue("5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5"));
+    EXPECT_EQ(out->VlOfSl(2), 5);
+    EXPECT_EQ(fabric.GetNic(hosts.Get(0))->VlOfSl(2), 2);
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    a->PostWrite(4 << 20, 0);
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), 4u << 20);
+    EXPECT_GT(out->GetMaxQueuedBytes(5), 0u);
+    EXPECT_EQ(out->GetMaxQueuedBytes(2), 0u);
+    Ptr<IbNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    EXPECT_EQ(nic->GetAvailableCredits(2) * IbNetDevice::BLOCK_BYTES, nic->GetVlBufferBytes());
+    EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
+}

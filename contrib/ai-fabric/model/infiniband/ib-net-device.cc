@@ -85,6 +85,14 @@ IbNetDevice::GetTypeId()
                             BooleanValue(true),
                             MakeBooleanAccessor(&IbNetDevice::m_pathBitsFromQp),
                             MakeBooleanChecker())
+              .AddAttribute("SlToVl",
+                            "SL-to-VL mapping table of the port's output: 16 comma-separated "
+                            "data VLs, for SL0 to SL15 (IBTA vol. 1, 7.6.6). Empty (the "
+                            "default): SL mod DataVls. A switch sends a packet out on the VL "
+                            "its output port's table gives the packet's SL.",
+                            StringValue(""),
+                            MakeStringAccessor(&IbNetDevice::SetSlToVl, &IbNetDevice::GetSlToVl),
+                            MakeStringChecker())
               .AddAttribute("VlArbitrationHigh",
                             "High-priority VL arbitration table: comma-separated VL:weight "
                             "entries, weights 0-255 in 64-byte units (IBTA vol. 1, 7.6.9). "
@@ -188,6 +196,12 @@ IbNetDevice::DoDispose()
 void
 IbNetDevice::DoInitialize()
 {
+    for (uint8_t vl : m_slToVl)
+    {
+        NS_ABORT_MSG_IF(vl >= m_dataVls,
+                        "IbNetDevice: SlToVl maps an SL to VL " << unsigned{vl} << " of "
+                                                                << m_dataVls << " data VLs");
+    }
     InitializeCredits();
     FabricNetDevice::DoInitialize();
 }
@@ -263,7 +277,33 @@ IbNetDevice::GetLid() const
 uint8_t
 IbNetDevice::VlOfSl(uint8_t sl) const
 {
-    return static_cast<uint8_t>(sl % m_dataVls);
+    return m_slToVl.empty() ? static_cast<uint8_t>(sl % m_dataVls) : m_slToVl[sl & 0x0F];
+}
+
+void
+IbNetDevice::SetSlToVl(std::string text)
+{
+    std::vector<uint8_t> table;
+    std::istringstream in(text);
+    std::string item;
+    while (!text.empty() && std::getline(in, item, ','))
+    {
+        NS_ABORT_MSG_IF(item.empty() || item.size() > 2
+                            || item.find_first_not_of("0123456789") != std::string::npos
+                            || std::stoul(item) >= MAX_DATA_VLS,
+                        "IbNetDevice: SlToVl entry '" << item << "' is not a data VL (0-14)");
+        table.push_back(static_cast<uint8_t>(std::stoul(item)));
+    }
+    NS_ABORT_MSG_IF(!text.empty() && table.size() != 16,
+                    "IbNetDevice: SlToVl needs 16 VLs (SL0-SL15), got " << table.size());
+    m_slToVlText = text;
+    m_slToVl = table;
+}
+
+std::string
+IbNetDevice::GetSlToVl() const
+{
+    return m_slToVlText;
 }
 
 uint32_t
@@ -332,7 +372,7 @@ IbNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
 {
     Encapsulate(p, meta);
     Lane& lane = m_lanes[VlOfSl(m_sl)];
-    lane.queue.emplace_back(p, NO_INGRESS);
+    lane.queue.push_back({p, NO_INGRESS, 0});
     lane.queuedBytes += p->GetSize();
     TryTransmit();
 }
@@ -486,7 +526,7 @@ IbNetDevice::Eligible(uint8_t vl)
         if (p)
         {
             Encapsulate(p, meta);
-            lane.queue.emplace_back(p, NO_INGRESS);
+            lane.queue.push_back({p, NO_INGRESS, 0});
             lane.queuedBytes += p->GetSize();
             lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
         }
@@ -495,7 +535,7 @@ IbNetDevice::Eligible(uint8_t vl)
     {
         return false;
     }
-    const uint32_t blocks = Blocks(lane.queue.front().first->GetSize());
+    const uint32_t blocks = Blocks(lane.queue.front().packet->GetSize());
     if (lane.peerLimit < lane.sentBlocks + blocks)
     {
         lane.creditWaited = true;
@@ -518,8 +558,10 @@ Ptr<Packet>
 IbNetDevice::Take(uint8_t vl)
 {
     Lane& lane = m_lanes[vl];
-    const auto [p, ingress] = lane.queue.front();
+    const Queued q = lane.queue.front();
     lane.queue.pop_front();
+    const Ptr<Packet>& p = q.packet;
+    const uint16_t ingress = q.ingress;
     const uint32_t size = p->GetSize();
     lane.queuedBytes -= size;
     lane.sentBlocks += Blocks(size);
@@ -527,7 +569,7 @@ IbNetDevice::Take(uint8_t vl)
     lane.creditWaited = false;
     if (ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
-        m_departureCb(ingress, vl, size); // the ingress port's buffer frees it
+        m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it
     }
     if (ingress != NO_INGRESS && m_ccThreshold > 0
         && uint64_t{lane.queuedBytes + size} * 16 >= uint64_t{16 - m_ccThreshold} * m_vlBufferBytes
@@ -850,7 +892,7 @@ IbNetDevice::SetDepartureCallback(DepartureCallback cb)
 }
 
 void
-IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
+IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
 {
     if (vl == MANAGEMENT_VL)
     {
@@ -859,7 +901,7 @@ IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress)
         return;
     }
     Lane& lane = m_lanes[vl];
-    lane.queue.emplace_back(p, ingress);
+    lane.queue.push_back({p, ingress, inVl});
     lane.queuedBytes += p->GetSize();
     lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
     TryTransmit();

@@ -105,7 +105,8 @@ class IbNetDevice : public FabricNetDevice
 
     /**
      * \param sl a service level
-     * \return its virtual lane (SL mod DataVls)
+     * \return its virtual lane at this port's output (the SlToVl table; SL mod DataVls
+     *         without one)
      */
     uint8_t VlOfSl(uint8_t sl) const;
 
@@ -170,8 +171,9 @@ class IbNetDevice : public FabricNetDevice
      * \param p the packet
      * \param vl its VL
      * \param ingress the switch port it came in on (reported at its departure)
+     * \param inVl the VL it came in on (whose blocks it holds there)
      */
-    void EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress);
+    void EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
 
     /**
      * \brief A packet received on this port left its switch: free its blocks (and report
@@ -224,26 +226,34 @@ class IbNetDevice : public FabricNetDevice
     void DoLinkChange(bool up) override;
 
   private:
+    /// A packet waiting at an output VL.
+    struct Queued
+    {
+        Ptr<Packet> packet; //!< the packet
+        uint16_t ingress;   //!< the switch port it came in on (NO_INGRESS: from the adapter)
+        uint8_t inVl;       //!< the VL it came in on (its blocks are held there)
+    };
+
     /// State of one data VL, both directions.
     struct Lane
     {
-        std::deque<std::pair<Ptr<Packet>, uint16_t>> queue; //!< ready: (packet, ingress port)
-        uint32_t queuedBytes{0};                            //!< bytes in queue
-        uint32_t maxQueuedBytes{0};                         //!< high-water mark
-        uint64_t sentBlocks{0};                             //!< FCTBS, not wrapped
-        uint64_t peerLimit{0};                              //!< the peer's FCCL, unwrapped
-        bool limitKnown{false};                             //!< an FCCL has arrived
-        uint64_t receivedBlocks{0};                         //!< ABR, not wrapped
-        uint32_t occupiedBlocks{0};                         //!< receive buffer in use
-        uint32_t unreported{0};   //!< blocks freed since the last FC packet
-        bool repeat{false};       //!< the last update is to be sent once more
-        Time lastFc;              //!< when the last update was queued
-        EventId fcTimer;          //!< next periodic update
-        bool stalled{false};      //!< a packet waits for credits
-        Time stallStart;          //!< since when
-        Time stallTime;           //!< total so far
-        bool creditWaited{false}; //!< the head packet waited for credits (victim, for IB CC)
-        uint32_t sinceMark{0};    //!< eligible packets since the last FECN mark
+        std::deque<Queued> queue;   //!< ready to send
+        uint32_t queuedBytes{0};    //!< bytes in queue
+        uint32_t maxQueuedBytes{0}; //!< high-water mark
+        uint64_t sentBlocks{0};     //!< FCTBS, not wrapped
+        uint64_t peerLimit{0};      //!< the peer's FCCL, unwrapped
+        bool limitKnown{false};     //!< an FCCL has arrived
+        uint64_t receivedBlocks{0}; //!< ABR, not wrapped
+        uint32_t occupiedBlocks{0}; //!< receive buffer in use
+        uint32_t unreported{0};     //!< blocks freed since the last FC packet
+        bool repeat{false};         //!< the last update is to be sent once more
+        Time lastFc;                //!< when the last update was queued
+        EventId fcTimer;            //!< next periodic update
+        bool stalled{false};        //!< a packet waits for credits
+        Time stallStart;            //!< since when
+        Time stallTime;             //!< total so far
+        bool creditWaited{false};   //!< the head packet waited for credits (victim, for IB CC)
+        uint32_t sinceMark{0};      //!< eligible packets since the last FECN mark
     };
 
     /**
@@ -348,6 +358,10 @@ class IbNetDevice : public FabricNetDevice
      */
     static std::vector<ArbEntry> ParseArbitration(const std::string& text);
 
+    /// \param text the SL-to-VL table (attribute setter; aborts on a malformed table)
+    void SetSlToVl(std::string text);
+    /// \return the SL-to-VL table's text
+    std::string GetSlToVl() const;
     /// \param text the high-priority table (attribute setter)
     void SetArbitrationHigh(std::string text);
     /// \return the high-priority table's text
@@ -379,6 +393,8 @@ class IbNetDevice : public FabricNetDevice
     uint32_t m_creditUpdateBlocks{0};       //!< freed blocks that trigger an update
     Time m_fcPeriod;                        //!< update interval attribute (0: derived)
     uint8_t m_sl{0};                        //!< service level of the transport's traffic
+    std::string m_slToVlText;               //!< SlToVl attribute
+    std::vector<uint8_t> m_slToVl;          //!< SL-to-VL table (empty: SL mod DataVls)
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)

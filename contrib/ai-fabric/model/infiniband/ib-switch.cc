@@ -6,6 +6,7 @@
 
 #include "ib-switch.h"
 
+#include "ib-headers.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -130,8 +131,22 @@ IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
         const Time serialization = in->GetDataRate().CalculateBytesTxTime(p->GetSize());
         delay = m_latency > serialization ? m_latency - serialization : Time(0);
     }
+    // The output VL is the output port's SL-to-VL entry for the packet's SL (VL15 stays).
+    uint8_t outVl = vl;
+    if (vl != IbNetDevice::MANAGEMENT_VL)
+    {
+        outVl = m_ports[out]->VlOfSl(static_cast<uint8_t>(h[1] >> 4));
+        if (outVl != vl)
+        {
+            p = p->Copy(); // other holders (traces) keep the packet as it arrived
+            LrhHeader lrh;
+            p->RemoveHeader(lrh);
+            lrh.SetVl(outVl);
+            p->AddHeader(lrh);
+        }
+    }
     ++m_forwarded;
-    Simulator::Schedule(delay, &IbNetDevice::EnqueueForwarded, m_ports[out], p, vl, ingress);
+    Simulator::Schedule(delay, &IbNetDevice::EnqueueForwarded, m_ports[out], p, outVl, ingress, vl);
 }
 
 void
