@@ -110,7 +110,9 @@ main(int argc, char* argv[])
     common.Apply(cfg);
 
     std::cout << "# " << program << ": " << n << " flows, " << cfg.rate.GetBitRate() / 1e9
-              << " Gb/s, DCQCN " << (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off"))
+              << " Gb/s, "
+              << (cfg.ibcc ? std::string("IB CC on")
+                           : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))
               << ", ECN Kmin " << cfg.ecnKmin << " Kmax " << cfg.ecnKmax << " Pmax " << cfg.ecnPmax
               << ", PFC " << (cfg.pfc ? "on" : "off") << "\n";
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
@@ -184,6 +186,8 @@ main(int argc, char* argv[])
                                        {"ecn", cfg.ecn},
                                        {"dcqcn", cfg.dcqcn},
                                        {"preset", cfg.dcqcnPreset},
+                                       {"ibcc", cfg.ibcc},
+                                       {"cc_threshold", cfg.ibccThreshold},
                                        {"kmin", kmin},
                                        {"kmax", kmax},
                                        {"pmax", cfg.ecnPmax},

@@ -149,6 +149,7 @@ main(int argc, char* argv[])
                                        {"dcqcn", cfg.dcqcn},
                                        {"preset", cfg.dcqcnPreset},
                                        {"ibcc", cfg.ibcc},
+                                       {"cc_threshold", cfg.ibccThreshold},
                                        {"RngRun", RngSeedManager::GetRun()}};
     nlohmann::ordered_json summary = {{"goodput_gbps", goodput},
                                       {"last_finish_us", last.GetSeconds() * 1e6},

@@ -152,6 +152,7 @@ main(int argc, char* argv[])
                                        {"dcqcn", cfg.dcqcn},
                                        {"preset", cfg.dcqcnPreset},
                                        {"ibcc", cfg.ibcc},
+                                       {"cc_threshold", cfg.ibccThreshold},
                                        {"RngRun", RngSeedManager::GetRun()}};
     nlohmann::ordered_json summary = {{"victim_gbps", half[0]},
                                       {"victim_fair_gbps", fair},

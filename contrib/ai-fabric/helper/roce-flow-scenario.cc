@@ -105,7 +105,7 @@ WatchedTx(RunState* state, uint32_t index, Ptr<const Packet> p)
         return; // PFC
     }
     const uint8_t opcode = h[offset];
-    if (opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP)
+    if (opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP || opcode == IB_CNP)
     {
         return;
     }
@@ -711,7 +711,11 @@ RoceScenarioCli::AddTo(CommandLine& cmd)
     cmd.AddValue("buffer", "switch buffer bytes, K/M/G suffixes (0: 42 MB, the default)", m_buffer);
     cmd.AddValue("pfc", "PFC on the RDMA priority (true|false)", m_pfc);
     cmd.AddValue("ecn", "ECN marking at switch egress (true|false)", m_ecn);
-    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (true|false)", m_dcqcn);
+    cmd.AddValue("dcqcn",
+                 "DCQCN congestion control at the NICs (true|false; on InfiniBand the "
+                 "example's default does not apply and true is refused)",
+                 MakeCallback(&RoceScenarioCli::SetDcqcnFlag, this),
+                 m_dcqcn);
     cmd.AddValue("preset",
                  "DCQCN parameters: connectx (firmware defaults) or paper (SIGCOMM 2015)",
                  m_preset);
@@ -766,6 +770,10 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     FabricCli::ParseBool(m_pfc, cfg.pfc);
     FabricCli::ParseBool(m_ecn, cfg.ecn);
     FabricCli::ParseBool(m_dcqcn, cfg.dcqcn);
+    if (m_fabric == "ib" && !m_dcqcnGiven)
+    {
+        cfg.dcqcn = false; // the example's DCQCN default is RoCEv2's; --ibcc is IB's
+    }
     if (RdmaCcDcqcn::GetPreset(m_preset).empty())
     {
         FabricCli::Fail(p, "--preset=" + m_preset + ": expected connectx or paper");
@@ -823,6 +831,14 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
             FabricCli::Fail(p, "--json=" + m_json + ": cannot write this file");
         }
     }
+}
+
+bool
+RoceScenarioCli::SetDcqcnFlag(std::string value)
+{
+    m_dcqcn = value.empty() ? "true" : value; // a bare --dcqcn, as a boolean flag
+    m_dcqcnGiven = true;
+    return true; // checked in Apply()
 }
 
 bool

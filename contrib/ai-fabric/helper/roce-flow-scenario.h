@@ -241,6 +241,12 @@ class RoceScenarioCli
     bool WantsTrace() const;
 
   private:
+    /**
+     * \param value the --dcqcn value given on the command line
+     * \return true (the value is checked in Apply())
+     */
+    bool SetDcqcnFlag(std::string value);
+
     std::string m_program;     //!< for messages
     std::string m_fabric;      //!< --fabric
     std::string m_rate;        //!< --rate
@@ -250,6 +256,7 @@ class RoceScenarioCli
     std::string m_pfc;         //!< --pfc
     std::string m_ecn;         //!< --ecn
     std::string m_dcqcn;       //!< --dcqcn
+    bool m_dcqcnGiven{false};  //!< --dcqcn was on the command line
     std::string m_preset;      //!< --preset
     std::string m_ibcc;        //!< --ibcc
     std::string m_threshold;   //!< --ccThreshold

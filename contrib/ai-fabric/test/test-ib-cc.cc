@@ -139,7 +139,7 @@ struct MarkCount
 };
 
 MarkCount
-HotSpotMarks(bool victimMarking)
+HotSpotMarks(bool victimMarking, uint32_t mtu)
 {
     NodeContainer hosts;
     hosts.Create(5); // 0 on switch 0; 1 (the receiver), 2, 3, 4 on switch 1
@@ -148,6 +148,7 @@ HotSpotMarks(bool victimMarking)
     IbFabricHelper fabric;
     fabric.SetDeviceAttribute("CcThreshold", UintegerValue(15));
     fabric.SetDeviceAttribute("CcVictimMarking", BooleanValue(victimMarking));
+    fabric.SetQueuePairAttribute("Mtu", UintegerValue(mtu));
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(sw);
     fabric.Connect(hosts.Get(0), sw.Get(0)); // switch 0 port 0
@@ -182,14 +183,19 @@ HotSpotMarks(bool victimMarking)
 // IbCongestionControl at the adapters nobody answers a mark with a BECN.
 TEST_F(IbCongestionControlTest, SwitchMarksTheRootNotTheVictim)
 {
-    const MarkCount plain = HotSpotMarks(false);
-    EXPECT_GT(plain.root, 100u);
-    EXPECT_EQ(plain.trunk, 0u);
-    EXPECT_EQ(plain.drops, 0u);
-    EXPECT_EQ(plain.cnps, 0u);
-    const MarkCount victim = HotSpotMarks(true);
-    EXPECT_GT(victim.trunk, 0u);
-    EXPECT_EQ(victim.drops, 0u);
+    // 4 KB packets take one credit update each; 1 KB packets share updates, so the trunk
+    // sends some of them with credits left over: still a victim.
+    for (uint32_t mtu : {4096U, 1024U})
+    {
+        const MarkCount plain = HotSpotMarks(false, mtu);
+        EXPECT_GT(plain.root, 100u) << mtu;
+        EXPECT_EQ(plain.trunk, 0u) << mtu;
+        EXPECT_EQ(plain.drops, 0u) << mtu;
+        EXPECT_EQ(plain.cnps, 0u) << mtu;
+        const MarkCount victim = HotSpotMarks(true, mtu);
+        EXPECT_GT(victim.trunk, 100u) << mtu;
+        EXPECT_EQ(victim.drops, 0u) << mtu;
+    }
 }
 
 /// \param ibcc IB congestion control on

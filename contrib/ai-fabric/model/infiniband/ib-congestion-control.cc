@@ -211,17 +211,23 @@ void
 IbCongestionControl::Apply()
 {
     SetRate(RateAt(m_ccti));
-    if (m_ccti > m_min && m_timerUnits > 0 && !m_timer.IsRunning())
+    if (m_ccti > Floor() && m_timerUnits > 0 && !m_timer.IsRunning())
     {
         m_timer = Simulator::Schedule(
             NanoSeconds(TIMER_UNIT_NS * m_timerUnits), &IbCongestionControl::TimerExpired, this);
     }
 }
 
+uint32_t
+IbCongestionControl::Floor() const
+{
+    return std::min(m_min, GetCctiLimit()); // CCTI_Min beyond the table is its last entry
+}
+
 void
 IbCongestionControl::TimerExpired()
 {
-    if (m_ccti > m_min)
+    if (m_ccti > Floor())
     {
         m_ccti = m_ccti - 1;
     }
@@ -238,16 +244,16 @@ IbCongestionControl::OnCongestionNotification()
     }
     ++m_becns;
     const uint32_t limit = GetCctiLimit();
-    m_ccti = std::min(std::max<uint32_t>(m_ccti + m_increase, m_min), limit);
+    m_ccti = std::min(std::max<uint32_t>(m_ccti + m_increase, Floor()), limit);
     Apply();
 }
 
 void
 IbCongestionControl::OnPacketSent(uint32_t /* wireBytes */)
 {
-    if (m_ccti < m_min)
+    if (m_ccti < Floor())
     {
-        m_ccti = m_min; // CCTI_Min holds from the first packet on
+        m_ccti = Floor(); // CCTI_Min holds from the first packet on
         Apply();
     }
 }

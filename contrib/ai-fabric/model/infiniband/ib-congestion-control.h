@@ -31,7 +31,8 @@ namespace ns3
  * FECN-marked data packet. Switches mark FECN (IbNetDevice's Cc* attributes).
  *
  * With the Cct attribute empty (the default) the table is derived as Intel's Omni-Path fabric
- * manager derives it for the same scheme: CctEntries entries with shift 3 whose delays grow
+ * manager derives it for the same scheme: CctEntries entries with shift 3 (less if the last
+ * multiplier would not fit 14 bits) whose delays grow
  * linearly from 0 to CctMaxDelay for a packet of CctPacketBytes at the line rate.
  *
  * This is QP-based control (CACongestionSetting Port_Control bit 0 clear); SL-based control,
@@ -98,6 +99,9 @@ class IbCongestionControl : public RdmaCongestionControl
 
     /// Derive the table from CctMaxDelay, CctEntries and CctPacketBytes at the line rate.
     void DeriveTable() const;
+
+    /// \return the lowest index: CctiMin, or the table's last index if that is lower
+    uint32_t Floor() const;
 
     /// Apply the current index to the rate.
     void Apply();

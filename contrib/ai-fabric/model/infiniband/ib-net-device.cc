@@ -65,8 +65,8 @@ IbNetDevice::GetTypeId()
                             MakeTimeAccessor(&IbNetDevice::m_fcPeriod),
                             MakeTimeChecker(Time(0)))
               .AddAttribute("Sl",
-                            "Service level of the transport's packets (0-15); its VL is SL mod "
-                            "DataVls. Default 0.",
+                            "Service level of the transport's packets (0-15); its VL comes "
+                            "from SlToVl. Default 0.",
                             UintegerValue(0),
                             MakeUintegerAccessor(&IbNetDevice::m_sl),
                             MakeUintegerChecker<uint8_t>(0, 15))
@@ -190,12 +190,15 @@ IbNetDevice::DoDispose()
         lane.queue.clear();
     }
     m_fcQueue.clear();
+    m_mgmtQueue.clear();
+    m_mgmtCb = ManagementCallback();
     FabricNetDevice::DoDispose();
 }
 
 void
 IbNetDevice::DoInitialize()
 {
+    m_victimWindow = GetDataRate().CalculateBytesTxTime(m_vlBufferBytes);
     for (uint8_t vl : m_slToVl)
     {
         NS_ABORT_MSG_IF(vl >= m_dataVls,
@@ -232,6 +235,7 @@ IbNetDevice::SetTransport(Ptr<RdmaTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
+    m_transport->SetCnpOpcode(IB_CNP);
     m_transport->AttachPort(GetDataRate(),
                             ENCAPSULATION_BYTES + TRAILER_BYTES,
                             MakeCallback(&IbNetDevice::SendRdmaControl, this),
@@ -294,7 +298,7 @@ IbNetDevice::SetSlToVl(std::string text)
                         "IbNetDevice: SlToVl entry '" << item << "' is not a data VL (0-14)");
         table.push_back(static_cast<uint8_t>(std::stoul(item)));
     }
-    NS_ABORT_MSG_IF(!text.empty() && table.size() != 16,
+    NS_ABORT_MSG_IF(!text.empty() && (table.size() != 16 || text.back() == ','),
                     "IbNetDevice: SlToVl needs 16 VLs (SL0-SL15), got " << table.size());
     m_slToVlText = text;
     m_slToVl = table;
@@ -538,7 +542,6 @@ IbNetDevice::Eligible(uint8_t vl)
     const uint32_t blocks = Blocks(lane.queue.front().packet->GetSize());
     if (lane.peerLimit < lane.sentBlocks + blocks)
     {
-        lane.creditWaited = true;
         if (!lane.stalled)
         {
             lane.stalled = true;
@@ -550,6 +553,8 @@ IbNetDevice::Eligible(uint8_t vl)
     {
         lane.stalled = false;
         lane.stallTime += Simulator::Now() - lane.stallStart;
+        lane.lastStallEnd = Simulator::Now();
+        lane.everStalled = true;
     }
     return true;
 }
@@ -565,8 +570,9 @@ IbNetDevice::Take(uint8_t vl)
     const uint32_t size = p->GetSize();
     lane.queuedBytes -= size;
     lane.sentBlocks += Blocks(size);
-    const bool victim = lane.creditWaited;
-    lane.creditWaited = false;
+    // A victim waited for the next hop's credits within the time its VL buffer takes to send
+    // at line rate: credits, not this link, limit it (the root's link is the bottleneck).
+    const bool victim = lane.everStalled && Simulator::Now() - lane.lastStallEnd <= m_victimWindow;
     if (ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
         m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it

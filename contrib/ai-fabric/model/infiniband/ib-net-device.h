@@ -252,7 +252,8 @@ class IbNetDevice : public FabricNetDevice
         bool stalled{false};        //!< a packet waits for credits
         Time stallStart;            //!< since when
         Time stallTime;             //!< total so far
-        bool creditWaited{false};   //!< the head packet waited for credits (victim, for IB CC)
+        bool everStalled{false};    //!< a packet ever waited for credits here
+        Time lastStallEnd;          //!< when the last wait for credits ended (IB CC victims)
         uint32_t sinceMark{0};      //!< eligible packets since the last FECN mark
     };
 
@@ -398,27 +399,28 @@ class IbNetDevice : public FabricNetDevice
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
-    uint32_t m_vl15BufferBytes{0};                   //!< Vl15BufferBytes: receive buffer of VL15
-    uint32_t m_vl15Occupied{0};                      //!< VL15 receive buffer in use (switch ports)
-    uint64_t m_mgmtSent{0};                          //!< management packets sent
-    ManagementCallback m_mgmtCb;                     //!< MADs for this adapter
-    uint32_t m_nextVl{0};                            //!< round-robin position (no tables)
-    std::string m_arbHighText;                       //!< VlArbitrationHigh
-    std::string m_arbLowText;                        //!< VlArbitrationLow
-    std::vector<ArbEntry> m_arbHigh;                 //!< high-priority table
-    std::vector<ArbEntry> m_arbLow;                  //!< low-priority table
-    ArbState m_high;                                 //!< high table position
-    ArbState m_low;                                  //!< low table position
-    uint32_t m_highLimit{255};                       //!< limit of high priority (4096-byte units)
-    uint64_t m_highSent{0};                          //!< high-table bytes since a low-table packet
-    uint64_t m_fcSent{0};                            //!< flow-control packets sent
-    uint32_t m_ccThreshold{0};                       //!< CcThreshold (0: off)
-    uint32_t m_ccMarkingRate{0};                     //!< CcMarkingRate
-    uint32_t m_ccPacketSize{0};                      //!< CcPacketSize (credits)
-    bool m_ccVictimMarking{false};                   //!< CcVictimMarking
-    uint64_t m_fecnMarks{0};                         //!< packets marked FECN
-    TracedCallback<uint8_t, uint16_t> m_fecnTrace;   //!< FECN marked
-    TracedCallback<uint8_t, uint16_t> m_fcSentTrace; //!< FC packet sent
+    uint32_t m_vl15BufferBytes{0};   //!< Vl15BufferBytes: receive buffer of VL15
+    uint32_t m_vl15Occupied{0};      //!< VL15 receive buffer in use (switch ports)
+    uint64_t m_mgmtSent{0};          //!< management packets sent
+    ManagementCallback m_mgmtCb;     //!< MADs for this adapter
+    uint32_t m_nextVl{0};            //!< round-robin position (no tables)
+    std::string m_arbHighText;       //!< VlArbitrationHigh
+    std::string m_arbLowText;        //!< VlArbitrationLow
+    std::vector<ArbEntry> m_arbHigh; //!< high-priority table
+    std::vector<ArbEntry> m_arbLow;  //!< low-priority table
+    ArbState m_high;                 //!< high table position
+    ArbState m_low;                  //!< low table position
+    uint32_t m_highLimit{255};       //!< limit of high priority (4096-byte units)
+    uint64_t m_highSent{0};          //!< high-table bytes since a low-table packet
+    uint64_t m_fcSent{0};            //!< flow-control packets sent
+    Time m_victimWindow;             //!< VlBufferBytes at line rate: recent stalls make a victim
+    uint32_t m_ccThreshold{0};       //!< CcThreshold (0: off)
+    uint32_t m_ccMarkingRate{0};     //!< CcMarkingRate
+    uint32_t m_ccPacketSize{0};      //!< CcPacketSize (credits)
+    bool m_ccVictimMarking{false};   //!< CcVictimMarking
+    uint64_t m_fecnMarks{0};         //!< packets marked FECN
+    TracedCallback<uint8_t, uint16_t> m_fecnTrace;       //!< FECN marked
+    TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
     TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
 };
 

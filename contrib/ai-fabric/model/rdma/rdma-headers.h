@@ -18,7 +18,8 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * IBTA base transport opcodes used by ai-fabric (IBTA spec vol. 1, table 38: the top three
- * bits are the transport, 000 = RC, 011 = UD; 100 = CNP on RoCEv2, Annex A17).
+ * bits are the transport, 000 = RC, 011 = UD; 100 = CNP: 0x80 on InfiniBand, Annex A10, 0x81 on
+ * RoCEv2, Annex A17).
  */
 enum RdmaOpcode : uint8_t
 {
@@ -31,6 +32,7 @@ enum RdmaOpcode : uint8_t
     RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0B, //!< RC RDMA WRITE Only with Immediate (RETH, ImmDt)
     RC_ACKNOWLEDGE = 0x11,                    //!< RC Acknowledge (carries an AETH)
     UD_SEND_ONLY = 0x64,                      //!< UD SEND Only (carries a DETH): MADs on QP0
+    IB_CNP = 0x80,                            //!< InfiniBand CNP (IBTA Annex A10), with BECN
     ROCE_CNP = 0x81,                          //!< RoCEv2 Congestion Notification Packet
 };
 

@@ -271,6 +271,7 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
         ReceiveAck(bth.GetPsn(), aeth.IsNak());
         break;
     }
+    case IB_CNP:
     case ROCE_CNP:
         ++m_cnpsReceived;
         m_cc->OnCongestionNotification();
@@ -553,11 +554,11 @@ RdmaQueuePair::ReceiveData(const BthHeader& bth, uint32_t payloadBytes, uint32_t
 void
 RdmaQueuePair::SendCnp()
 {
-    // RoCEv2 CNP (IBTA Annex A17): BTH with opcode 0x81, the peer's QP and BECN set, then 16
-    // reserved bytes and the ICRC.
+    // CNP: BTH with the port's CNP opcode (0x81 on RoCEv2, Annex A17; 0x80 on InfiniBand,
+    // Annex A10), the peer's QP and BECN set, then 16 reserved bytes and the ICRC.
     Ptr<Packet> p = Create<Packet>(CNP_RESERVED_BYTES);
     BthHeader bth;
-    bth.SetOpcode(ROCE_CNP);
+    bth.SetOpcode(m_transport->GetCnpOpcode());
     bth.SetDestQp(m_remoteQpn);
     bth.SetBecn(true);
     p->AddHeader(bth);

@@ -197,6 +197,18 @@ RdmaTransport::AssignStreams(int64_t stream)
 }
 
 void
+RdmaTransport::SetCnpOpcode(uint8_t opcode)
+{
+    m_cnpOpcode = opcode;
+}
+
+uint8_t
+RdmaTransport::GetCnpOpcode() const
+{
+    return m_cnpOpcode;
+}
+
+void
 RdmaTransport::AttachPort(DataRate lineRate,
                           uint32_t encapsulationBytes,
                           SendCallback sendControl,

@@ -13,6 +13,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
+#include "ns3/rdma-headers.h"
 
 #include <cstdint>
 #include <deque>
@@ -129,6 +130,16 @@ class RdmaTransport : public Object
     int64_t AssignStreams(int64_t stream);
 
     /**
+     * \brief The BTH opcode of the congestion notification packets this transport's QPs send:
+     *        set by the port (ROCE_CNP, the default, on RoCEv2; IB_CNP on InfiniBand).
+     * \param opcode the opcode
+     */
+    void SetCnpOpcode(uint8_t opcode);
+
+    /// \return the CNP opcode
+    uint8_t GetCnpOpcode() const;
+
+    /**
      * \brief Called by the port device that carries this transport.
      * \param lineRate the port's rate
      * \param encapsulationBytes bytes the port adds to every transport packet on the wire
@@ -218,6 +229,7 @@ class RdmaTransport : public Object
     Time m_rxLatency;                 //!< wire to application
     DataRate m_lineRate;              //!< port rate
     uint32_t m_encapsulationBytes{0}; //!< port's bytes per packet on the wire
+    uint8_t m_cnpOpcode{ROCE_CNP};    //!< BTH opcode of the CNPs the QPs send
     SendCallback m_sendControl;       //!< to the port
     Callback<void> m_dataReady;       //!< to the port
 };
