@@ -252,13 +252,12 @@ TEST_F(IbCongestionControlTest, RelievesHeadOfLineBlockingLosslessly)
     EXPECT_EQ(off.totals.drops, 0u);
     ASSERT_EQ(on.ports.size(), 2u);
     EXPECT_GE(on.ports[0].utilization, 0.95); // the port to R
-    EXPECT_EQ(on.ports[0].ecnMarks + on.ports[1].ecnMarks, on.ports[0].ecnMarks);
-    uint64_t becns = 0;
-    for (const RoceFlowResult& f : on.flows)
+    EXPECT_GT(on.ports[0].ecnMarks, 0u);      // the root: R's port
+    EXPECT_EQ(on.ports[1].ecnMarks, 0u);      // W's port carries the victim alone
+    for (std::size_t i = 1; i < on.flows.size(); ++i)
     {
-        becns += f.cnpsReceived;
+        EXPECT_GT(on.flows[i].cnpsReceived, 0u) << "incast flow " << i; // each one throttled
     }
-    EXPECT_GT(becns, 0u);
 }
 
 } // namespace
