@@ -9,6 +9,7 @@
 #include "fabric-helper.h"
 #include "ns3/abort.h"
 #include "ns3/node.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -56,13 +57,29 @@ CollectiveHelper::GetChunkBytes() const
 void
 CollectiveHelper::Install(NodeContainer gpus, const FabricHelper& fabric)
 {
+    Install(gpus, &fabric);
+}
+
+void
+CollectiveHelper::Install(NodeContainer gpus)
+{
+    Install(gpus, nullptr);
+}
+
+void
+CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
+{
     NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: installed twice");
     const uint32_t n = gpus.GetN();
     for (uint32_t rank = 0; rank < n; ++rank)
     {
         Ptr<Node> gpu = gpus.Get(rank);
         Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
-        transport->Setup(rank, n, m_channels, fabric.GetTransport(gpu));
+        transport->Setup(rank, n, m_channels, fabric ? fabric->GetTransport(gpu) : nullptr);
+        if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
+        {
+            transport->SetNvLink(nvlink); // peers in its NVLink domain go over NVLink
+        }
         Ptr<Communicator> comm = m_communicatorFactory.Create<Communicator>();
         comm->Setup(rank, n, transport);
         gpu->AggregateObject(transport);

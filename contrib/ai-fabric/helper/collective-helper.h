@@ -67,6 +67,13 @@ class CollectiveHelper
      */
     void Install(NodeContainer gpus, const FabricHelper& fabric);
 
+    /**
+     * \brief Install on GPUs without NICs: every pair of ranks must share an NVLink domain
+     *        (ServerHelper).
+     * \param gpus the GPUs, in rank order
+     */
+    void Install(NodeContainer gpus);
+
     /// \return the number of ranks
     uint32_t GetNRanks() const;
 
@@ -109,6 +116,12 @@ class CollectiveHelper
     void Run(Ptr<const CollectivePlan> plan, RunCallback done);
 
   private:
+    /**
+     * \param gpus the GPUs, in rank order
+     * \param fabric the helper that gave them their NICs, or nullptr
+     */
+    void Install(NodeContainer gpus, const FabricHelper* fabric);
+
     /// \param rank a rank that finished its part
     void RankDone(uint32_t rank);
 

@@ -88,6 +88,25 @@ Communicator::GetTypeId()
                             TimeValue(MicroSeconds(4)),
                             MakeTimeAccessor(&Communicator::m_ll128Latency),
                             MakeTimeChecker(Time(0)))
+              .AddAttribute("NvLinkSimpleStepLatency",
+                            "Latency the Simple protocol adds to every step to a peer over "
+                            "NVLink (s). Default 3.4 us, NCCL's tuning model (NVLink, ring, "
+                            "Simple).",
+                            TimeValue(NanoSeconds(3400)),
+                            MakeTimeAccessor(&Communicator::m_nvlSimpleLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("NvLinkLlStepLatency",
+                            "Latency the LL protocol adds to every NVLink step (s). Default "
+                            "0.6 us, NCCL's tuning model (NVLink, ring, LL).",
+                            TimeValue(NanoSeconds(600)),
+                            MakeTimeAccessor(&Communicator::m_nvlLlLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("NvLinkLl128StepLatency",
+                            "Latency the LL128 protocol adds to every NVLink step (s). Default "
+                            "1.9 us, NCCL's tuning model (NVLink, ring, LL128).",
+                            TimeValue(NanoSeconds(1900)),
+                            MakeTimeAccessor(&Communicator::m_nvlLl128Latency),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("Ll128Efficiency",
                             "Payload efficiency of LL128: 120 data bytes per 128-byte line "
                             "(NCCL).",
@@ -184,6 +203,21 @@ Communicator::GetStepLatency() const
     return m_simpleLatency;
 }
 
+Time
+Communicator::GetNvLinkStepLatency() const
+{
+    switch (m_protocol)
+    {
+    case NCCL_SIMPLE:
+        return m_nvlSimpleLatency;
+    case NCCL_LL:
+        return m_nvlLlLatency;
+    case NCCL_LL128:
+        return m_nvlLl128Latency;
+    }
+    return m_nvlSimpleLatency;
+}
+
 DataRate
 Communicator::GetReduceBandwidth() const
 {
@@ -263,7 +297,9 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
 void
 Communicator::Start(uint32_t id)
 {
-    const Time latency = GetStepLatency();
+    const Time latency = m_transport->IsNvLinkPeer(m_plan->GetTransfer(id).dst)
+                             ? GetNvLinkStepLatency()
+                             : GetStepLatency();
     if (latency.IsZero())
     {
         Send(id);

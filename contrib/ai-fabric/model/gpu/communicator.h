@@ -94,8 +94,11 @@ class Communicator : public Object
     NcclProtocol GetProtocol() const;
     /// \return payload efficiency of the protocol (payload bytes / bytes sent)
     double GetProtocolEfficiency() const;
-    /// \return latency the protocol adds to every step
+    /// \return latency the protocol adds to every step through the network
     Time GetStepLatency() const;
+
+    /// \return latency the protocol adds to every step over NVLink
+    Time GetNvLinkStepLatency() const;
     /// \return GPU memory bandwidth used by reductions
     DataRate GetReduceBandwidth() const;
 
@@ -162,6 +165,9 @@ class Communicator : public Object
     Time m_simpleLatency;                    //!< Simple: latency per step
     Time m_llLatency;                        //!< LL: latency per step
     Time m_ll128Latency;                     //!< LL128: latency per step
+    Time m_nvlSimpleLatency;                 //!< Simple: latency per NVLink step
+    Time m_nvlLlLatency;                     //!< LL: latency per NVLink step
+    Time m_nvlLl128Latency;                  //!< LL128: latency per NVLink step
     double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
     DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
 

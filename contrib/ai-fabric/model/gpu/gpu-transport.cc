@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 
@@ -42,6 +43,7 @@ GpuTransport::DoDispose()
 {
     m_qps.clear();
     m_nic = nullptr;
+    m_nvlink = nullptr;
     m_receiveCb = ReceiveCallback();
     m_sendCb = SendCallback();
     Object::DoDispose();
@@ -56,6 +58,46 @@ GpuTransport::Setup(uint32_t rank, uint32_t nRanks, uint32_t nChannels, Ptr<Rdma
     m_nChannels = nChannels;
     m_nic = nic;
     m_qps.assign(static_cast<std::size_t>(nRanks) * nChannels, nullptr);
+    m_nvGpu.assign(nRanks, -1);
+}
+
+void
+GpuTransport::SetNvLink(Ptr<NvLinkTransport> nvlink)
+{
+    m_nvlink = nvlink;
+    m_nvlink->SetReceiveCallback(MakeCallback(&GpuTransport::NvLinkArrived, this));
+    m_nvlink->SetSendCallback(MakeCallback(&GpuTransport::NvLinkSent, this));
+}
+
+bool
+GpuTransport::IsNvLinkPeer(uint32_t peer) const
+{
+    return m_nvGpu[peer] >= 0;
+}
+
+uint64_t
+GpuTransport::GetNvLinkBytesSent() const
+{
+    return m_nvBytesSent;
+}
+
+void
+GpuTransport::NvLinkArrived(uint16_t /* src */, uint32_t tag, uint64_t bytes)
+{
+    m_bytesReceived += bytes;
+    if (!m_receiveCb.IsNull())
+    {
+        m_receiveCb(tag, bytes);
+    }
+}
+
+void
+GpuTransport::NvLinkSent(uint32_t tag)
+{
+    if (!m_sendCb.IsNull())
+    {
+        m_sendCb(tag);
+    }
 }
 
 void
@@ -68,6 +110,17 @@ GpuTransport::Connect(Ptr<GpuTransport> a, Ptr<GpuTransport> b, uint32_t channel
     {
         return;
     }
+    if (a->m_nvlink && b->m_nvlink && a->m_nvlink->GetDomain() == b->m_nvlink->GetDomain())
+    {
+        // Same NVLink domain: NVLink, on every channel (the channels share the links).
+        a->m_nvGpu[b->m_rank] = b->m_nvlink->GetGpu();
+        b->m_nvGpu[a->m_rank] = a->m_nvlink->GetGpu();
+        return;
+    }
+    NS_ABORT_MSG_IF(!a->m_nic || !b->m_nic,
+                    "GpuTransport: ranks " << a->m_rank << " and " << b->m_rank
+                                           << " are in different NVLink domains and one has no "
+                                              "NIC");
     Ptr<RdmaQueuePair> qa = a->m_nic->CreateQueuePair();
     Ptr<RdmaQueuePair> qb = b->m_nic->CreateQueuePair();
     a->m_nic->ConnectQueuePairs(qa, qb, b->m_nic);
@@ -83,12 +136,20 @@ GpuTransport::Connect(Ptr<GpuTransport> a, Ptr<GpuTransport> b, uint32_t channel
 bool
 GpuTransport::IsConnected(uint32_t peer, uint32_t channel) const
 {
-    return m_qps[static_cast<std::size_t>(peer) * m_nChannels + channel] != nullptr;
+    return m_nvGpu[peer] >= 0
+           || m_qps[static_cast<std::size_t>(peer) * m_nChannels + channel] != nullptr;
 }
 
 void
 GpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag)
 {
+    if (m_nvGpu[peer] >= 0)
+    {
+        m_bytesSent += bytes;
+        m_nvBytesSent += bytes;
+        m_nvlink->Send(static_cast<uint16_t>(m_nvGpu[peer]), bytes, tag);
+        return;
+    }
     const Ptr<RdmaQueuePair>& qp = m_qps[static_cast<std::size_t>(peer) * m_nChannels + channel];
     NS_ABORT_MSG_IF(!qp,
                     "GpuTransport: rank " << m_rank << " has no connection to rank " << peer

@@ -16,6 +16,7 @@
 namespace ns3
 {
 
+class NvLinkTransport;
 class RdmaQueuePair;
 class RdmaTransport;
 struct RdmaCompletion;
@@ -55,6 +56,22 @@ class GpuTransport : public Object
      * \param nic the RDMA transport of this GPU's NIC
      */
     void Setup(uint32_t rank, uint32_t nRanks, uint32_t nChannels, Ptr<RdmaTransport> nic);
+
+    /**
+     * \brief Give this GPU its NVLink transport: peers in the same NVLink domain are then
+     *        reached over NVLink, all others through the NIC.
+     * \param nvlink the GPU's NVLink transport
+     */
+    void SetNvLink(Ptr<NvLinkTransport> nvlink);
+
+    /**
+     * \param peer a rank
+     * \return true if this GPU reaches it over NVLink (same domain, connection open)
+     */
+    bool IsNvLinkPeer(uint32_t peer) const;
+
+    /// \return bytes written to peers over NVLink so far
+    uint64_t GetNvLinkBytesSent() const;
 
     /**
      * \brief Open the connection of a channel between two GPUs (a QP on each NIC).
@@ -111,10 +128,23 @@ class GpuTransport : public Object
      */
     void Completed(Ptr<RdmaQueuePair> qp, const RdmaCompletion& completion);
 
+    /**
+     * \param src source GPU in the domain
+     * \param tag the transfer's tag
+     * \param bytes its bytes
+     */
+    void NvLinkArrived(uint16_t src, uint32_t tag, uint64_t bytes);
+
+    /// \param tag a transfer sent over NVLink that left this GPU
+    void NvLinkSent(uint32_t tag);
+
     uint32_t m_rank{0};                    //!< this GPU's rank
     uint32_t m_nRanks{0};                  //!< ranks
     uint32_t m_nChannels{0};               //!< channels
     Ptr<RdmaTransport> m_nic;              //!< NIC transport
+    Ptr<NvLinkTransport> m_nvlink;         //!< NVLink transport (none: NIC only)
+    std::vector<int32_t> m_nvGpu;          //!< by rank: its GPU index over NVLink, or -1
+    uint64_t m_nvBytesSent{0};             //!< bytes written over NVLink
     std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by peer x channels + channel
     ReceiveCallback m_receiveCb;           //!< arrivals
     SendCallback m_sendCb;                 //!< completions

@@ -1,0 +1,325 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "server-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/mac48-address.h"
+#include "ns3/names.h"
+#include "ns3/node.h"
+#include "ns3/nvlink-net-device.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/nvswitch.h"
+
+#include <numeric>
+
+namespace ns3
+{
+
+namespace
+{
+/// The presets, with their sources.
+const std::vector<ServerPreset>&
+Presets()
+{
+    static const std::vector<ServerPreset> presets = {
+        {"dgx-a100",
+         8,
+         {2, 2, 2, 2, 2, 2},
+         DataRate("200Gbps"),
+         36,
+         DataRate("200Gbps"),
+         4,
+         16,
+         false,
+         "DGX A100 user guide: 8 A100, 6 NVSwitch gen2 (36 NVLink3 ports each), 2 NVLinks from "
+         "each GPU to each; NVLink3 12 x 25 GB/s per GPU (NVIDIA Ampere architecture); 8 x "
+         "ConnectX-6 200 Gb/s HDR; PCIe Gen4 x16"},
+        {"dgx-h100",
+         8,
+         {5, 4, 4, 5},
+         DataRate("200Gbps"),
+         64,
+         DataRate("400Gbps"),
+         5,
+         16,
+         true,
+         "DGX H100 user guide and NVIDIA's NVSwitch gen3 blog: 8 H100, 4 NVSwitch gen3 (64 "
+         "NVLink4 ports each), 5/4/4/5 NVLinks from each GPU; NVLink4 18 x 25 GB/s per GPU "
+         "(NVIDIA Hopper architecture); 8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS"},
+        {"hgx-b200",
+         8,
+         {9, 9},
+         DataRate("400Gbps"),
+         72,
+         DataRate("400Gbps"),
+         5,
+         16,
+         true,
+         "DGX B200 user guide: 8 B200, 2 NVLink switch chips (72 NVLink5 ports each), 9 NVLinks "
+         "from each GPU to each; NVLink5 18 x 50 GB/s per GPU (NVIDIA Blackwell architecture); "
+         "8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS"},
+        {"gb200-nvl72",
+         72,
+         std::vector<uint32_t>(18, 1),
+         DataRate("400Gbps"),
+         72,
+         DataRate("400Gbps"),
+         5,
+         16,
+         true,
+         "GB200 NVL72: 72 B200 in one NVLink domain, 9 switch trays of 2 NVLink switch chips "
+         "(72 NVLink5 ports each), one NVLink from each GPU to each of the 18 chips; NVLink5 "
+         "18 x 50 GB/s per GPU; one ConnectX-7 400 Gb/s per GPU (DGX GB200); PCIe Gen5 x16"},
+    };
+    return presets;
+}
+} // namespace
+
+ServerHelper::ServerHelper()
+    : m_delay(NanoSeconds(5))
+{
+    m_deviceFactory.SetTypeId(NvLinkNetDevice::GetTypeId());
+    m_switchFactory.SetTypeId(NvSwitch::GetTypeId());
+    m_transportFactory.SetTypeId(NvLinkTransport::GetTypeId());
+    SetPreset("dgx-h100");
+}
+
+std::vector<std::string>
+ServerHelper::PresetNames()
+{
+    std::vector<std::string> names;
+    for (const ServerPreset& p : Presets())
+    {
+        names.push_back(p.name);
+    }
+    return names;
+}
+
+bool
+ServerHelper::GetPreset(const std::string& name, ServerPreset& preset)
+{
+    for (const ServerPreset& p : Presets())
+    {
+        if (p.name == name)
+        {
+            preset = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+ServerHelper::SetPreset(const std::string& name)
+{
+    return GetPreset(name, m_server);
+}
+
+const ServerPreset&
+ServerHelper::GetServer() const
+{
+    return m_server;
+}
+
+void
+ServerHelper::SetGpusPerServer(uint32_t gpus)
+{
+    m_server.gpus = gpus;
+}
+
+uint32_t
+ServerHelper::GetGpusPerServer() const
+{
+    return m_server.gpus;
+}
+
+void
+ServerHelper::SetLinksPerSwitch(std::vector<uint32_t> links)
+{
+    m_server.links = std::move(links);
+}
+
+void
+ServerHelper::SetNvLinkRate(DataRate rate)
+{
+    m_server.linkRate = rate;
+}
+
+void
+ServerHelper::SetSingleSwitch(bool single)
+{
+    m_single = single;
+}
+
+void
+ServerHelper::SetLinkDelay(Time delay)
+{
+    m_delay = delay;
+}
+
+void
+ServerHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+ServerHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+void
+ServerHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_transportFactory.Set(name, value);
+}
+
+std::vector<uint32_t>
+ServerHelper::EffectiveLinks() const
+{
+    if (!m_single)
+    {
+        return m_server.links;
+    }
+    return {std::accumulate(m_server.links.begin(), m_server.links.end(), 0U)};
+}
+
+DataRate
+ServerHelper::GetGpuNvLinkRate() const
+{
+    const uint32_t links = std::accumulate(m_server.links.begin(), m_server.links.end(), 0U);
+    return DataRate(m_server.linkRate.GetBitRate() * links);
+}
+
+std::string
+ServerHelper::Check(uint32_t nGpus) const
+{
+    const ServerPreset& s = m_server;
+    if (s.gpus == 0)
+    {
+        return "a server needs at least one GPU";
+    }
+    if (s.gpus > 0xFFFF)
+    {
+        return "at most 65535 GPUs in one NVLink domain";
+    }
+    if (s.links.empty() || std::accumulate(s.links.begin(), s.links.end(), 0U) == 0)
+    {
+        return "a GPU needs at least one NVLink";
+    }
+    if (s.linkRate.GetBitRate() == 0)
+    {
+        return "an NVLink rate of zero";
+    }
+    for (std::size_t c = 0; c < s.links.size(); ++c)
+    {
+        if (!m_single && static_cast<uint64_t>(s.links[c]) * s.gpus > s.switchPorts)
+        {
+            return std::to_string(s.gpus) + " GPUs with " + std::to_string(s.links[c])
+                   + " NVLinks each need " + std::to_string(s.links[c] * s.gpus)
+                   + " ports on NVSwitch " + std::to_string(c) + ", which has "
+                   + std::to_string(s.switchPorts);
+        }
+    }
+    if (nGpus % s.gpus != 0)
+    {
+        return std::to_string(nGpus) + " GPUs do not fill whole servers of "
+               + std::to_string(s.gpus);
+    }
+    return "";
+}
+
+void
+ServerHelper::Install(NodeContainer gpus)
+{
+    const std::string error = Check(gpus.GetN());
+    NS_ABORT_MSG_IF(!error.empty(), "ServerHelper: " << error);
+    const uint32_t perServer = m_server.gpus;
+    const std::vector<uint32_t> links = EffectiveLinks();
+    const uint32_t first = GetNDomains();
+    for (uint32_t d = 0; d < gpus.GetN() / perServer; ++d)
+    {
+        const uint32_t domain = first + d;
+        std::vector<Ptr<NvLinkTransport>> transports;
+        for (uint32_t i = 0; i < perServer; ++i)
+        {
+            Ptr<Node> gpu = gpus.Get(d * perServer + i);
+            NS_ABORT_MSG_IF(gpu->GetObject<NvLinkTransport>(),
+                            "ServerHelper: a GPU is already in an NVLink domain");
+            Ptr<NvLinkTransport> t = m_transportFactory.Create<NvLinkTransport>();
+            t->SetGpu(static_cast<uint16_t>(i));
+            t->SetDomain(domain);
+            gpu->AggregateObject(t);
+            transports.push_back(t);
+        }
+        NodeContainer chips;
+        for (uint32_t c = 0; c < links.size(); ++c)
+        {
+            if (links[c] == 0)
+            {
+                continue;
+            }
+            Ptr<Node> chip = CreateObject<Node>();
+            Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();
+            chip->AggregateObject(sw);
+            const std::string name
+                = "server" + std::to_string(domain) + "-nvswitch" + std::to_string(c);
+            if (!Names::Find<Node>(name))
+            {
+                Names::Add(name, chip);
+            }
+            const DataRate rate(m_server.linkRate.GetBitRate() * links[c]);
+            for (uint32_t i = 0; i < perServer; ++i)
+            {
+                Ptr<NvLinkNetDevice> gpuPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                gpuPort->SetAddress(Mac48Address::Allocate());
+                gpuPort->SetAttribute("DataRate", DataRateValue(rate));
+                gpus.Get(d * perServer + i)->AddDevice(gpuPort);
+                Ptr<NvLinkNetDevice> swPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                swPort->SetAddress(Mac48Address::Allocate());
+                swPort->SetAttribute("DataRate", DataRateValue(rate));
+                chip->AddDevice(swPort);
+                const uint32_t port = sw->AddPort(swPort);
+                sw->SetRoute(static_cast<uint16_t>(i), port);
+                Ptr<FabricChannel> channel = CreateObject<FabricChannel>();
+                channel->SetAttribute("Delay", TimeValue(m_delay));
+                gpuPort->Attach(channel);
+                swPort->Attach(channel);
+                transports[i]->AddPort(gpuPort);
+            }
+            chips.Add(chip);
+        }
+        m_switches.push_back(chips);
+    }
+}
+
+uint32_t
+ServerHelper::GetNDomains() const
+{
+    return static_cast<uint32_t>(m_switches.size());
+}
+
+NodeContainer
+ServerHelper::GetSwitches(uint32_t domain) const
+{
+    return m_switches.at(domain);
+}
+
+NodeContainer
+ServerHelper::GetAllSwitches() const
+{
+    NodeContainer all;
+    for (const NodeContainer& c : m_switches)
+    {
+        all.Add(c);
+    }
+    return all;
+}
+
+} // namespace ns3

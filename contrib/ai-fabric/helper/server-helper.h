@@ -1,0 +1,161 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef SERVER_HELPER_H
+#define SERVER_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class NvLinkTransport;
+class NvSwitch;
+
+/**
+ * \ingroup ai-fabric
+ * A server's scale-up domain: its GPUs, NVSwitch chips and NVLinks, and its NICs.
+ */
+struct ServerPreset
+{
+    std::string name;              //!< preset name ("dgx-h100", ...)
+    uint32_t gpus{8};              //!< GPUs in one NVLink domain
+    std::vector<uint32_t> links{}; //!< NVLinks from each GPU to each NVSwitch chip
+    DataRate linkRate{"200Gbps"};  //!< one NVLink's data rate, per direction
+    uint32_t switchPorts{64};      //!< NVLink ports of one NVSwitch chip
+    DataRate nicRate{"400Gbps"};   //!< each GPU's NIC
+    uint32_t pcieGeneration{5};    //!< GPU-NIC PCIe generation
+    uint32_t pcieLanes{16};        //!< GPU-NIC PCIe lanes
+    bool nvls{false};              //!< NVSwitch in-switch reduction and multicast
+    std::string sources;           //!< where the values come from
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Builds the scale-up domains of GPU servers: NVSwitch chips (ns-3 Nodes with an
+ *        NvSwitch), NVLink ports (NvLinkNetDevice) and an NvLinkTransport on every GPU.
+ *
+ * A preset (SetPreset: "dgx-a100", "dgx-h100", "hgx-b200", "gb200-nvl72") gives the GPUs per
+ * domain, the NVLinks from each GPU to each chip (DGX H100: four chips, 5/4/4/5), the NVLink
+ * rate and the NIC rate; every value can be overridden. The NVLinks between one GPU and one
+ * chip are one port of their summed rate at each end. SetSingleSwitch() replaces the chips
+ * by one logical switch whose port to each GPU has all its links.
+ *
+ * Install() takes the GPUs in rank order, server-major (as FatTreeHelper numbers them), and
+ * puts each run of GetGpusPerServer() GPUs in one domain: domain d holds ranks
+ * d x gpus .. d x gpus + gpus - 1, as GPUs 0 .. gpus - 1 of the domain. Every chip links to
+ * every GPU of its domain, so every GPU reaches every other over every chip. Chips are named
+ * "server<d>-nvswitch<c>".
+ */
+class ServerHelper
+{
+  public:
+    ServerHelper();
+
+    /// \return the preset names
+    static std::vector<std::string> PresetNames();
+
+    /**
+     * \param name a preset name
+     * \param[out] preset its values
+     * \return false if there is no such preset
+     */
+    static bool GetPreset(const std::string& name, ServerPreset& preset);
+
+    /**
+     * \param name a preset name
+     * \return false (and no change) if there is no such preset
+     */
+    bool SetPreset(const std::string& name);
+
+    /// \return the values in force
+    const ServerPreset& GetServer() const;
+
+    /// \param gpus GPUs per NVLink domain (override)
+    void SetGpusPerServer(uint32_t gpus);
+
+    /// \return GPUs per NVLink domain
+    uint32_t GetGpusPerServer() const;
+
+    /// \param links NVLinks from each GPU to each chip, one entry per chip (override)
+    void SetLinksPerSwitch(std::vector<uint32_t> links);
+
+    /// \param rate one NVLink's data rate per direction (override)
+    void SetNvLinkRate(DataRate rate);
+
+    /// \param single true: one logical NVSwitch with all of a GPU's links to it
+    void SetSingleSwitch(bool single);
+
+    /// \param delay one-way delay of an NVLink (default 5 ns, one metre)
+    void SetLinkDelay(Time delay);
+
+    /**
+     * \param name attribute of ns3::NvLinkNetDevice
+     * \param value its value
+     */
+    void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \param name attribute of ns3::NvSwitch
+     * \param value its value
+     */
+    void SetSwitchAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \param name attribute of ns3::NvLinkTransport
+     * \param value its value
+     */
+    void SetTransportAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \param nGpus GPUs to be installed
+     * \return an empty string, or what makes the configuration impossible (one line)
+     */
+    std::string Check(uint32_t nGpus) const;
+
+    /**
+     * \brief Build the domains over the GPUs (aborts if Check() is not empty).
+     * \param gpus the GPUs, in rank order
+     */
+    void Install(NodeContainer gpus);
+
+    /// \return the number of domains installed
+    uint32_t GetNDomains() const;
+
+    /**
+     * \param domain a domain
+     * \return its NVSwitch chips
+     */
+    NodeContainer GetSwitches(uint32_t domain) const;
+
+    /// \return every NVSwitch chip
+    NodeContainer GetAllSwitches() const;
+
+    /// \return the NVLink per-direction rate of one GPU (all its links)
+    DataRate GetGpuNvLinkRate() const;
+
+  private:
+    /// \return NVLinks per chip in force (one chip with all links if single)
+    std::vector<uint32_t> EffectiveLinks() const;
+
+    ServerPreset m_server;                 //!< values in force
+    bool m_single{false};                  //!< one logical switch
+    Time m_delay;                          //!< NVLink delay
+    ObjectFactory m_deviceFactory;         //!< NvLinkNetDevice
+    ObjectFactory m_switchFactory;         //!< NvSwitch
+    ObjectFactory m_transportFactory;      //!< NvLinkTransport
+    std::vector<NodeContainer> m_switches; //!< by domain
+};
+
+} // namespace ns3
+
+#endif /* SERVER_HELPER_H */

@@ -1,0 +1,315 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "nvlink-net-device.h"
+
+#include "ns3/fabric-channel.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+#include "nvlink-header.h"
+#include "nvlink-transport.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvLinkNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(NvLinkNetDevice);
+
+namespace
+{
+/// Slot value of a credit packet that sets the credit (initialization) instead of adding to it
+constexpr uint16_t CREDIT_INIT = 1;
+} // namespace
+
+TypeId
+NvLinkNetDevice::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::NvLinkNetDevice")
+              .SetParent<FabricNetDevice>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<NvLinkNetDevice>()
+              .AddAttribute("BufferBytes",
+                            "Receive buffer of the port, the credits it grants (bytes). "
+                            "Default 1 MiB: NVLink's buffer sizes are not published; this "
+                            "holds several transfer units, more than the credit round trip "
+                            "needs at 450 GB/s.",
+                            UintegerValue(1 << 20),
+                            MakeUintegerAccessor(&NvLinkNetDevice::m_bufferBytes),
+                            MakeUintegerChecker<uint32_t>(NvLinkHeader::SIZE + 1));
+    return tid;
+}
+
+NvLinkNetDevice::NvLinkNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+    SetFraming(0, 0); // the data rate is NVLink's data rate; flits are not modelled
+}
+
+NvLinkNetDevice::~NvLinkNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+NvLinkNetDevice::DoDispose()
+{
+    m_transport = nullptr;
+    m_forwardCb = ForwardCallback();
+    m_departureCb = DepartureCallback();
+    m_control.clear();
+    m_queue.clear();
+    FabricNetDevice::DoDispose();
+}
+
+void
+NvLinkNetDevice::DoInitialize()
+{
+    SendCredit(m_bufferBytes, true); // the peer may fill the whole buffer
+    FabricNetDevice::DoInitialize();
+}
+
+void
+NvLinkNetDevice::DoLinkChange(bool up)
+{
+    if (up)
+    {
+        // The link retrained: what is free now is the new limit (what was in flight is lost).
+        SendCredit(static_cast<uint32_t>(m_bufferBytes - m_occupied), true);
+        return;
+    }
+    m_credits = 0; // what was in flight is lost with the link
+}
+
+void
+NvLinkNetDevice::SetTransport(Ptr<NvLinkTransport> transport)
+{
+    m_transport = transport;
+}
+
+Ptr<NvLinkTransport>
+NvLinkNetDevice::GetTransport() const
+{
+    return m_transport;
+}
+
+void
+NvLinkNetDevice::SetForwardCallback(ForwardCallback cb)
+{
+    m_forwardCb = cb;
+}
+
+void
+NvLinkNetDevice::SetDepartureCallback(DepartureCallback cb)
+{
+    m_departureCb = cb;
+}
+
+uint32_t
+NvLinkNetDevice::GetBufferBytes() const
+{
+    return m_bufferBytes;
+}
+
+uint64_t
+NvLinkNetDevice::GetCredits() const
+{
+    return m_credits;
+}
+
+uint64_t
+NvLinkNetDevice::GetQueuedBytes() const
+{
+    return m_queuedBytes;
+}
+
+uint64_t
+NvLinkNetDevice::GetMaxQueuedBytes() const
+{
+    return m_maxQueuedBytes;
+}
+
+Time
+NvLinkNetDevice::GetCreditStallTime() const
+{
+    return m_stalled ? m_stallTime + (Simulator::Now() - m_stallStart) : m_stallTime;
+}
+
+uint64_t
+NvLinkNetDevice::GetDataBytesSent() const
+{
+    return m_dataBytesSent;
+}
+
+void
+NvLinkNetDevice::SendCredit(uint32_t bytes, bool absolute)
+{
+    if (!GetFabricChannel())
+    {
+        return;
+    }
+    NvLinkHeader h;
+    h.type = NvLinkHeader::CREDIT;
+    h.bytes = bytes;
+    h.slot = absolute ? CREDIT_INIT : 0;
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(h);
+    m_control.push_back(p);
+    TryTransmit();
+}
+
+void
+NvLinkNetDevice::NoteStall(bool canSend)
+{
+    if (!canSend && !m_stalled)
+    {
+        m_stalled = true;
+        m_stallStart = Simulator::Now();
+    }
+    else if (canSend && m_stalled)
+    {
+        m_stalled = false;
+        m_stallTime += Simulator::Now() - m_stallStart;
+    }
+}
+
+void
+NvLinkNetDevice::DataReady()
+{
+    TryTransmit();
+}
+
+void
+NvLinkNetDevice::EnqueueForwarded(Ptr<Packet> p, uint32_t ingress)
+{
+    m_queuedBytes += p->GetSize();
+    m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
+    m_queue.push_back({p, ingress});
+    TryTransmit();
+}
+
+void
+NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
+{
+    m_occupied -= bytes;
+    SendCredit(bytes, false);
+}
+
+Ptr<Packet>
+NvLinkNetDevice::DequeueForTransmit()
+{
+    if (!m_control.empty())
+    {
+        Ptr<Packet> p = m_control.front();
+        m_control.pop_front();
+        return p;
+    }
+    if (!IsLinkUp())
+    {
+        return nullptr; // no credit is spent on a dead link
+    }
+    if (m_transport)
+    {
+        Ptr<Packet> p = m_transport->Dequeue(m_credits);
+        NoteStall(p || !m_transport->HasData());
+        if (p)
+        {
+            m_credits -= p->GetSize();
+        }
+        return p;
+    }
+    if (m_queue.empty())
+    {
+        NoteStall(true);
+        return nullptr;
+    }
+    const uint32_t size = m_queue.front().packet->GetSize();
+    if (size > m_credits)
+    {
+        NoteStall(false);
+        return nullptr;
+    }
+    NoteStall(true);
+    const Queued q = m_queue.front();
+    m_queue.pop_front();
+    m_queuedBytes -= size;
+    m_credits -= size;
+    if (!m_departureCb.IsNull())
+    {
+        m_departureCb(q.ingress, size); // the ingress port's buffer frees it
+    }
+    return q.packet;
+}
+
+void
+NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> p)
+{
+    if (p->GetSize() == NvLinkHeader::SIZE)
+    {
+        return; // a credit packet
+    }
+    NvLinkHeader h;
+    p->PeekHeader(h);
+    m_dataBytesSent += h.bytes;
+    if (m_transport)
+    {
+        m_transport->Sent(h);
+    }
+}
+
+void
+NvLinkNetDevice::DoReceive(Ptr<Packet> p)
+{
+    NvLinkHeader h;
+    p->PeekHeader(h);
+    if (h.type == NvLinkHeader::CREDIT)
+    {
+        m_credits = h.slot == CREDIT_INIT ? h.bytes : m_credits + h.bytes;
+        TryTransmit();
+        return;
+    }
+    const uint32_t size = p->GetSize();
+    if (m_occupied + size > m_bufferBytes)
+    {
+        // The sender started a packet its credits did not cover: a bug, never normal.
+        CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
+        return;
+    }
+    m_occupied += size;
+    if (!m_forwardCb.IsNull())
+    {
+        m_forwardCb(this, p, h.dstGpu); // held in the buffer until it leaves the switch
+        return;
+    }
+    if (m_transport)
+    {
+        m_transport->Receive(h);
+    }
+    else
+    {
+        CountDrop(p, FabricDropReason::NOT_FOR_US);
+    }
+    ReleaseBytes(size); // the GPU takes it into memory at once
+}
+
+bool
+NvLinkNetDevice::Send(Ptr<Packet> /* packet */, const Address& /* dest */, uint16_t /* protocol */)
+{
+    return false; // no IP over NVLink
+}
+
+bool
+NvLinkNetDevice::SendFrom(Ptr<Packet> /* packet */,
+                          const Address& /* source */,
+                          const Address& /* dest */,
+                          uint16_t /* protocol */)
+{
+    return false;
+}
+
+} // namespace ns3

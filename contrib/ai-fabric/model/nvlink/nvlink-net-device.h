@@ -1,0 +1,151 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef NVLINK_NET_DEVICE_H
+#define NVLINK_NET_DEVICE_H
+
+#include "ns3/fabric-net-device.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class NvLinkTransport;
+
+/**
+ * \ingroup ai-fabric
+ * \brief An NVLink port: a GPU's links to one NVSwitch chip, or a chip's links to one GPU,
+ *        taken together as one port of their summed rate, with credit-based link-level flow
+ *        control.
+ *
+ * The receiver has a buffer of BufferBytes and the sender never sends a packet its credits do
+ * not cover: NVLink is lossless by construction. A receiver returns credits in a credit packet
+ * as soon as a packet leaves its buffer (at once at a GPU, when it leaves the switch at a
+ * switch port); each port advertises its whole buffer when it starts. Credit packets go ahead
+ * of data and need no credits. A GPU port pulls its data packets from the GPU's
+ * NvLinkTransport when it can send one; a switch port sends the packets its NvSwitch queued,
+ * in order.
+ */
+class NvLinkNetDevice : public FabricNetDevice
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    NvLinkNetDevice();
+    ~NvLinkNetDevice() override;
+
+    /**
+     * \brief Make this a GPU's port, carrying the GPU's NVLink transport.
+     * \param transport the transport
+     */
+    void SetTransport(Ptr<NvLinkTransport> transport);
+
+    /// \return the GPU's transport (nullptr on a switch port)
+    Ptr<NvLinkTransport> GetTransport() const;
+
+    /// Switch forwarding of a received data packet: (ingress port, packet, destination GPU).
+    typedef Callback<void, Ptr<NvLinkNetDevice>, Ptr<Packet>, uint16_t> ForwardCallback;
+
+    /// A forwarded packet left its output port: (ingress port index, bytes).
+    typedef Callback<void, uint32_t, uint32_t> DepartureCallback;
+
+    /// \param cb the switch's forwarding (makes this a switch port)
+    void SetForwardCallback(ForwardCallback cb);
+
+    /// \param cb told when a forwarded packet leaves this port
+    void SetDepartureCallback(DepartureCallback cb);
+
+    /**
+     * \brief Queue a forwarded packet for output (switch egress).
+     * \param p the packet
+     * \param ingress the switch port it came in on
+     */
+    void EnqueueForwarded(Ptr<Packet> p, uint32_t ingress);
+
+    /**
+     * \brief Free buffer bytes held by a packet that left the switch (its credits go back).
+     * \param bytes the packet's size
+     */
+    void ReleaseBytes(uint32_t bytes);
+
+    /// The GPU's transport has data: start sending if idle.
+    void DataReady();
+
+    /// \return the receive buffer (bytes)
+    uint32_t GetBufferBytes() const;
+
+    /// \return bytes the peer can still take (credits)
+    uint64_t GetCredits() const;
+
+    /// \return bytes queued for output (switch ports)
+    uint64_t GetQueuedBytes() const;
+
+    /// \return the largest number of bytes ever queued for output
+    uint64_t GetMaxQueuedBytes() const;
+
+    /// \return time a data packet waited for credits, summed
+    Time GetCreditStallTime() const;
+
+    /// \return data payload bytes this port sent (the GPU's messages, or forwarded)
+    uint64_t GetDataBytesSent() const;
+
+    // NetDevice: NVLink ports carry the GPU's NVLink transport only (no IP).
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+    Ptr<Packet> DequeueForTransmit() override;
+    void DoReceive(Ptr<Packet> p) override;
+    void DoTransmitComplete(Ptr<const Packet> p) override;
+    void DoLinkChange(bool up) override;
+
+  private:
+    /**
+     * \param bytes credit to give the peer
+     * \param absolute true: the peer's credit becomes bytes (initialization); false: it grows
+     *        by bytes
+     */
+    void SendCredit(uint32_t bytes, bool absolute);
+
+    /// \param canSend whether a data packet may go now (tracks credit stalls)
+    void NoteStall(bool canSend);
+
+    /// A forwarded packet waiting at this output.
+    struct Queued
+    {
+        Ptr<Packet> packet; //!< the packet
+        uint32_t ingress;   //!< its switch input port
+    };
+
+    Ptr<NvLinkTransport> m_transport;  //!< GPU port: the transport
+    ForwardCallback m_forwardCb;       //!< switch port: forwarding
+    DepartureCallback m_departureCb;   //!< switch port: departures
+    uint32_t m_bufferBytes{0};         //!< receive buffer
+    uint64_t m_occupied{0};            //!< receive buffer in use
+    uint64_t m_credits{0};             //!< what the peer can still take
+    std::deque<Ptr<Packet>> m_control; //!< credit packets to send
+    std::deque<Queued> m_queue;        //!< forwarded packets to send
+    uint64_t m_queuedBytes{0};         //!< bytes in m_queue
+    uint64_t m_maxQueuedBytes{0};      //!< high-water mark
+    bool m_stalled{false};             //!< a data packet waits for credits
+    Time m_stallStart;                 //!< since when
+    Time m_stallTime;                  //!< total
+    uint64_t m_dataBytesSent{0};       //!< payload bytes sent
+};
+
+} // namespace ns3
+
+#endif /* NVLINK_NET_DEVICE_H */

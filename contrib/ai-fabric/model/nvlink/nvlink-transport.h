@@ -1,0 +1,158 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef NVLINK_TRANSPORT_H
+#define NVLINK_TRANSPORT_H
+
+#include "ns3/callback.h"
+#include "ns3/object.h"
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class NvLinkNetDevice;
+class NvLinkHeader;
+class Packet;
+
+/**
+ * \ingroup ai-fabric
+ * \brief A GPU's side of NVLink: messages to GPUs of the same NVLink domain, cut into
+ *        packets of TransferUnit bytes and sprayed over the GPU's NVLink ports.
+ *
+ * Every port that may send (it has credits) takes the next packet: the messages in progress
+ * take turns, one packet each, so several messages share the links and each message spreads
+ * over all the GPU's NVSwitch chips in proportion to their bandwidth, as NVLink hardware
+ * sprays a GPU's traffic. The receiver counts each message's bytes (packets of one message may
+ * arrive out of order over different chips) and reports it whole. A message is complete at
+ * the sender when its last byte has left the GPU (NVLink writes are posted: no end-to-end
+ * acknowledgement); the links are lossless.
+ *
+ * ProtocolEfficiency is the fraction of NVLink's data rate that carries payload under NCCL's
+ * protocol (its copies, flags and flit overheads, which are not modelled one by one): each
+ * packet carries payload / ProtocolEfficiency bytes on the wire.
+ */
+class NvLinkTransport : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    NvLinkTransport();
+    ~NvLinkTransport() override;
+
+    /// A message arrived whole: (source GPU, tag, bytes).
+    typedef Callback<void, uint16_t, uint32_t, uint64_t> ReceiveCallback;
+    /// A message this GPU sent has left it: (tag).
+    typedef Callback<void, uint32_t> SendCallback;
+
+    /// \param gpu this GPU's index in its NVLink domain
+    void SetGpu(uint16_t gpu);
+
+    /// \return this GPU's index in its NVLink domain
+    uint16_t GetGpu() const;
+
+    /// \param domain the NVLink domain this GPU belongs to (GPUs talk over NVLink within one)
+    void SetDomain(uint32_t domain);
+
+    /// \return the NVLink domain
+    uint32_t GetDomain() const;
+
+    /**
+     * \brief Add one of the GPU's NVLink ports (it pulls its packets from this transport).
+     * \param port the port
+     */
+    void AddPort(Ptr<NvLinkNetDevice> port);
+
+    /// \return the GPU's NVLink ports
+    const std::vector<Ptr<NvLinkNetDevice>>& GetPorts() const;
+
+    /**
+     * \brief Send a message to a GPU of the domain.
+     * \param dstGpu its index in the domain
+     * \param bytes payload bytes (at least 1)
+     * \param tag handed to the receiver and to the send callback
+     */
+    void Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag);
+
+    /// \param cb called for every message that arrived whole
+    void SetReceiveCallback(ReceiveCallback cb);
+
+    /// \param cb called for every message sent
+    void SetSendCallback(SendCallback cb);
+
+    /// \return true if a message still has bytes to hand to a port
+    bool HasData() const;
+
+    /**
+     * \brief A port asks for its next packet.
+     * \param credits bytes the port may send (the next packet must fit)
+     * \return the packet, or nullptr if none is waiting or it does not fit
+     */
+    Ptr<Packet> Dequeue(uint64_t credits);
+
+    /**
+     * \brief A port finished sending a data packet of this GPU.
+     * \param h its header
+     */
+    void Sent(const NvLinkHeader& h);
+
+    /**
+     * \brief A port received a data packet for this GPU.
+     * \param h its header
+     */
+    void Receive(const NvLinkHeader& h);
+
+    /// \return payload bytes sent so far
+    uint64_t GetBytesSent() const;
+
+    /// \return payload bytes received so far
+    uint64_t GetBytesReceived() const;
+
+    /**
+     * \param payload payload bytes of a packet
+     * \return its bytes on the wire (header and the protocol's overhead included)
+     */
+    uint32_t WireBytes(uint32_t payload) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A message being sent.
+    struct Outgoing
+    {
+        uint16_t dst{0};        //!< destination GPU
+        uint32_t tag{0};        //!< tag
+        uint64_t bytes{0};      //!< payload
+        uint64_t packetized{0}; //!< bytes handed to ports
+        uint64_t sent{0};       //!< bytes that left the GPU
+    };
+
+    uint16_t m_gpu{0};                         //!< index in the domain
+    uint32_t m_domain{0};                      //!< NVLink domain
+    uint32_t m_unit{0};                        //!< TransferUnit
+    double m_efficiency{1.0};                  //!< ProtocolEfficiency
+    std::vector<Ptr<NvLinkNetDevice>> m_ports; //!< the GPU's NVLink ports
+    std::vector<Outgoing> m_out;               //!< by slot
+    std::vector<uint16_t> m_freeSlots;         //!< slots to reuse
+    std::deque<uint16_t> m_active;             //!< slots with bytes to packetize, in turn
+    std::vector<std::unordered_map<uint32_t, uint64_t>> m_partial; //!< by source GPU: tag -> bytes
+    ReceiveCallback m_receiveCb;                                   //!< arrivals
+    SendCallback m_sendCb;                                         //!< completions
+    uint64_t m_bytesSent{0};                                       //!< payload sent
+    uint64_t m_bytesReceived{0};                                   //!< payload received
+};
+
+} // namespace ns3
+
+#endif /* NVLINK_TRANSPORT_H */
