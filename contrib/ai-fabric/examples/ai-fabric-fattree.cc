@@ -34,6 +34,7 @@
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/server-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -193,7 +194,10 @@ main(int argc, char* argv[])
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
     cmd.AddValue("algo", "ring, tree, hd, chain, pairwise, direct or auto", algo);
-    cmd.AddValue("server", "server preset (comes with the scale-up model)", serverPreset);
+    cmd.AddValue("server",
+                 "server preset: dgx-a100, dgx-h100, hgx-b200, gb200-nvl72 (NVLink domain, "
+                 "GPUs per server and NIC rate unless given) or none",
+                 serverPreset);
     cmd.AddValue("minBytes", "smallest size, K/M/G suffixes (nccl-tests -b)", minBytes);
     cmd.AddValue("maxBytes", "largest size (nccl-tests -e)", maxBytes);
     cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
@@ -248,12 +252,42 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--preset=" + preset + ": expected connectx or paper");
     }
-    if (!serverPreset.empty())
+    // A server preset brings its NVLink domain, and its GPU count and NIC rate unless those
+    // flags are given.
+    auto given = [argc, argv](const std::string& name)
     {
-        FabricCli::Fail(PROGRAM,
-                        "--server=" + serverPreset +
-                            ": server presets need the scale-up (NVLink) model; use "
-                            "--gpusPerServer");
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string arg = argv[i];
+            if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    const bool scaleUp = !serverPreset.empty() && serverPreset != "none";
+    ServerHelper server;
+    if (scaleUp)
+    {
+        if (!server.SetPreset(serverPreset))
+        {
+            std::string names;
+            for (const std::string& n : ServerHelper::PresetNames())
+            {
+                names += n + ", ";
+            }
+            FabricCli::Fail(PROGRAM,
+                            "--server=" + serverPreset + ": expected " + names + "or none");
+        }
+        if (!given("gpusPerServer"))
+        {
+            gpusPerServer = std::to_string(server.GetServer().gpus);
+        }
+        if (!given("nicRate"))
+        {
+            nicRate = std::to_string(server.GetServer().nicRate.GetBitRate()) + "bps";
+        }
     }
     if (!failures.empty())
     {
@@ -296,6 +330,15 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, topologyError);
     }
+    if (scaleUp)
+    {
+        server.SetGpusPerServer(nGpus);
+        const std::string serverError = server.Check(tree.GetNGpus());
+        if (!serverError.empty())
+        {
+            FabricCli::Fail(PROGRAM, "--server=" + serverPreset + ": " + serverError);
+        }
+    }
     CollectiveType type;
     if (!ParseCollectiveType(collective, type))
     {
@@ -328,6 +371,7 @@ main(int argc, char* argv[])
                         "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
     }
     sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
+    sweep.gpusPerServer = scaleUp ? nGpus : 0; // NCCL's rail-aligned rings over NVLink servers
     sweep.iterations = Whole("iters", iters, 1, 1 << 20);
     sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
     sweep.progress = !quiet;
@@ -376,6 +420,10 @@ main(int argc, char* argv[])
         }
     }
     tree.Install(fabric);
+    if (scaleUp)
+    {
+        server.Install(tree.GetGpus()); // NVLink inside each server
+    }
     fabric.AssignStreams(1);
     if (!pcap.empty())
     {
@@ -412,6 +460,14 @@ main(int argc, char* argv[])
     runner.Schedule();
 
     std::cout << tree.Summary() << "\n";
+    if (scaleUp)
+    {
+        const ServerPreset& p = server.GetServer();
+        std::cout << "servers: " << p.name << ", " << p.gpus << " GPUs per NVLink domain, "
+                  << server.GetAllSwitches().GetN() / server.GetNDomains()
+                  << " NVSwitch chips each, NVLink " << server.GetGpuNvLinkRate().GetBitRate() / 8e9
+                  << " GB/s per GPU\n";
+    }
     std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks << " ranks, "
               << nChannels << " channel(s), protocol " << NcclProtocolName(comm->GetProtocol())
               << ", " << sweep.warmup << " warm-up + " << sweep.iterations
@@ -439,40 +495,44 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         nlohmann::ordered_json j;
-        j["scenario"] = {{"fabric", fabricName},
-                         {"pfc", pfc && !ib},
-                         {"ecn", ecn && !ib},
-                         {"dcqcn", dcqcn && !ib},
-                         {"ibcc", ibcc},
-                         {"lmc", lmcValue},
-                         {"preset", preset},
-                         {"routing", ib ? routing : std::string("ecmp")},
-                         {"topology", "fat-tree"},
-                         {"tiers", tree.GetTiers()},
-                         {"servers", tree.GetNServers()},
-                         {"gpusPerServer", tree.GetGpusPerServer()},
-                         {"gpus", tree.GetNGpus()},
-                         {"nicRate_gbps", rate.GetBitRate() / 1e9},
-                         {"radix", tree.GetRadix()},
-                         {"oversubscription", std::to_string(down) + ":" + std::to_string(up)},
-                         {"rail", tree.IsRailOptimized()},
-                         {"leaves", tree.GetNLeaves()},
-                         {"spines", tree.GetNSpines()},
-                         {"aggregations", tree.GetNAggregations()},
-                         {"cores", tree.GetNCores()},
-                         {"switches", tree.GetNSwitches()},
-                         {"links", tree.GetNLinks()},
-                         {"bisection_gbps", tree.GetBisectionBandwidth().GetBitRate() / 1e9},
-                         {"collective", collective},
-                         {"algo", algo},
-                         {"channels", nChannels},
-                         {"protocol", NcclProtocolName(comm->GetProtocol())},
-                         {"minBytes", sweep.minBytes},
-                         {"maxBytes", sweep.maxBytes},
-                         {"stepFactor", sweep.stepFactor},
-                         {"iters", sweep.iterations},
-                         {"warmup", sweep.warmup},
-                         {"RngRun", RngSeedManager::GetRun()}};
+        j["scenario"] = {
+            {"fabric", fabricName},
+            {"pfc", pfc && !ib},
+            {"ecn", ecn && !ib},
+            {"dcqcn", dcqcn && !ib},
+            {"ibcc", ibcc},
+            {"lmc", lmcValue},
+            {"preset", preset},
+            {"routing", ib ? routing : std::string("ecmp")},
+            {"topology", "fat-tree"},
+            {"tiers", tree.GetTiers()},
+            {"servers", tree.GetNServers()},
+            {"server", scaleUp ? serverPreset : std::string("none")},
+            {"nvlink_GBps_per_gpu", scaleUp ? server.GetGpuNvLinkRate().GetBitRate() / 8e9 : 0.0},
+            {"nvswitches", scaleUp ? server.GetAllSwitches().GetN() : 0U},
+            {"gpusPerServer", tree.GetGpusPerServer()},
+            {"gpus", tree.GetNGpus()},
+            {"nicRate_gbps", rate.GetBitRate() / 1e9},
+            {"radix", tree.GetRadix()},
+            {"oversubscription", std::to_string(down) + ":" + std::to_string(up)},
+            {"rail", tree.IsRailOptimized()},
+            {"leaves", tree.GetNLeaves()},
+            {"spines", tree.GetNSpines()},
+            {"aggregations", tree.GetNAggregations()},
+            {"cores", tree.GetNCores()},
+            {"switches", tree.GetNSwitches()},
+            {"links", tree.GetNLinks()},
+            {"bisection_gbps", tree.GetBisectionBandwidth().GetBitRate() / 1e9},
+            {"collective", collective},
+            {"algo", algo},
+            {"channels", nChannels},
+            {"protocol", NcclProtocolName(comm->GetProtocol())},
+            {"minBytes", sweep.minBytes},
+            {"maxBytes", sweep.maxBytes},
+            {"stepFactor", sweep.stepFactor},
+            {"iters", sweep.iterations},
+            {"warmup", sweep.warmup},
+            {"RngRun", RngSeedManager::GetRun()}};
         j["results"] = nlohmann::ordered_json::array();
         for (const CollectiveSweepRow& r : runner.GetRows())
         {

@@ -9,6 +9,7 @@
 #include "collective-helper.h"
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <chrono>
 #include <cstdio>
@@ -79,6 +80,10 @@ CollectiveSweep::Schedule()
         std::string error;
         Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
+        if (name == "ring" && m_config.gpusPerServer > 1)
+        {
+            algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
+        }
         Ptr<CollectivePlan> plan = algorithm->Build(
             m_config.type, n, size, m_collectives.GetChannels(), m_collectives.GetChunkBytes());
         m_collectives.Connect(*plan);

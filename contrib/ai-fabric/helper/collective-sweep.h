@@ -37,6 +37,7 @@ struct CollectiveSweepConfig
     uint32_t iterations{5};                          //!< timed iterations per size (-n)
     uint32_t warmup{1};                              //!< untimed iterations first (-w)
     bool progress{true};                             //!< progress line on stderr
+    uint32_t gpusPerServer{0}; //!< NVLink servers: rings follow NCCL's order (0: rank order)
 };
 
 /**

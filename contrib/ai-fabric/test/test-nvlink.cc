@@ -11,10 +11,13 @@
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/node-container.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/nvswitch.h"
+#include "ns3/roce-fabric-helper.h"
 #include "ns3/server-helper.h"
 #include "ns3/uinteger.h"
 
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace ns3;
 
@@ -273,4 +277,135 @@ TEST_F(NvLinkTest, PresetsAndBadConfigurations)
     EXPECT_NE(server.Check(13).find("ports"), std::string::npos) << server.Check(13);
     server.SetSingleSwitch(true); // one logical switch: no port limit
     EXPECT_EQ(server.Check(13), "");
+}
+
+namespace
+{
+
+/// DGX H100 servers on a rail-optimized leaf-spine (RoCEv2), running one ring all-reduce.
+struct Servers
+{
+    /**
+     * \param servers servers
+     * \param channels channels (rings)
+     * \param bytes the all-reduce's size
+     */
+    Servers(uint32_t servers, uint32_t channels, uint64_t bytes)
+    {
+        tree.SetServers(servers);
+        tree.SetGpusPerServer(8);
+        tree.SetRadix(16);
+        tree.SetRailOptimized(true);
+        tree.Install(fabric);
+        server.Install(tree.GetGpus());
+        collectives.SetChannels(channels);
+        collectives.Install(tree.GetGpus(), fabric);
+        Ptr<RingAlgorithm> ring = CreateObject<RingAlgorithm>();
+        ring->SetAttribute("GpusPerServer", UintegerValue(8));
+        plan = ring->Build(CollectiveType::ALL_REDUCE,
+                           tree.GetNGpus(),
+                           bytes,
+                           channels,
+                           collectives.GetChunkBytes());
+        collectives.Connect(*plan);
+        Simulator::ScheduleNow(
+            &CollectiveHelper::Run, &collectives, plan, MakeCallback(&Servers::Done, this));
+        Simulator::Run();
+    }
+
+    /**
+     * \param s start
+     * \param e end
+     */
+    void Done(Time s, Time e)
+    {
+        time = e - s;
+    }
+
+    FatTreeHelper tree;           //!< the network
+    RoceFabricHelper fabric;      //!< RoCEv2
+    ServerHelper server;          //!< NVLink inside each server
+    CollectiveHelper collectives; //!< communicators
+    Ptr<CollectivePlan> plan;     //!< the ring
+    Time time;                    //!< the all-reduce's time
+};
+
+} // namespace
+
+// NCCL's ring order on rail-optimized DGX H100 servers: inside a server every hop is NVLink and
+// no byte reaches a NIC; between servers the rings cross on their rails, so each server's 8
+// NICs carry the same bytes (within 1%), and the NICs carry exactly the bytes of the plan's
+// cross-server transfers.
+TEST_F(NvLinkTest, RingsUseNvLinkInsideAndEveryRailBetweenServers)
+{
+    {
+        Servers one(1, 8, 64 << 20);
+        ASSERT_TRUE(one.time.IsStrictlyPositive());
+        for (uint32_t g = 0; g < 8; ++g)
+        {
+            EXPECT_EQ(one.fabric.GetHostPort(one.tree.GetGpuByRank(g))->GetCounters().txBytes, 0u)
+                << "GPU " << g << "'s NIC";
+        }
+        Simulator::Destroy();
+    }
+    Servers two(2, 8, 256 << 20);
+    uint64_t crossing = 0;
+    for (uint32_t id = 0; id < two.plan->GetNTransfers(); ++id)
+    {
+        const CollectiveTransfer& t = two.plan->GetTransfer(id);
+        if (t.src / 8 != t.dst / 8)
+        {
+            crossing += t.bytes;
+        }
+    }
+    uint64_t nicPayload = 0;
+    std::vector<uint64_t> nicBytes;
+    for (uint32_t g = 0; g < 16; ++g)
+    {
+        Ptr<GpuTransport> t = two.collectives.GetTransport(g);
+        nicPayload += t->GetBytesSent() - t->GetNvLinkBytesSent();
+        nicBytes.push_back(two.fabric.GetHostPort(two.tree.GetGpuByRank(g))->GetCounters().txBytes);
+    }
+    EXPECT_EQ(nicPayload, crossing);
+    const auto [lo, hi] = std::minmax_element(nicBytes.begin(), nicBytes.end());
+    EXPECT_LE(*hi, *lo * 1.01) << "NIC bytes from " << *lo << " to " << *hi;
+    EXPECT_GT(*lo, crossing / 16);
+    EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
+}
+
+// The ring order itself: every rank once per channel; inside a server the ring visits its 8
+// GPUs in turn, and each hop between servers joins GPUs of the same rail, 8 channels using
+// every rail once in each direction.
+TEST_F(NvLinkTest, RingOrderCrossesServersOnRails)
+{
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> railUse; // (rail, direction) -> hops
+    for (uint32_t c = 0; c < 8; ++c)
+    {
+        const std::vector<uint32_t> order = RingAlgorithm::RingOrder(16, 8, c);
+        std::vector<uint32_t> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        for (uint32_t r = 0; r < 16; ++r)
+        {
+            ASSERT_EQ(sorted[r], r);
+        }
+        uint32_t crossings = 0;
+        for (uint32_t p = 0; p < 16; ++p)
+        {
+            const uint32_t a = order[p];
+            const uint32_t b = order[(p + 1) % 16];
+            if (a / 8 != b / 8)
+            {
+                ++crossings;
+                EXPECT_EQ(a % 8, b % 8) << "channel " << c << ": " << a << " -> " << b;
+                ++railUse[{a % 8, a / 8}];
+            }
+        }
+        EXPECT_EQ(crossings, 2u);
+    }
+    EXPECT_EQ(railUse.size(), 16u); // every rail, both directions
+    for (const auto& [key, hops] : railUse)
+    {
+        EXPECT_EQ(hops, 1u);
+    }
+    EXPECT_EQ(RingAlgorithm::RingOrder(5, 0, 3), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
 }

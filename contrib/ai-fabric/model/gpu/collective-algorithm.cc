@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -73,11 +74,43 @@ CollectiveAlgorithm::Build(CollectiveType type,
 TypeId
 RingAlgorithm::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RingAlgorithm")
-                            .SetParent<CollectiveAlgorithm>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<RingAlgorithm>();
+    static TypeId tid
+        = TypeId("ns3::RingAlgorithm")
+              .SetParent<CollectiveAlgorithm>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<RingAlgorithm>()
+              .AddAttribute("GpusPerServer",
+                            "GPUs per server: with more than one, each channel's ring follows "
+                            "NCCL's server-aware order (RingOrder). 0 (the default): ranks in "
+                            "order.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&RingAlgorithm::m_gpusPerServer),
+                            MakeUintegerChecker<uint32_t>());
     return tid;
+}
+
+std::vector<uint32_t>
+RingAlgorithm::RingOrder(uint32_t n, uint32_t g, uint32_t channel)
+{
+    std::vector<uint32_t> order(n);
+    if (g <= 1 || n % g != 0)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            order[r] = r;
+        }
+        return order;
+    }
+    const uint32_t c = channel % g;
+    for (uint32_t server = 0; server < n / g; ++server)
+    {
+        for (uint32_t i = 0; i < g; ++i)
+        {
+            const uint32_t local = server % 2 == 0 ? (c + i) % g : (c + g - 1 - i) % g;
+            order[server * g + i] = server * g + local;
+        }
+    }
+    return order;
 }
 
 std::string
@@ -113,7 +146,8 @@ RingAlgorithm::DoBuild(CollectivePlan& plan,
     {
         pieces[p] = Split(parts[p], nPieces);
     }
-    // previous[r][k]: the id of the transfer of piece k that arrived at rank r last step.
+    const std::vector<uint32_t> order = RingOrder(n, m_gpusPerServer, channel);
+    // previous[p][k]: the id of the transfer of piece k that arrived at position p last step.
     std::vector<std::vector<uint32_t>> previous(n, std::vector<uint32_t>(nPieces));
     std::vector<std::vector<uint32_t>> current(n, std::vector<uint32_t>(nPieces));
     for (uint32_t s = 0; s < steps; ++s)
@@ -130,8 +164,8 @@ RingAlgorithm::DoBuild(CollectivePlan& plan,
                 {
                     deps.push_back(previous[r][k]);
                 }
-                current[next][k]
-                    = plan.AddTransfer(r, next, channel, pieces[part][k], s, reduce, deps);
+                current[next][k] = plan.AddTransfer(
+                    order[r], order[next], channel, pieces[part][k], s, reduce, deps);
             }
         }
         std::swap(previous, current);

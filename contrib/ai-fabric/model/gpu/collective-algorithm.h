@@ -115,11 +115,31 @@ class RingAlgorithm : public CollectiveAlgorithm
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
 
+    /**
+     * \brief The ranks in ring order for one channel, as NCCL orders its rings on servers of
+     *        g GPUs with one NIC each (rail-optimized): inside a server the ring visits every
+     *        GPU over NVLink, and it crosses the network once from each server to the next,
+     *        between GPUs of the same rail. Servers alternate direction: an even server runs
+     *        local GPUs c, c+1, ..., c+g-1 (mod g, c = channel mod g), an odd one the reverse,
+     *        so the hop from an even server to the next leaves and lands on rail c+g-1 and the
+     *        hop from an odd server on rail c; g channels use every rail once in each
+     *        direction. With an odd number of servers the hop from the last server back to
+     *        the first changes rail. g of 0 or 1, or n not a multiple of g: ranks in order.
+     * \param n ranks
+     * \param g GPUs per server
+     * \param channel the channel
+     * \return the ranks, in ring order
+     */
+    static std::vector<uint32_t> RingOrder(uint32_t n, uint32_t g, uint32_t channel);
+
   protected:
     void DoBuild(CollectivePlan& plan,
                  uint32_t channel,
                  uint64_t bytes,
                  uint64_t chunkBytes) const override;
+
+  private:
+    uint32_t m_gpusPerServer{0}; //!< GpusPerServer: NCCL's server-aware ring order
 };
 
 } // namespace ns3
