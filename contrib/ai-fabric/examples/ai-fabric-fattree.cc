@@ -352,6 +352,12 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "a collective needs at least 2 GPUs; this fat-tree has 1");
     }
+    if (algo == "nvls" && (!scaleUp || !server.GetServer().nvls || nServers != 1))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--algo=nvls needs one server whose NVSwitches reduce in the switch: "
+                        "--servers=1 and --server=dgx-h100, hgx-b200 or gb200-nvl72");
+    }
     if (algo != "auto")
     {
         std::string error;

@@ -36,10 +36,11 @@ const AlgorithmEntry ALGORITHMS[] = {
     {"hd", CollectiveType::ALL_REDUCE, "ns3::HalvingDoublingAlgorithm", false},
     {"pairwise", CollectiveType::ALL_TO_ALL, "ns3::PairwiseAllToAllAlgorithm", false},
     {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm", true},
+    {"nvls", CollectiveType::ALL_REDUCE, "ns3::NvlsAlgorithm", false},
 };
 
 /// Algorithms that need the scale-up (NVLink) model.
-const char* const SCALE_UP_ALGORITHMS[] = {"hier", "nvls", "nvlstree"};
+const char* const SCALE_UP_ALGORITHMS[] = {"hier", "nvlstree"};
 } // namespace
 
 CollectiveTuner::CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency)
@@ -66,7 +67,8 @@ CollectiveTuner::Create(const std::string& name,
     {
         if (name == scaleUp)
         {
-            error = "--algo=" + name + " needs NVLink domains (the scale-up model)";
+            error = "--algo=" + name + " is not in this release (it comes with the "
+                    "hierarchical algorithms)";
             return nullptr;
         }
     }

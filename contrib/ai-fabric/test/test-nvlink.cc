@@ -14,8 +14,10 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/node-container.h"
+#include "ns3/nvlink-header.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/nvls-algorithm.h"
 #include "ns3/nvswitch.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/server-helper.h"
@@ -207,7 +209,7 @@ TEST_F(NvLinkTest, ThroughputFollowsTheCreditLaw)
 {
     const uint64_t bytes = 64ULL << 20;
     const double unit = 65536;
-    const double wire = 24 + std::ceil(unit / 0.818);
+    const double wire = NvLinkHeader::SIZE + std::ceil(unit / 0.818);
     const double payloadShare = unit / wire;
     for (bool creditLimited : {true, false})
     {
@@ -217,7 +219,7 @@ TEST_F(NvLinkTest, ThroughputFollowsTheCreditLaw)
         ASSERT_EQ(run.received, bytes);
         EXPECT_EQ(run.drops, 0u);
         const double r = run.rate.GetBitRate() / 8.0; // bytes per second
-        const double rtt = wire / r + 2 * delay.GetSeconds() + 24 / r;
+        const double rtt = wire / r + 2 * delay.GetSeconds() + NvLinkHeader::SIZE / r;
         const double expected = std::min(r, 2 * wire / rtt) * payloadShare;
         const double measured = bytes / run.arrived.GetSeconds();
         EXPECT_NEAR(measured / expected, 1.0, 0.02)
@@ -408,4 +410,66 @@ TEST_F(NvLinkTest, RingOrderCrossesServersOnRails)
         EXPECT_EQ(hops, 1u);
     }
     EXPECT_EQ(RingAlgorithm::RingOrder(5, 0, 3), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+}
+
+/// One NVLS all-reduce inside one DGX H100.
+struct NvlsRun
+{
+    /**
+     * \param n GPUs
+     * \param bytes the all-reduce's size
+     */
+    NvlsRun(uint32_t n, uint64_t bytes)
+    {
+        OneServer s("dgx-h100", n, 1);
+        Ptr<CollectivePlan> plan = CreateObject<NvlsAlgorithm>()->Build(
+            CollectiveType::ALL_REDUCE, n, bytes, 1, s.collectives.GetChunkBytes());
+        const Time t = s.Run(plan);
+        busbw = bytes / t.GetSeconds() / 1e9 * BusBandwidthFactor(CollectiveType::ALL_REDUCE, n);
+        sent = s.collectives.GetTransport(0)->GetNvLinkBytesSent();
+        received = s.nodes.Get(0)->GetObject<NvLinkTransport>()->GetBytesReceived();
+        slice = CollectiveAlgorithm::Split(bytes, n)[0];
+        for (uint32_t c = 0; c < s.server.GetSwitches(0).GetN(); ++c)
+        {
+            Ptr<NvSwitch> chip = s.server.GetSwitches(0).Get(c)->GetObject<NvSwitch>();
+            reductions += chip->GetNvlsReductions();
+            copies += chip->GetNvlsCopies();
+        }
+        drops = FabricStatsHelper::Totals().drops;
+        Simulator::Destroy();
+    }
+
+    double busbw{0};        //!< nccl-tests busbw (GB/s)
+    uint64_t sent{0};       //!< GPU 0's payload into NVLink
+    uint64_t received{0};   //!< GPU 0's payload out of NVLink
+    uint64_t slice{0};      //!< GPU 0's slice
+    uint64_t reductions{0}; //!< result packets the chips sent
+    uint64_t copies{0};     //!< multicast copies the chips sent
+    uint64_t drops{0};      //!< anywhere
+};
+
+// NVLS on one DGX H100: every GPU sends its whole buffer into the switches once plus its
+// slice's result, and receives its slice's reduction once plus every slice (exact bytes);
+// the chips reduced and copied; busbw is the (n-1)/(n+1) rule's, 2 (n - 1) / (n + 1) B with B
+// the GPU's NVLink rate at the NVLS efficiency, within 10% below it at 1 GiB (the pipeline's
+// fill and NCCL's step latency); and NVLS beats the ring at 256 MiB and 1 GiB.
+TEST_F(NvLinkTest, NvlsFollowsItsRuleAndBeatsTheRing)
+{
+    for (uint32_t n : {4U, 8U})
+    {
+        const uint64_t bytes = 1ULL << 30;
+        NvlsRun run(n, bytes);
+        EXPECT_EQ(run.drops, 0u);
+        EXPECT_EQ(run.sent, bytes + run.slice) << n;
+        EXPECT_EQ(run.received, run.slice + bytes) << n;
+        EXPECT_GT(run.reductions, 0u);
+        EXPECT_EQ(run.copies, run.reductions * n); // one result and n copies per packet
+        const double rule = 2.0 * (n - 1) / (n + 1) * 450 * 0.72;
+        EXPECT_LE(run.busbw, rule) << n;
+        EXPECT_GE(run.busbw, 0.9 * rule) << n;
+    }
+    for (uint64_t bytes : {256ULL << 20, 1ULL << 30})
+    {
+        EXPECT_GT(NvlsRun(8, bytes).busbw, RingBusbw(8, bytes)) << bytes;
+    }
 }

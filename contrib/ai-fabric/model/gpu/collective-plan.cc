@@ -92,6 +92,62 @@ CollectivePlan::AddTransfer(uint32_t src,
     NS_ABORT_MSG_IF(m_finalized, "CollectivePlan: transfer added after Finalize()");
     NS_ABORT_MSG_IF(src >= m_nRanks || dst >= m_nRanks || src == dst,
                     "CollectivePlan: bad transfer " << src << " -> " << dst);
+    return Add(src, dst, channel, bytes, step, reduce, deps);
+}
+
+uint32_t
+CollectivePlan::AddNvlsReduce(uint32_t dst,
+                              uint32_t channel,
+                              uint64_t bytes,
+                              uint32_t step,
+                              const std::vector<std::vector<uint32_t>>& deps)
+{
+    NS_ABORT_MSG_IF(dst >= m_nRanks, "CollectivePlan: bad NVLS reduction to " << dst);
+    NS_ABORT_MSG_IF(!deps.empty() && deps.size() != m_nRanks,
+                    "CollectivePlan: NVLS reduction dependencies for some ranks only");
+    const auto first = static_cast<uint32_t>(m_transfers.size());
+    for (uint32_t r = 0; r < m_nRanks; ++r)
+    {
+        const uint32_t id = Add(
+            r, dst, channel, bytes, step, false, deps.empty() ? std::vector<uint32_t>{} : deps[r]);
+        m_transfers[id].kind = TransferKind::NVLS_REDUCE;
+        m_transfers[id].group = first;
+        m_transfers[id].groupSize = m_nRanks;
+    }
+    return first;
+}
+
+uint32_t
+CollectivePlan::AddNvlsMulticast(uint32_t src,
+                                 uint32_t channel,
+                                 uint64_t bytes,
+                                 uint32_t step,
+                                 const std::vector<uint32_t>& deps)
+{
+    NS_ABORT_MSG_IF(src >= m_nRanks, "CollectivePlan: bad NVLS multicast from " << src);
+    const auto first = static_cast<uint32_t>(m_transfers.size());
+    for (uint32_t r = 0; r < m_nRanks; ++r)
+    {
+        const uint32_t id = Add(src, r, channel, bytes, step, false, deps);
+        m_transfers[id].kind = TransferKind::NVLS_MULTICAST;
+        m_transfers[id].group = first;
+        m_transfers[id].groupSize = m_nRanks;
+    }
+    return first;
+}
+
+uint32_t
+CollectivePlan::Add(uint32_t src,
+                    uint32_t dst,
+                    uint32_t channel,
+                    uint64_t bytes,
+                    uint32_t step,
+                    bool reduce,
+                    const std::vector<uint32_t>& deps)
+{
+    NS_ABORT_MSG_IF(m_finalized, "CollectivePlan: transfer added after Finalize()");
+    NS_ABORT_MSG_IF(src >= m_nRanks || dst >= m_nRanks,
+                    "CollectivePlan: bad transfer " << src << " -> " << dst);
     const auto id = static_cast<uint32_t>(m_transfers.size());
     CollectiveTransfer t;
     t.src = src;
@@ -102,6 +158,7 @@ CollectivePlan::AddTransfer(uint32_t src,
     t.reduce = reduce;
     t.firstDep = static_cast<uint32_t>(m_deps.size());
     t.nDeps = static_cast<uint32_t>(deps.size());
+    t.group = id;
     for (uint32_t d : deps)
     {
         NS_ABORT_MSG_IF(d >= id,

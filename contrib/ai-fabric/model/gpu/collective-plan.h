@@ -53,9 +53,21 @@ bool ParseCollectiveType(const std::string& name, CollectiveType& type);
  */
 double BusBandwidthFactor(CollectiveType type, uint32_t nRanks);
 
+/// How a transfer moves.
+enum class TransferKind : uint8_t
+{
+    POINT_TO_POINT, //!< src writes to dst
+    NVLS_REDUCE,    //!< src's contribution to an NVSwitch reduction delivered to dst
+    NVLS_MULTICAST, //!< one NVSwitch multicast from src, one transfer per receiving rank
+};
+
 /**
  * \ingroup ai-fabric
- * One point-to-point transfer of a collective: src writes bytes to dst on a channel.
+ * One transfer of a collective: src writes bytes to dst on a channel (point to point), or
+ * takes part in an NVLS group: the transfers of a group are consecutive; an NVLS_REDUCE group
+ * has one transfer from every rank to the reduction's destination (which receives the
+ * reduced data once, for all of them), an NVLS_MULTICAST group one transfer from its source to
+ * every rank (sent once; the switch copies it).
  */
 struct CollectiveTransfer
 {
@@ -67,6 +79,9 @@ struct CollectiveTransfer
     bool reduce{false};   //!< dst reduces the data into its buffer on arrival (GPU time)
     uint32_t firstDep{0}; //!< index of its first dependency in the plan's dependency list
     uint32_t nDeps{0};    //!< transfers that must have arrived at src (reduced) before it starts
+    TransferKind kind{TransferKind::POINT_TO_POINT}; //!< how it moves
+    uint32_t group{0};     //!< first transfer of its NVLS group (itself for point to point)
+    uint32_t groupSize{1}; //!< transfers in its group
 };
 
 /**
@@ -112,6 +127,39 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
                          uint32_t step,
                          bool reduce,
                          const std::vector<uint32_t>& deps);
+
+    /**
+     * \brief Add an NVLS reduction: every rank's contribution of bytes, reduced by the
+     *        NVSwitch and delivered once to dst; transfer r of the group comes from rank r.
+     * \param dst the rank that receives the reduction
+     * \param channel channel
+     * \param bytes payload bytes
+     * \param step algorithm step
+     * \param deps for each rank r, transfers that must have arrived at r before it
+     *        contributes (empty: none)
+     * \return the group's first transfer id
+     */
+    uint32_t AddNvlsReduce(uint32_t dst,
+                           uint32_t channel,
+                           uint64_t bytes,
+                           uint32_t step,
+                           const std::vector<std::vector<uint32_t>>& deps);
+
+    /**
+     * \brief Add an NVLS multicast of bytes from src to every rank (src included); transfer r
+     *        of the group goes to rank r.
+     * \param src sending rank
+     * \param channel channel
+     * \param bytes payload bytes
+     * \param step algorithm step
+     * \param deps transfers that must have arrived at src first
+     * \return the group's first transfer id
+     */
+    uint32_t AddNvlsMulticast(uint32_t src,
+                              uint32_t channel,
+                              uint64_t bytes,
+                              uint32_t step,
+                              const std::vector<uint32_t>& deps);
 
     /// Build the per-rank indices; checks every dependency. No transfer can be added after.
     void Finalize();
@@ -174,6 +222,25 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
     uint64_t GetBytesReceived(uint32_t rank) const;
 
   private:
+    /**
+     * \brief Add a transfer of any kind (checked: ranks, dependencies).
+     * \param src sending rank
+     * \param dst receiving rank
+     * \param channel channel
+     * \param bytes payload bytes
+     * \param step algorithm step
+     * \param reduce the receiver reduces the data
+     * \param deps transfers that must have arrived at src first
+     * \return the transfer's id
+     */
+    uint32_t Add(uint32_t src,
+                 uint32_t dst,
+                 uint32_t channel,
+                 uint64_t bytes,
+                 uint32_t step,
+                 bool reduce,
+                 const std::vector<uint32_t>& deps);
+
     CollectiveType m_type;                           //!< the collective
     uint32_t m_nRanks;                               //!< ranks
     uint64_t m_bytes;                                //!< size

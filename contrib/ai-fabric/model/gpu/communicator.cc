@@ -314,9 +314,25 @@ void
 Communicator::Send(uint32_t id)
 {
     const CollectiveTransfer& t = m_plan->GetTransfer(id);
+    if (t.kind == TransferKind::NVLS_MULTICAST && id != t.group)
+    {
+        return; // the group's first transfer sends the one multicast
+    }
     m_sentByStep[t.step] += t.bytes;
     m_sendTrace(id);
-    m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), (m_sequence << TAG_ID_BITS) | id);
+    const uint32_t tag = (m_sequence << TAG_ID_BITS) | t.group;
+    switch (t.kind)
+    {
+    case TransferKind::POINT_TO_POINT:
+        m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), tag);
+        break;
+    case TransferKind::NVLS_REDUCE:
+        m_transport->SendNvls(false, t.dst, WireBytes(t.bytes), tag, t.groupSize);
+        break;
+    case TransferKind::NVLS_MULTICAST:
+        m_transport->SendNvls(true, t.src, WireBytes(t.bytes), tag, t.groupSize);
+        break;
+    }
 }
 
 void
@@ -334,15 +350,28 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
         m_early.emplace_back(tag, bytes);
         return;
     }
-    const uint32_t id = tag & TAG_ID_MASK;
+    uint32_t id = tag & TAG_ID_MASK;
     NS_ABORT_MSG_IF(id >= m_plan->GetNTransfers(),
                     "Communicator: rank " << m_rank << " received an unexpected transfer " << id);
+    if (m_plan->GetTransfer(id).kind == TransferKind::NVLS_MULTICAST)
+    {
+        id += m_rank; // this rank's transfer of the multicast group
+    }
     const CollectiveTransfer& t = m_plan->GetTransfer(id);
     NS_ABORT_MSG_IF(t.dst != m_rank || bytes != WireBytes(t.bytes),
                     "Communicator: rank " << m_rank << " received transfer " << id << " of "
                                           << bytes << " bytes, planned for rank " << t.dst
                                           << " with " << WireBytes(t.bytes));
     m_receivedByStep[t.step] += t.bytes;
+    if (t.kind == TransferKind::NVLS_REDUCE)
+    {
+        // The switch delivered the reduction once, for every rank's contribution.
+        for (uint32_t j = 0; j < t.groupSize; ++j)
+        {
+            Arrived(t.group + j);
+        }
+        return;
+    }
     if (!t.reduce)
     {
         Arrived(id);
@@ -371,9 +400,10 @@ Communicator::Arrived(uint32_t id)
 }
 
 void
-Communicator::SendCompleted(uint32_t /* tag */)
+Communicator::SendCompleted(uint32_t tag)
 {
-    ++m_completed;
+    const CollectiveTransfer& t = m_plan->GetTransfer(tag & TAG_ID_MASK);
+    m_completed += t.kind == TransferKind::NVLS_MULTICAST ? t.groupSize : 1;
     CheckDone();
 }
 

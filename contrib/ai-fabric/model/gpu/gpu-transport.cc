@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/nvlink-header.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
@@ -106,6 +107,13 @@ GpuTransport::Connect(Ptr<GpuTransport> a, Ptr<GpuTransport> b, uint32_t channel
     NS_ABORT_MSG_IF(a->m_nRanks != b->m_nRanks || channel >= a->m_nChannels
                         || channel >= b->m_nChannels,
                     "GpuTransport: GPUs of different communicators, or no such channel");
+    if (a == b)
+    {
+        // An NVLS group's transfer to its own rank goes through the switch too.
+        NS_ABORT_MSG_IF(!a->m_nvlink, "GpuTransport: rank " << a->m_rank << " to itself");
+        a->m_nvGpu[a->m_rank] = a->m_nvlink->GetGpu();
+        return;
+    }
     if (a->IsConnected(b->m_rank, channel))
     {
         return;
@@ -179,6 +187,24 @@ GpuTransport::Completed(Ptr<RdmaQueuePair> qp, const RdmaCompletion& completion)
     {
         m_sendCb(static_cast<uint32_t>(completion.wrId));
     }
+}
+
+void
+GpuTransport::SendNvls(
+    bool multicast, uint32_t peer, uint64_t bytes, uint32_t tag, uint32_t groupSize)
+{
+    NS_ABORT_MSG_IF(!m_nvlink || m_nvGpu[peer] < 0
+                        || m_nvGpu[m_rank] != static_cast<int32_t>(m_rank) || groupSize > 0xFFFF,
+                    "GpuTransport: NVLS needs every rank in one NVLink domain, rank r on its GPU r "
+                    "(rank "
+                        << m_rank << ")");
+    m_bytesSent += bytes;
+    m_nvBytesSent += bytes;
+    m_nvlink->SendNvls(multicast ? NvLinkHeader::NVLS_MULTICAST : NvLinkHeader::NVLS_REDUCE,
+                       static_cast<uint16_t>(m_nvGpu[peer]),
+                       bytes,
+                       tag,
+                       static_cast<uint16_t>(groupSize));
 }
 
 void

@@ -97,6 +97,18 @@ class GpuTransport : public Object
      */
     void Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag);
 
+    /**
+     * \brief Send through the NVSwitch's NVLS engines (every rank of the communicator must be
+     *        GPU rank of one NVLink domain): a contribution to the reduction delivered to peer,
+     *        or a multicast to every rank.
+     * \param multicast true: a multicast; false: a reduction contribution
+     * \param peer the reduction's destination rank (ignored for a multicast)
+     * \param bytes bytes
+     * \param tag the transfer group's tag
+     * \param groupSize ranks taking part
+     */
+    void SendNvls(bool multicast, uint32_t peer, uint64_t bytes, uint32_t tag, uint32_t groupSize);
+
     /// \param cb called for every arrival
     void SetReceiveCallback(ReceiveCallback cb);
     /// \param cb called for every completed send

@@ -44,6 +44,9 @@ NvLinkHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU32(bytes);
     start.WriteHtonU32(tag);
     start.WriteHtonU64(messageBytes);
+    start.WriteHtonU32(index);
+    start.WriteHtonU16(groupSize);
+    start.WriteU16(0);
 }
 
 uint32_t
@@ -57,17 +60,22 @@ NvLinkHeader::Deserialize(Buffer::Iterator start)
     bytes = start.ReadNtohU32();
     tag = start.ReadNtohU32();
     messageBytes = start.ReadNtohU64();
+    index = start.ReadNtohU32();
+    groupSize = start.ReadNtohU16();
+    start.ReadU16();
     return SIZE;
 }
 
 void
 NvLinkHeader::Print(std::ostream& os) const
 {
-    os << (type == CREDIT ? "NVLink credit " : "NVLink data ") << "gpu" << srcGpu << "->gpu"
+    static const char* names[] = {"data", "credit", "NVLS reduce", "NVLS multicast"};
+    os << "NVLink " << (type <= NVLS_MULTICAST ? names[type] : "?") << " gpu" << srcGpu << "->gpu"
        << dstGpu << " bytes=" << bytes;
-    if (type == DATA)
+    if (type != CREDIT)
     {
-        os << " tag=" << tag << " slot=" << slot << " of " << messageBytes;
+        os << " tag=" << tag << " slot=" << slot << " packet " << index << " of " << messageBytes
+           << " bytes";
     }
 }
 

@@ -87,9 +87,10 @@ NvLinkNetDevice::DoLinkChange(bool up)
 }
 
 void
-NvLinkNetDevice::SetTransport(Ptr<NvLinkTransport> transport)
+NvLinkNetDevice::SetTransport(Ptr<NvLinkTransport> transport, uint32_t index)
 {
     m_transport = transport;
+    m_portIndex = index;
 }
 
 Ptr<NvLinkTransport>
@@ -215,8 +216,9 @@ NvLinkNetDevice::DequeueForTransmit()
     }
     if (m_transport)
     {
-        Ptr<Packet> p = m_transport->Dequeue(m_credits);
-        NoteStall(p || !m_transport->HasData());
+        bool creditBlocked = false;
+        Ptr<Packet> p = m_transport->Dequeue(m_portIndex, m_credits, creditBlocked);
+        NoteStall(!creditBlocked);
         if (p)
         {
             m_credits -= p->GetSize();
@@ -239,7 +241,7 @@ NvLinkNetDevice::DequeueForTransmit()
     m_queue.pop_front();
     m_queuedBytes -= size;
     m_credits -= size;
-    if (!m_departureCb.IsNull())
+    if (q.ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
         m_departureCb(q.ingress, size); // the ingress port's buffer frees it
     }
@@ -283,7 +285,7 @@ NvLinkNetDevice::DoReceive(Ptr<Packet> p)
     m_occupied += size;
     if (!m_forwardCb.IsNull())
     {
-        m_forwardCb(this, p, h.dstGpu); // held in the buffer until it leaves the switch
+        m_forwardCb(this, p, h); // held in the buffer until it leaves the switch
         return;
     }
     if (m_transport)

@@ -14,6 +14,7 @@
 namespace ns3
 {
 
+class NvLinkHeader;
 class NvLinkTransport;
 
 /**
@@ -45,14 +46,18 @@ class NvLinkNetDevice : public FabricNetDevice
     /**
      * \brief Make this a GPU's port, carrying the GPU's NVLink transport.
      * \param transport the transport
+     * \param index the port's index among the GPU's ports
      */
-    void SetTransport(Ptr<NvLinkTransport> transport);
+    void SetTransport(Ptr<NvLinkTransport> transport, uint32_t index);
+
+    /// Ingress of a packet the switch made (an NVLS result or copy): no buffer to free
+    static constexpr uint32_t NO_INGRESS = 0xFFFFFFFF;
 
     /// \return the GPU's transport (nullptr on a switch port)
     Ptr<NvLinkTransport> GetTransport() const;
 
-    /// Switch forwarding of a received data packet: (ingress port, packet, destination GPU).
-    typedef Callback<void, Ptr<NvLinkNetDevice>, Ptr<Packet>, uint16_t> ForwardCallback;
+    /// Switch forwarding of a received data packet: (ingress port, packet, its header).
+    typedef Callback<void, Ptr<NvLinkNetDevice>, Ptr<Packet>, const NvLinkHeader&> ForwardCallback;
 
     /// A forwarded packet left its output port: (ingress port index, bytes).
     typedef Callback<void, uint32_t, uint32_t> DepartureCallback;
@@ -131,6 +136,7 @@ class NvLinkNetDevice : public FabricNetDevice
     };
 
     Ptr<NvLinkTransport> m_transport;  //!< GPU port: the transport
+    uint32_t m_portIndex{0};           //!< GPU port: its index among the GPU's ports
     ForwardCallback m_forwardCb;       //!< switch port: forwarding
     DepartureCallback m_departureCb;   //!< switch port: departures
     uint32_t m_bufferBytes{0};         //!< receive buffer

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ns3
 {
@@ -47,6 +48,16 @@ NvLinkTransport::GetTypeId()
                             "the validation case dgx-h100-ring-busbw).",
                             DoubleValue(0.818),
                             MakeDoubleAccessor(&NvLinkTransport::m_efficiency),
+                            MakeDoubleChecker<double>(0.01, 1.0))
+              .AddAttribute("NvlsEfficiency",
+                            "Fraction of NVLink's data rate that carries payload in NVLS "
+                            "reductions and multicasts (NCCL's NVLS kernels: multimem loads and "
+                            "stores by a few SMs, the switches' reduction engines) (0-1]. "
+                            "Default 0.72: calibrated on one DGX H100, NVLS all-reduce of 1 GB, "
+                            "busbw ~480 GB/s (nccl-tests issue 212; the validation case "
+                            "dgx-h100-nvls-busbw).",
+                            DoubleValue(0.72),
+                            MakeDoubleAccessor(&NvLinkTransport::m_nvlsEfficiency),
                             MakeDoubleChecker<double>(0.01, 1.0));
     return tid;
 }
@@ -97,12 +108,14 @@ NvLinkTransport::GetDomain() const
 void
 NvLinkTransport::AddPort(Ptr<NvLinkNetDevice> port)
 {
-    NS_ABORT_MSG_IF(WireBytes(m_unit) > port->GetBufferBytes(),
-                    "NvLinkTransport: a packet of " << WireBytes(m_unit)
+    const uint32_t largest = std::max(WireBytes(m_unit, false), WireBytes(m_unit, true));
+    NS_ABORT_MSG_IF(largest > port->GetBufferBytes(),
+                    "NvLinkTransport: a packet of " << largest
                                                     << " bytes does not fit the port's buffer of "
                                                     << port->GetBufferBytes() << " bytes");
+    port->SetTransport(this, static_cast<uint32_t>(m_ports.size()));
     m_ports.push_back(port);
-    port->SetTransport(this);
+    m_pattern.clear(); // rebuilt for the new set of ports
 }
 
 const std::vector<Ptr<NvLinkNetDevice>>&
@@ -112,10 +125,25 @@ NvLinkTransport::GetPorts() const
 }
 
 uint32_t
-NvLinkTransport::WireBytes(uint32_t payload) const
+NvLinkTransport::WireBytes(uint32_t payload, bool nvls) const
 {
+    const double efficiency = nvls ? m_nvlsEfficiency : m_efficiency;
     return NvLinkHeader::SIZE
-           + static_cast<uint32_t>(std::ceil(static_cast<double>(payload) / m_efficiency));
+           + static_cast<uint32_t>(std::ceil(static_cast<double>(payload) / efficiency));
+}
+
+uint16_t
+NvLinkTransport::NewSlot()
+{
+    if (!m_freeSlots.empty())
+    {
+        const uint16_t slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        return slot;
+    }
+    NS_ABORT_MSG_IF(m_out.size() > 0xFFFF, "NvLinkTransport: more than 65536 messages");
+    m_out.emplace_back();
+    return static_cast<uint16_t>(m_out.size() - 1);
 }
 
 void
@@ -123,19 +151,13 @@ NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvLinkTransport: a message of zero bytes");
     NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
-    uint16_t slot;
-    if (!m_freeSlots.empty())
-    {
-        slot = m_freeSlots.back();
-        m_freeSlots.pop_back();
-    }
-    else
-    {
-        NS_ABORT_MSG_IF(m_out.size() > 0xFFFF, "NvLinkTransport: more than 65536 messages");
-        slot = static_cast<uint16_t>(m_out.size());
-        m_out.emplace_back();
-    }
-    m_out[slot] = Outgoing{dstGpu, tag, bytes, 0, 0};
+    const uint16_t slot = NewSlot();
+    Outgoing& out = m_out[slot];
+    out = Outgoing{};
+    out.dst = dstGpu;
+    out.tag = tag;
+    out.bytes = bytes;
+    out.type = NvLinkHeader::DATA;
     m_active.push_back(slot);
     for (const auto& port : m_ports)
     {
@@ -143,39 +165,192 @@ NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
     }
 }
 
+void
+NvLinkTransport::SendNvls(
+    uint8_t type, uint16_t dstGpu, uint64_t bytes, uint32_t tag, uint16_t groupSize)
+{
+    NS_ABORT_MSG_IF(bytes == 0, "NvLinkTransport: a message of zero bytes");
+    NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
+    NS_ABORT_MSG_IF(type != NvLinkHeader::NVLS_REDUCE && type != NvLinkHeader::NVLS_MULTICAST,
+                    "NvLinkTransport: not an NVLS type");
+    if (m_pattern.empty())
+    {
+        BuildPattern();
+    }
+    const uint16_t slot = NewSlot();
+    Outgoing& out = m_out[slot];
+    out = Outgoing{};
+    out.dst = dstGpu;
+    out.tag = tag;
+    out.bytes = bytes;
+    out.type = type;
+    out.groupSize = groupSize;
+    // Every GPU starts a message's packets at the same place in the turn order, from its tag
+    // (mixed, so that short messages do not all use the order's first places).
+    uint32_t h = tag * 2654435761U;
+    h ^= h >> 15;
+    h *= 2246822507U;
+    h ^= h >> 13;
+    out.base = h % static_cast<uint32_t>(m_pattern.size());
+    out.nextNvls.resize(m_ports.size());
+    for (uint32_t p = 0; p < m_ports.size(); ++p)
+    {
+        out.nextNvls[p] = NextForPort(p, 0, out.base);
+    }
+    m_nvlsActive.push_back(slot);
+    for (const auto& port : m_ports)
+    {
+        port->DataReady();
+    }
+}
+
+void
+NvLinkTransport::BuildPattern()
+{
+    // Smooth weighted round robin over the ports, weights their rates in units of the slowest:
+    // DGX H100's 5/4/4/5 links give a turn order of 18 packets.
+    uint64_t unit = UINT64_MAX;
+    for (const auto& port : m_ports)
+    {
+        unit = std::min(unit, port->GetDataRate().GetBitRate());
+    }
+    std::vector<int64_t> weight;
+    int64_t total = 0;
+    for (const auto& port : m_ports)
+    {
+        weight.push_back(static_cast<int64_t>(
+            std::llround(port->GetDataRate().GetBitRate() / double(unit) * 4)));
+        total += weight.back();
+    }
+    // Reduce by the common divisor so that the turn order is as short as possible.
+    int64_t g = 0;
+    for (int64_t w : weight)
+    {
+        g = std::gcd(g, w);
+    }
+    total = 0;
+    for (int64_t& w : weight)
+    {
+        w /= g;
+        total += w;
+    }
+    std::vector<int64_t> current(m_ports.size(), 0);
+    m_positions.assign(m_ports.size(), {});
+    for (int64_t i = 0; i < total; ++i)
+    {
+        std::size_t best = 0;
+        for (std::size_t p = 0; p < m_ports.size(); ++p)
+        {
+            current[p] += weight[p];
+            if (current[p] > current[best])
+            {
+                best = p;
+            }
+        }
+        current[best] -= total;
+        m_pattern.push_back(static_cast<uint8_t>(best));
+        m_positions[best].push_back(static_cast<uint32_t>(i));
+    }
+}
+
+uint32_t
+NvLinkTransport::NextForPort(uint32_t port, uint32_t from, uint32_t base) const
+{
+    // Packet k goes through the port at place (k + base) mod length of the turn order.
+    const std::vector<uint32_t>& pos = m_positions[port];
+    if (pos.empty())
+    {
+        return UINT32_MAX;
+    }
+    const auto length = static_cast<uint32_t>(m_pattern.size());
+    const uint32_t j = from + base;
+    const uint32_t period = j / length;
+    const uint32_t offset = j % length;
+    for (uint32_t q : pos)
+    {
+        if (q >= offset)
+        {
+            return period * length + q - base;
+        }
+    }
+    return (period + 1) * length + pos.front() - base;
+}
+
 bool
 NvLinkTransport::HasData() const
 {
-    return !m_active.empty();
+    return !m_active.empty() || !m_nvlsActive.empty();
 }
 
-Ptr<Packet>
-NvLinkTransport::Dequeue(uint64_t credits)
+bool
+NvLinkTransport::MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p)
 {
-    if (m_active.empty())
-    {
-        return nullptr;
-    }
-    const uint16_t slot = m_active.front();
     Outgoing& out = m_out[slot];
-    const auto payload
-        = static_cast<uint32_t>(std::min<uint64_t>(m_unit, out.bytes - out.packetized));
-    const uint32_t wire = WireBytes(payload);
+    const uint64_t offset = static_cast<uint64_t>(index) * m_unit;
+    const auto payload = static_cast<uint32_t>(std::min<uint64_t>(m_unit, out.bytes - offset));
+    const uint32_t wire = WireBytes(payload, out.type != NvLinkHeader::DATA);
     if (wire > credits)
     {
-        return nullptr;
+        return false;
     }
     NvLinkHeader h;
-    h.type = NvLinkHeader::DATA;
+    h.type = static_cast<NvLinkHeader::Type>(out.type);
     h.srcGpu = m_gpu;
     h.dstGpu = out.dst;
     h.slot = slot;
     h.bytes = payload;
     h.tag = out.tag;
     h.messageBytes = out.bytes;
-    Ptr<Packet> p = Create<Packet>(wire - NvLinkHeader::SIZE);
+    h.index = index;
+    h.groupSize = out.groupSize;
+    p = Create<Packet>(wire - NvLinkHeader::SIZE);
     p->AddHeader(h);
     out.packetized += payload;
+    return true;
+}
+
+Ptr<Packet>
+NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked)
+{
+    creditBlocked = false;
+    Ptr<Packet> p;
+    // NVLS messages first: their packets are bound to a port.
+    for (std::size_t n = m_nvlsActive.size(); n > 0; --n)
+    {
+        const uint16_t slot = m_nvlsActive.front();
+        Outgoing& out = m_out[slot];
+        const uint64_t packets = (out.bytes + m_unit - 1) / m_unit;
+        const uint32_t index = out.nextNvls[port];
+        if (index < packets)
+        {
+            if (!MakePacket(slot, index, credits, p))
+            {
+                creditBlocked = true;
+                return nullptr;
+            }
+            out.nextNvls[port] = NextForPort(port, index + 1, out.base);
+            m_nvlsActive.pop_front();
+            if (out.packetized < out.bytes)
+            {
+                m_nvlsActive.push_back(slot); // the next message's turn
+            }
+            return p;
+        }
+        m_nvlsActive.pop_front(); // nothing for this port: look at the next message
+        m_nvlsActive.push_back(slot);
+    }
+    if (m_active.empty())
+    {
+        return nullptr;
+    }
+    const uint16_t slot = m_active.front();
+    Outgoing& out = m_out[slot];
+    if (!MakePacket(slot, out.nextUnicast, credits, p))
+    {
+        creditBlocked = true;
+        return nullptr;
+    }
+    ++out.nextUnicast;
     m_active.pop_front();
     if (out.packetized < out.bytes)
     {

@@ -84,6 +84,21 @@ class NvLinkTransport : public Object
      */
     void Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag);
 
+    /**
+     * \brief Send a message through the NVSwitch chips' NVLS engines: an NVLS_REDUCE
+     *        contribution to the reduction for dstGpu, which the chips deliver once all
+     *        groupSize GPUs have contributed, or an NVLS_MULTICAST the chips copy to GPUs
+     *        0 .. groupSize - 1 (this one included). Packet i of a message goes through the
+     *        chip the same on every GPU (the GPU's ports in turn, weighted by their rates), so
+     *        that the contributions of one packet meet at one chip.
+     * \param type NvLinkHeader::NVLS_REDUCE or NVLS_MULTICAST
+     * \param dstGpu the reduction's destination (ignored for a multicast)
+     * \param bytes payload bytes (at least 1)
+     * \param tag handed to the receivers and to the send callback
+     * \param groupSize GPUs taking part (the domain's first groupSize GPUs)
+     */
+    void SendNvls(uint8_t type, uint16_t dstGpu, uint64_t bytes, uint32_t tag, uint16_t groupSize);
+
     /// \param cb called for every message that arrived whole
     void SetReceiveCallback(ReceiveCallback cb);
 
@@ -95,10 +110,12 @@ class NvLinkTransport : public Object
 
     /**
      * \brief A port asks for its next packet.
+     * \param port the port's index among the GPU's ports
      * \param credits bytes the port may send (the next packet must fit)
+     * \param[out] creditBlocked true if a packet for this port waits for credits
      * \return the packet, or nullptr if none is waiting or it does not fit
      */
-    Ptr<Packet> Dequeue(uint64_t credits);
+    Ptr<Packet> Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked);
 
     /**
      * \brief A port finished sending a data packet of this GPU.
@@ -120,9 +137,10 @@ class NvLinkTransport : public Object
 
     /**
      * \param payload payload bytes of a packet
+     * \param nvls an NVLS packet (NvlsEfficiency) or not (ProtocolEfficiency)
      * \return its bytes on the wire (header and the protocol's overhead included)
      */
-    uint32_t WireBytes(uint32_t payload) const;
+    uint32_t WireBytes(uint32_t payload, bool nvls = false) const;
 
   protected:
     void DoDispose() override;
@@ -131,21 +149,53 @@ class NvLinkTransport : public Object
     /// A message being sent.
     struct Outgoing
     {
-        uint16_t dst{0};        //!< destination GPU
-        uint32_t tag{0};        //!< tag
-        uint64_t bytes{0};      //!< payload
-        uint64_t packetized{0}; //!< bytes handed to ports
-        uint64_t sent{0};       //!< bytes that left the GPU
+        uint16_t dst{0};                //!< destination GPU
+        uint32_t tag{0};                //!< tag
+        uint64_t bytes{0};              //!< payload
+        uint64_t packetized{0};         //!< bytes handed to ports
+        uint64_t sent{0};               //!< bytes that left the GPU
+        uint8_t type{0};                //!< NvLinkHeader type of its packets
+        uint16_t groupSize{0};          //!< NVLS group
+        uint32_t nextUnicast{0};        //!< next packet index (unicast: any port)
+        std::vector<uint32_t> nextNvls; //!< NVLS: next packet index of each port
+        uint32_t base{0};               //!< NVLS: where its packets start in the turn order
     };
 
-    uint16_t m_gpu{0};                         //!< index in the domain
-    uint32_t m_domain{0};                      //!< NVLink domain
-    uint32_t m_unit{0};                        //!< TransferUnit
-    double m_efficiency{1.0};                  //!< ProtocolEfficiency
-    std::vector<Ptr<NvLinkNetDevice>> m_ports; //!< the GPU's NVLink ports
-    std::vector<Outgoing> m_out;               //!< by slot
-    std::vector<uint16_t> m_freeSlots;         //!< slots to reuse
-    std::deque<uint16_t> m_active;             //!< slots with bytes to packetize, in turn
+    /**
+     * \param slot a message
+     * \param index a packet index
+     * \param credits bytes the port may send
+     * \param[out] p the packet, if it fits
+     * \return false if it does not fit
+     */
+    bool MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p);
+
+    /**
+     * \param port a port
+     * \param from a packet index
+     * \param base the message's start in the turn order
+     * \return the first packet index at or after from that goes through the port (NVLS)
+     */
+    uint32_t NextForPort(uint32_t port, uint32_t from, uint32_t base) const;
+
+    /// Build the ports' weighted turn order (NVLS), from their rates.
+    void BuildPattern();
+
+    /// \return a free message slot
+    uint16_t NewSlot();
+
+    uint16_t m_gpu{0};                              //!< index in the domain
+    uint32_t m_domain{0};                           //!< NVLink domain
+    uint32_t m_unit{0};                             //!< TransferUnit
+    double m_efficiency{1.0};                       //!< ProtocolEfficiency
+    double m_nvlsEfficiency{1.0};                   //!< NvlsEfficiency
+    std::vector<Ptr<NvLinkNetDevice>> m_ports;      //!< the GPU's NVLink ports
+    std::vector<Outgoing> m_out;                    //!< by slot
+    std::vector<uint16_t> m_freeSlots;              //!< slots to reuse
+    std::deque<uint16_t> m_active;                  //!< unicast slots with bytes to packetize
+    std::deque<uint16_t> m_nvlsActive;              //!< NVLS slots with bytes to packetize
+    std::vector<uint8_t> m_pattern;                 //!< port of each packet index mod its length
+    std::vector<std::vector<uint32_t>> m_positions; //!< by port: its places in m_pattern
     std::vector<std::unordered_map<uint32_t, uint64_t>> m_partial; //!< by source GPU: tag -> bytes
     ReceiveCallback m_receiveCb;                                   //!< arrivals
     SendCallback m_sendCb;                                         //!< completions

@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "nvlink-header.h"
 #include "nvlink-net-device.h"
 
 namespace ns3
@@ -109,25 +110,99 @@ NvSwitch::GetForwardedPackets() const
     return m_forwarded;
 }
 
-void
-NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, uint16_t dstGpu)
+uint64_t
+NvSwitch::GetNvlsReductions() const
 {
-    const uint32_t out = GetRoute(dstGpu);
-    const uint32_t ingress = in->GetIfIndex();
-    if (out == NO_PORT)
-    {
-        in->CountDrop(p, FabricDropReason::NO_ROUTE);
-        in->ReleaseBytes(p->GetSize());
-        return;
-    }
+    return m_nvlsReductions;
+}
+
+uint64_t
+NvSwitch::GetNvlsCopies() const
+{
+    return m_nvlsCopies;
+}
+
+Ptr<Packet>
+NvSwitch::Derived(const NvLinkHeader& h, uint8_t type, uint16_t dstGpu, uint32_t payloadBytes)
+{
+    NvLinkHeader d = h;
+    d.type = static_cast<NvLinkHeader::Type>(type);
+    d.dstGpu = dstGpu;
+    Ptr<Packet> p = Create<Packet>(payloadBytes);
+    p->AddHeader(d);
+    return p;
+}
+
+void
+NvSwitch::Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization)
+{
     Time delay = m_latency;
     if (m_cutThrough)
     {
-        const Time serialization = in->GetDataRate().CalculateBytesTxTime(p->GetSize());
         delay = m_latency > serialization ? m_latency - serialization : Time(0);
     }
     ++m_forwarded;
     Simulator::Schedule(delay, &NvLinkNetDevice::EnqueueForwarded, m_ports[out], p, ingress);
+}
+
+void
+NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
+{
+    const uint32_t ingress = in->GetIfIndex();
+    const uint32_t size = p->GetSize();
+    const Time serialization = in->GetDataRate().CalculateBytesTxTime(size);
+    if (h.type == NvLinkHeader::NVLS_REDUCE)
+    {
+        // The reduction engine takes the contribution in: its ingress buffer is free at once.
+        in->ReleaseBytes(size);
+        const uint64_t key = (static_cast<uint64_t>(h.tag) << 32) | h.index;
+        uint16_t& count = m_reductions[key];
+        if (++count < h.groupSize)
+        {
+            return;
+        }
+        m_reductions.erase(key);
+        const uint32_t out = GetRoute(h.dstGpu);
+        if (out == NO_PORT)
+        {
+            in->CountDrop(p, FabricDropReason::NO_ROUTE);
+            return;
+        }
+        ++m_nvlsReductions;
+        // The result comes from the reduction: the destination is its source too.
+        NvLinkHeader r = h;
+        r.srcGpu = h.dstGpu; // every packet of the result from the same source
+        Ptr<Packet> result = Derived(r, NvLinkHeader::DATA, h.dstGpu, size - NvLinkHeader::SIZE);
+        Schedule(out, result, NvLinkNetDevice::NO_INGRESS, serialization);
+        return;
+    }
+    if (h.type == NvLinkHeader::NVLS_MULTICAST)
+    {
+        in->ReleaseBytes(size);
+        for (uint16_t g = 0; g < h.groupSize; ++g)
+        {
+            const uint32_t out = GetRoute(g);
+            if (out == NO_PORT)
+            {
+                in->CountDrop(p, FabricDropReason::NO_ROUTE);
+                continue;
+            }
+            ++m_nvlsCopies;
+            Schedule(out,
+                     Derived(h, NvLinkHeader::DATA, g, size - NvLinkHeader::SIZE),
+                     NvLinkNetDevice::NO_INGRESS,
+                     serialization);
+        }
+        return;
+    }
+    const uint32_t out = GetRoute(h.dstGpu);
+    if (out == NO_PORT)
+    {
+        in->CountDrop(p, FabricDropReason::NO_ROUTE);
+        in->ReleaseBytes(size);
+        return;
+    }
+    Schedule(out, p, ingress, serialization);
 }
 
 void

@@ -10,11 +10,13 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
 {
 
+class NvLinkHeader;
 class NvLinkNetDevice;
 class Packet;
 
@@ -28,6 +30,13 @@ class Packet;
  * the ingress port then returns them to its GPU as credits: the switch never drops for lack of
  * buffer. Forwarding takes PortLatency; with CutThrough the packet's last bit leaves
  * PortLatency after it arrived, as IbSwitch does.
+ *
+ * NVLS (NVSwitch gen3 and later): an NVLS_REDUCE packet is one GPU's contribution to packet
+ * i of a reduction; the chip adds the contributions of a packet as they arrive and, once all
+ * the group's GPUs have contributed, sends the result (one packet of the same size) to the
+ * reduction's destination GPU. An NVLS_MULTICAST packet is copied to every GPU of the group.
+ * The reduction and multicast engines take their inputs out of the ingress buffer at once
+ * (their own buffers are not bounded) and add no time beyond PortLatency.
  */
 class NvSwitch : public Object
 {
@@ -76,6 +85,12 @@ class NvSwitch : public Object
     /// \return packets forwarded
     uint64_t GetForwardedPackets() const;
 
+    /// \return NVLS reductions completed (result packets sent)
+    uint64_t GetNvlsReductions() const;
+
+    /// \return NVLS multicast copies sent
+    uint64_t GetNvlsCopies() const;
+
   protected:
     void DoDispose() override;
 
@@ -86,7 +101,27 @@ class NvSwitch : public Object
      * \param p the packet
      * \param dstGpu its destination GPU
      */
-    void Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, uint16_t dstGpu);
+    void Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h);
+
+    /**
+     * \param out the output port
+     * \param p the packet
+     * \param ingress its input port, or NvLinkNetDevice::NO_INGRESS
+     * \param serialization its serialization on the input link (for cut-through)
+     */
+    void Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization);
+
+    /**
+     * \param h a packet's header
+     * \param type the type of the copy
+     * \param dstGpu the copy's destination
+     * \param payloadBytes bytes after the header
+     * \return a packet the switch makes (an NVLS result or copy)
+     */
+    static Ptr<Packet> Derived(const NvLinkHeader& h,
+                               uint8_t type,
+                               uint16_t dstGpu,
+                               uint32_t payloadBytes);
 
     /**
      * \brief A forwarded packet left its output port.
@@ -95,11 +130,14 @@ class NvSwitch : public Object
      */
     void Departed(uint32_t ingress, uint32_t bytes);
 
-    std::vector<Ptr<NvLinkNetDevice>> m_ports; //!< by port number
-    std::vector<uint32_t> m_table;             //!< output port by destination GPU
-    Time m_latency;                            //!< PortLatency
-    bool m_cutThrough{true};                   //!< CutThrough
-    uint64_t m_forwarded{0};                   //!< packets forwarded
+    std::vector<Ptr<NvLinkNetDevice>> m_ports;           //!< by port number
+    std::vector<uint32_t> m_table;                       //!< output port by destination GPU
+    Time m_latency;                                      //!< PortLatency
+    bool m_cutThrough{true};                             //!< CutThrough
+    uint64_t m_forwarded{0};                             //!< packets forwarded
+    std::unordered_map<uint64_t, uint16_t> m_reductions; //!< (tag, packet) -> contributions
+    uint64_t m_nvlsReductions{0};                        //!< results sent
+    uint64_t m_nvlsCopies{0};                            //!< multicast copies sent
 };
 
 } // namespace ns3
