@@ -20,6 +20,7 @@
 #include "ns3/collective-sweep.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/command-line.h"
+#include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stats-helper.h"
@@ -27,6 +28,7 @@
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-switch.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
@@ -259,7 +261,8 @@ main(int argc, char* argv[])
         for (int i = 1; i < argc; ++i)
         {
             const std::string arg = argv[i];
-            if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0)
+            if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0 || arg == "-" + name
+                || arg.rfind("-" + name + "=", 0) == 0)
             {
                 return true;
             }
@@ -462,6 +465,21 @@ main(int argc, char* argv[])
                                     + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
     const double efficiency = mtu / (mtu + framing);
     CollectiveTuner tuner(alpha, rate, efficiency);
+    if (scaleUp)
+    {
+        Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
+        DoubleValue ringEfficiency;
+        DoubleValue nvlsEfficiency;
+        nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+        nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+        tuner.SetScaleUp(nServers,
+                         nGpus,
+                         comm->GetNvLinkStepLatency(),
+                         server.GetGpuNvLinkRate(),
+                         ringEfficiency.Get(),
+                         nvlsEfficiency.Get(),
+                         server.GetServer().nvls);
+    }
     CollectiveSweep runner(collectives, tuner, sweep);
     runner.Schedule();
 

@@ -50,6 +50,24 @@ CollectiveTuner::CollectiveTuner(Time alpha, DataRate nicRate, double wireEffici
 {
 }
 
+void
+CollectiveTuner::SetScaleUp(uint32_t servers,
+                            uint32_t gpusPerServer,
+                            Time nvlinkAlpha,
+                            DataRate nvlinkRate,
+                            double ringEfficiency,
+                            double nvlsEfficiency,
+                            bool nvls)
+{
+    m_servers = servers;
+    m_gpusPerServer = gpusPerServer;
+    m_nvAlpha = nvlinkAlpha;
+    m_nvRate = nvlinkRate;
+    m_nvRingEff = ringEfficiency;
+    m_nvlsEff = nvlsEfficiency;
+    m_nvls = nvls;
+}
+
 std::vector<std::string>
 CollectiveTuner::GetAlgorithmNames()
 {
@@ -112,6 +130,18 @@ CollectiveTuner::Predict(const std::string& name,
     const double s = static_cast<double>(bytes);
     const double logSteps = std::ceil(std::log2(n));
     double t = 0;
+    const bool oneServer = m_servers == 1;
+    const double nvAlpha = m_nvAlpha.GetSeconds();
+    if (name == "nvls")
+    {
+        // Two steps (reduce, multicast); S (n + 1) / n each way on every GPU's NVLinks.
+        return Seconds(2 * nvAlpha + (n + 1) / n * s * 8.0 / m_nvRate.GetBitRate() / m_nvlsEff);
+    }
+    if (name == "ring" && oneServer && type == CollectiveType::ALL_REDUCE)
+    {
+        const double nvBeta = 8.0 / m_nvRate.GetBitRate() / m_nvRingEff;
+        return Seconds(2 * (n - 1) * nvAlpha + 2 * (n - 1) / n * s * nvBeta);
+    }
     if (name == "ring" && type == CollectiveType::ALL_REDUCE)
     {
         t = 2 * (n - 1) * alpha + 2 * (n - 1) / n * s * beta;
@@ -161,9 +191,15 @@ CollectiveTuner::Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) co
     for (const AlgorithmEntry& e : ALGORITHMS)
     {
         std::string error;
-        if (!e.nccl || e.type != type || !Create(e.name, type, nRanks, error))
+        const bool scaleUpCandidate = std::string(e.name) == "nvls" && m_servers == 1 && m_nvls;
+        if ((!e.nccl && !scaleUpCandidate) || e.type != type
+            || !Create(e.name, type, nRanks, error))
         {
             continue;
+        }
+        if (m_servers > 0 && std::string(e.name) == "tree")
+        {
+            continue; // NCCL's NVLink-aware tree is not built in this release
         }
         const Time t = Predict(e.name, type, nRanks, bytes);
         if (t < bestTime) // ties keep the first, the ring

@@ -80,6 +80,27 @@ class CollectiveTuner
                  uint64_t bytes) const;
 
     /**
+     * \brief Servers with NVLink domains (ServerHelper): the ring then follows NCCL's
+     *        server-aware order, NVLS joins the candidates of an all-reduce inside one NVLS
+     *        server, and the rank-order double binary tree leaves them (NCCL's tree chains
+     *        the GPUs of a server over NVLink, which this release does not build).
+     * \param servers servers
+     * \param gpusPerServer GPUs per NVLink domain
+     * \param nvlinkAlpha latency of one NVLink step
+     * \param nvlinkRate a GPU's NVLink rate
+     * \param ringEfficiency payload share of NVLink under the ring's protocol
+     * \param nvlsEfficiency payload share of NVLink under NVLS
+     * \param nvls the NVSwitches reduce in the switch
+     */
+    void SetScaleUp(uint32_t servers,
+                    uint32_t gpusPerServer,
+                    Time nvlinkAlpha,
+                    DataRate nvlinkRate,
+                    double ringEfficiency,
+                    double nvlsEfficiency,
+                    bool nvls);
+
+    /**
      * \brief The fastest algorithm by the model.
      * \param type the collective
      * \param nRanks ranks
@@ -89,9 +110,16 @@ class CollectiveTuner
     std::string Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) const;
 
   private:
-    Time m_alpha;            //!< latency per step
-    DataRate m_nicRate;      //!< NIC rate
-    double m_wireEfficiency; //!< payload per wire byte
+    Time m_alpha;                //!< latency per step
+    DataRate m_nicRate;          //!< NIC rate
+    double m_wireEfficiency;     //!< payload per wire byte
+    uint32_t m_servers{0};       //!< servers with NVLink (0: none)
+    uint32_t m_gpusPerServer{0}; //!< GPUs per NVLink domain
+    Time m_nvAlpha;              //!< NVLink step latency
+    DataRate m_nvRate;           //!< a GPU's NVLink rate
+    double m_nvRingEff{1};       //!< ring payload share on NVLink
+    double m_nvlsEff{1};         //!< NVLS payload share
+    bool m_nvls{false};          //!< NVSwitch reduction
 };
 
 } // namespace ns3

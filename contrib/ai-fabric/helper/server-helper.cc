@@ -7,6 +7,7 @@
 #include "server-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/mac48-address.h"
 #include "ns3/names.h"
@@ -217,6 +218,10 @@ ServerHelper::Check(uint32_t nGpus) const
     {
         return "an NVLink rate of zero";
     }
+    if (s.links.size() > 255)
+    {
+        return "at most 255 NVSwitch chips per server";
+    }
     for (std::size_t c = 0; c < s.links.size(); ++c)
     {
         if (!m_single && static_cast<uint64_t>(s.links[c]) * s.gpus > s.switchPorts)
@@ -242,10 +247,12 @@ ServerHelper::Install(NodeContainer gpus)
     NS_ABORT_MSG_IF(!error.empty(), "ServerHelper: " << error);
     const uint32_t perServer = m_server.gpus;
     const std::vector<uint32_t> links = EffectiveLinks();
-    const uint32_t first = GetNDomains();
     for (uint32_t d = 0; d < gpus.GetN() / perServer; ++d)
     {
-        const uint32_t domain = first + d;
+        // A domain is known by its first GPU's node id: unique in the process, whichever
+        // helper built it.
+        const uint32_t domain = gpus.Get(d * perServer)->GetId();
+        const uint32_t index = GetNDomains();
         std::vector<Ptr<NvLinkTransport>> transports;
         for (uint32_t i = 0; i < perServer; ++i)
         {
@@ -267,9 +274,10 @@ ServerHelper::Install(NodeContainer gpus)
             }
             Ptr<Node> chip = CreateObject<Node>();
             Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();
+            sw->SetAttribute("Nvls", BooleanValue(m_server.nvls));
             chip->AggregateObject(sw);
             const std::string name
-                = "server" + std::to_string(domain) + "-nvswitch" + std::to_string(c);
+                = "server" + std::to_string(index) + "-nvswitch" + std::to_string(c);
             if (!Names::Find<Node>(name))
             {
                 Names::Add(name, chip);

@@ -54,7 +54,9 @@ struct ServerPreset
  * puts each run of GetGpusPerServer() GPUs in one domain: domain d holds ranks
  * d x gpus .. d x gpus + gpus - 1, as GPUs 0 .. gpus - 1 of the domain. Every chip links to
  * every GPU of its domain, so every GPU reaches every other over every chip. Chips are named
- * "server<d>-nvswitch<c>".
+ * "server<d>-nvswitch<c>" (d counts this helper's domains; a name already taken is left to
+ * its node). A chip reduces and multicasts in the switch (NvSwitch's Nvls) if the preset has
+ * NVLS.
  */
 class ServerHelper
 {

@@ -213,6 +213,24 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
     }
 }
 
+// The scale-up flags' bad inputs name what is wrong.
+TEST_F(FattreeExampleTest, ServerInputErrorsAreNamed)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--server=dgx-z9", "--server=dgx-z9: expected dgx-a100, dgx-h100"},
+        {"--server=dgx-h100 --gpusPerServer=13 --servers=1 --radix=32",
+         "need 65 ports on NVSwitch 0, which has 64"},
+        {"--server=dgx-a100 --servers=1 --algo=nvls", "--algo=nvls needs one server"},
+        {"--server=dgx-h100 --servers=2 --algo=nvls", "--algo=nvls needs one server"},
+    };
+    for (const auto& [args, message] : cases)
+    {
+        const Outcome o = Fattree(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_NE(o.err.find(message), std::string::npos) << args << ": " << o.err;
+    }
+}
+
 // A ring that crosses leaves at every hop (rail-optimized servers: local GPU i on leaf i) on
 // the same servers and leaves, non-blocking (radix 8, 1:1) and 4:1 oversubscribed (radix 5):
 // the oversubscribed tree gives a lower busbw, and the JSON shows where: its leaf uplinks run

@@ -426,8 +426,32 @@ struct NvlsRun
             CollectiveType::ALL_REDUCE, n, bytes, 1, s.collectives.GetChunkBytes());
         const Time t = s.Run(plan);
         busbw = bytes / t.GetSeconds() / 1e9 * BusBandwidthFactor(CollectiveType::ALL_REDUCE, n);
-        sent = s.collectives.GetTransport(0)->GetNvLinkBytesSent();
+        for (const auto& port : s.nodes.Get(0)->GetObject<NvLinkTransport>()->GetPorts())
+        {
+            sent += port->GetDataBytesSent(); // payload that left GPU 0 on its links
+        }
         received = s.nodes.Get(0)->GetObject<NvLinkTransport>()->GetBytesReceived();
+        planSent = plan->GetBytesSent(0);
+        planReceived = plan->GetBytesReceived(0);
+        // Afterwards every credit is back: each port may fill its peer's whole buffer again,
+        // and no reduction waits for a contribution.
+        for (uint32_t c = 0; c < s.server.GetSwitches(0).GetN(); ++c)
+        {
+            Ptr<NvSwitch> chip = s.server.GetSwitches(0).Get(c)->GetObject<NvSwitch>();
+            pending += chip->GetPendingReductions();
+            for (uint32_t p = 0; p < chip->GetNPorts(); ++p)
+            {
+                Ptr<NvLinkNetDevice> port = chip->GetPort(p);
+                creditsBack = creditsBack && port->GetCredits() == port->GetBufferBytes();
+            }
+        }
+        for (uint32_t g = 0; g < n; ++g)
+        {
+            for (const auto& port : s.nodes.Get(g)->GetObject<NvLinkTransport>()->GetPorts())
+            {
+                creditsBack = creditsBack && port->GetCredits() == port->GetBufferBytes();
+            }
+        }
         slice = CollectiveAlgorithm::Split(bytes, n)[0];
         for (uint32_t c = 0; c < s.server.GetSwitches(0).GetN(); ++c)
         {
@@ -439,13 +463,17 @@ struct NvlsRun
         Simulator::Destroy();
     }
 
-    double busbw{0};        //!< nccl-tests busbw (GB/s)
-    uint64_t sent{0};       //!< GPU 0's payload into NVLink
-    uint64_t received{0};   //!< GPU 0's payload out of NVLink
-    uint64_t slice{0};      //!< GPU 0's slice
-    uint64_t reductions{0}; //!< result packets the chips sent
-    uint64_t copies{0};     //!< multicast copies the chips sent
-    uint64_t drops{0};      //!< anywhere
+    double busbw{0};          //!< nccl-tests busbw (GB/s)
+    uint64_t sent{0};         //!< GPU 0's payload into NVLink
+    uint64_t received{0};     //!< GPU 0's payload out of NVLink
+    uint64_t slice{0};        //!< GPU 0's slice
+    uint64_t reductions{0};   //!< result packets the chips sent
+    uint64_t copies{0};       //!< multicast copies the chips sent
+    uint64_t drops{0};        //!< anywhere
+    uint64_t planSent{0};     //!< the plan's bytes from rank 0
+    uint64_t planReceived{0}; //!< the plan's bytes to rank 0
+    uint64_t pending{0};      //!< reductions left waiting
+    bool creditsBack{true};   //!< every port has all its credits at the end
 };
 
 // NVLS on one DGX H100: every GPU sends its whole buffer into the switches once plus its
@@ -462,6 +490,10 @@ TEST_F(NvLinkTest, NvlsFollowsItsRuleAndBeatsTheRing)
         EXPECT_EQ(run.drops, 0u);
         EXPECT_EQ(run.sent, bytes + run.slice) << n;
         EXPECT_EQ(run.received, run.slice + bytes) << n;
+        EXPECT_EQ(run.planSent, run.sent) << n;
+        EXPECT_EQ(run.planReceived, run.received) << n;
+        EXPECT_EQ(run.pending, 0u) << n;
+        EXPECT_TRUE(run.creditsBack) << n;
         EXPECT_GT(run.reductions, 0u);
         EXPECT_EQ(run.copies, run.reductions * n); // one result and n copies per packet
         const double rule = 2.0 * (n - 1) / (n + 1) * 450 * 0.72;

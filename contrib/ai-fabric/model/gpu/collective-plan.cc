@@ -288,7 +288,11 @@ CollectivePlan::GetBytesSent(uint32_t rank) const
     uint64_t total = 0;
     for (uint32_t id : GetSends(rank))
     {
-        total += m_transfers[id].bytes;
+        const CollectiveTransfer& t = m_transfers[id];
+        if (t.kind != TransferKind::NVLS_MULTICAST || id == t.group) // one multicast per group
+        {
+            total += t.bytes;
+        }
     }
     return total;
 }
@@ -299,7 +303,11 @@ CollectivePlan::GetBytesReceived(uint32_t rank) const
     uint64_t total = 0;
     for (uint32_t id : GetReceives(rank))
     {
-        total += m_transfers[id].bytes;
+        const CollectiveTransfer& t = m_transfers[id];
+        if (t.kind != TransferKind::NVLS_REDUCE || id == t.group) // one result per reduction
+        {
+            total += t.bytes;
+        }
     }
     return total;
 }

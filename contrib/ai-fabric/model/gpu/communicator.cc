@@ -297,6 +297,11 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
 void
 Communicator::Start(uint32_t id)
 {
+    const CollectiveTransfer& t = m_plan->GetTransfer(id);
+    if (t.kind == TransferKind::NVLS_MULTICAST && id != t.group)
+    {
+        return; // the group's first transfer sends the one multicast
+    }
     const Time latency = m_transport->IsNvLinkPeer(m_plan->GetTransfer(id).dst)
                              ? GetNvLinkStepLatency()
                              : GetStepLatency();

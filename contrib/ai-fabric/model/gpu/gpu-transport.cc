@@ -44,6 +44,11 @@ GpuTransport::DoDispose()
 {
     m_qps.clear();
     m_nic = nullptr;
+    if (m_nvlink)
+    {
+        m_nvlink->SetReceiveCallback(NvLinkTransport::ReceiveCallback());
+        m_nvlink->SetSendCallback(NvLinkTransport::SendCallback());
+    }
     m_nvlink = nullptr;
     m_receiveCb = ReceiveCallback();
     m_sendCb = SendCallback();
@@ -65,6 +70,7 @@ GpuTransport::Setup(uint32_t rank, uint32_t nRanks, uint32_t nChannels, Ptr<Rdma
 void
 GpuTransport::SetNvLink(Ptr<NvLinkTransport> nvlink)
 {
+    NS_ABORT_MSG_IF(m_nvlink, "GpuTransport: rank " << m_rank << " already has its NVLink");
     m_nvlink = nvlink;
     m_nvlink->SetReceiveCallback(MakeCallback(&GpuTransport::NvLinkArrived, this));
     m_nvlink->SetSendCallback(MakeCallback(&GpuTransport::NvLinkSent, this));
@@ -193,8 +199,9 @@ void
 GpuTransport::SendNvls(
     bool multicast, uint32_t peer, uint64_t bytes, uint32_t tag, uint32_t groupSize)
 {
-    NS_ABORT_MSG_IF(!m_nvlink || m_nvGpu[peer] < 0
-                        || m_nvGpu[m_rank] != static_cast<int32_t>(m_rank) || groupSize > 0xFFFF,
+    NS_ABORT_MSG_IF(!m_nvlink || m_nvlink->GetGpu() != m_rank
+                        || (!multicast && m_nvGpu[peer] != static_cast<int32_t>(peer))
+                        || groupSize > 0xFFFF,
                     "GpuTransport: NVLS needs every rank in one NVLink domain, rank r on its GPU r "
                     "(rank "
                         << m_rank << ")");

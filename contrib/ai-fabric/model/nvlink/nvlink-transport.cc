@@ -33,14 +33,14 @@ NvLinkTransport::GetTypeId()
               .SetGroupName("AiFabric")
               .AddConstructor<NvLinkTransport>()
               .AddAttribute("TransferUnit",
-                            "Payload bytes per simulated NVLink packet. Default 65536: NVLink "
-                            "moves 256-byte flits, far too many events for a 1 GB collective; "
-                            "64 KiB keeps the simulated packet count near a 4 KB-MTU fabric's "
-                            "per byte / 16, at the cost of latency granularity (one unit takes "
-                            "146 ns on a 450 GB/s GPU).",
+                            "Payload bytes per simulated NVLink packet (1 to 2^24). Default 65536: "
+                            "NVLink moves 256-byte flits, far too many events for a 1 GB "
+                            "collective; a 64 KiB unit keeps the event count near a 4 KB-MTU "
+                            "fabric's per byte / 16, at the cost of latency granularity (each "
+                            "packet is stored and forwarded whole at a switch).",
                             UintegerValue(65536),
                             MakeUintegerAccessor(&NvLinkTransport::m_unit),
-                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+                            MakeUintegerChecker<uint32_t>(1, 1u << 24))
               .AddAttribute("ProtocolEfficiency",
                             "Fraction of NVLink's data rate that carries payload under NCCL's "
                             "Simple protocol (0-1]. Default 0.818: calibrated on one DGX H100, "
@@ -108,6 +108,9 @@ NvLinkTransport::GetDomain() const
 void
 NvLinkTransport::AddPort(Ptr<NvLinkNetDevice> port)
 {
+    NS_ABORT_MSG_IF(!m_nvlsActive.empty() || !m_active.empty(),
+                    "NvLinkTransport: a port added while messages are being sent");
+    NS_ABORT_MSG_IF(m_ports.size() >= 255, "NvLinkTransport: at most 255 NVLink ports");
     const uint32_t largest = std::max(WireBytes(m_unit, false), WireBytes(m_unit, true));
     NS_ABORT_MSG_IF(largest > port->GetBufferBytes(),
                     "NvLinkTransport: a packet of " << largest
@@ -151,6 +154,8 @@ NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvLinkTransport: a message of zero bytes");
     NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
+    NS_ABORT_MSG_IF((bytes + m_unit - 1) / m_unit > UINT32_MAX,
+                    "NvLinkTransport: a message of more than 2^32 packets");
     const uint16_t slot = NewSlot();
     Outgoing& out = m_out[slot];
     out = Outgoing{};
@@ -173,6 +178,8 @@ NvLinkTransport::SendNvls(
     NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
     NS_ABORT_MSG_IF(type != NvLinkHeader::NVLS_REDUCE && type != NvLinkHeader::NVLS_MULTICAST,
                     "NvLinkTransport: not an NVLS type");
+    NS_ABORT_MSG_IF((bytes + m_unit - 1) / m_unit > UINT32_MAX,
+                    "NvLinkTransport: a message of more than 2^32 packets");
     if (m_pattern.empty())
     {
         BuildPattern();

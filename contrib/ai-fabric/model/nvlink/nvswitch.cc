@@ -36,6 +36,13 @@ NvSwitch::GetTypeId()
                             TimeValue(NanoSeconds(100)),
                             MakeTimeAccessor(&NvSwitch::m_latency),
                             MakeTimeChecker(Time(0)))
+              .AddAttribute("Nvls",
+                            "The chip reduces and multicasts in the switch (NVSwitch gen3 and "
+                            "later). Off, NVLS packets have no route (dropped as NoRoute). "
+                            "Default true; ServerHelper sets it from the preset.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&NvSwitch::m_nvls),
+                            MakeBooleanChecker())
               .AddAttribute("CutThrough",
                             "Cut-through forwarding: a packet's last bit leaves PortLatency "
                             "after it arrived. Off: store and forward. Default true.",
@@ -58,6 +65,11 @@ NvSwitch::~NvSwitch()
 void
 NvSwitch::DoDispose()
 {
+    for (const auto& port : m_ports)
+    {
+        port->SetForwardCallback(NvLinkNetDevice::ForwardCallback());
+        port->SetDepartureCallback(NvLinkNetDevice::DepartureCallback());
+    }
     m_ports.clear();
     Object::DoDispose();
 }
@@ -116,6 +128,12 @@ NvSwitch::GetNvlsReductions() const
     return m_nvlsReductions;
 }
 
+std::size_t
+NvSwitch::GetPendingReductions() const
+{
+    return m_reductions.size();
+}
+
 uint64_t
 NvSwitch::GetNvlsCopies() const
 {
@@ -151,6 +169,12 @@ NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
     const uint32_t ingress = in->GetIfIndex();
     const uint32_t size = p->GetSize();
     const Time serialization = in->GetDataRate().CalculateBytesTxTime(size);
+    if (!m_nvls && (h.type == NvLinkHeader::NVLS_REDUCE || h.type == NvLinkHeader::NVLS_MULTICAST))
+    {
+        in->CountDrop(p, FabricDropReason::NO_ROUTE); // this chip has no NVLS engines
+        in->ReleaseBytes(size);
+        return;
+    }
     if (h.type == NvLinkHeader::NVLS_REDUCE)
     {
         // The reduction engine takes the contribution in: its ingress buffer is free at once.

@@ -91,6 +91,9 @@ class NvSwitch : public Object
     /// \return NVLS multicast copies sent
     uint64_t GetNvlsCopies() const;
 
+    /// \return NVLS reductions waiting for contributions
+    std::size_t GetPendingReductions() const;
+
   protected:
     void DoDispose() override;
 
@@ -133,6 +136,7 @@ class NvSwitch : public Object
     std::vector<Ptr<NvLinkNetDevice>> m_ports;           //!< by port number
     std::vector<uint32_t> m_table;                       //!< output port by destination GPU
     Time m_latency;                                      //!< PortLatency
+    bool m_nvls{true};                                   //!< Nvls
     bool m_cutThrough{true};                             //!< CutThrough
     uint64_t m_forwarded{0};                             //!< packets forwarded
     std::unordered_map<uint64_t, uint16_t> m_reductions; //!< (tag, packet) -> contributions
