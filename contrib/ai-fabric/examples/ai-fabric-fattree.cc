@@ -123,22 +123,22 @@ main(int argc, char* argv[])
     const auto wallStart = std::chrono::steady_clock::now();
 
     std::string fabricName = "roce";
-    std::string servers = "16";
+    std::string servers; // 2 with a server preset, 16 without
     std::string gpusPerServer = "1";
     std::string nicRate = "400Gbps";
     std::string tiers = "2";
     std::string radix = "8";
     std::string oversubscription = "1:1";
-    std::string rail = "false";
+    std::string rail; // true with a server preset, false without
     std::string collective = "allreduce";
     std::string algo = "auto";
-    std::string serverPreset;
+    std::string serverPreset = "dgx-h100";
     std::string minBytes = "1M";
     std::string maxBytes = "32M";
     std::string stepFactor = "2";
     std::string iters = "5";
     std::string warmup = "1";
-    std::string channels = "1";
+    std::string channels; // the GPUs of a server (up to 16) with a server preset, 1 without
     std::string failures;
     std::string json;
     std::string pcap;
@@ -186,13 +186,19 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a fat-tree of GPU servers.");
     cmd.AddValue("fabric", "roce (RoCEv2) or ib (InfiniBand)", fabricName);
-    cmd.AddValue("servers", "servers", servers);
-    cmd.AddValue("gpusPerServer", "GPUs per server, each with its own NIC", gpusPerServer);
+    cmd.AddValue("servers", "servers (default 2; 16 with --server=none)", servers);
+    cmd.AddValue("gpusPerServer",
+                 "GPUs per server, each with its own NIC (default: the preset's; 1 with "
+                 "--server=none)",
+                 gpusPerServer);
     cmd.AddValue("nicRate", "NIC and link rate, e.g. 400Gbps or 400G", nicRate);
     cmd.AddValue("tiers", "switch tiers: 2 (leaf-spine) or 3 (k-ary fat-tree)", tiers);
     cmd.AddValue("radix", "ports per switch", radix);
     cmd.AddValue("oversubscription", "leaf down:up ratio, e.g. 1:1, 4:1 or 3", oversubscription);
-    cmd.AddValue("rail", "rail-optimized: local GPU i of every server on leaf i", rail);
+    cmd.AddValue("rail",
+                 "rail-optimized: local GPU i of every server on leaf i (default true; false "
+                 "with --server=none)",
+                 rail);
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
     cmd.AddValue("algo", "ring, tree, hd, chain, pairwise, direct or auto", algo);
@@ -205,7 +211,10 @@ main(int argc, char* argv[])
     cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
     cmd.AddValue("iters", "timed iterations per size (nccl-tests -n)", iters);
     cmd.AddValue("warmup", "untimed iterations per size first (nccl-tests -w)", warmup);
-    cmd.AddValue("channels", "channels (NCCL's nChannels), each with its own QPs", channels);
+    cmd.AddValue("channels",
+                 "channels (NCCL's nChannels), each with its own QPs (default: the GPUs of a "
+                 "server, up to 16; 1 with --server=none)",
+                 channels);
     cmd.AddValue("failures", "failures to inject (comes with the fault model)", failures);
     cmd.AddValue("json", "write the results as JSON to this file", json);
     cmd.AddValue("pcap", "write a pcap per GPU NIC with this prefix", pcap);
@@ -270,6 +279,14 @@ main(int argc, char* argv[])
         return false;
     };
     const bool scaleUp = !serverPreset.empty() && serverPreset != "none";
+    if (servers.empty())
+    {
+        servers = scaleUp ? "2" : "16";
+    }
+    if (rail.empty())
+    {
+        rail = scaleUp ? "true" : "false";
+    }
     ServerHelper server;
     if (scaleUp)
     {
@@ -384,6 +401,10 @@ main(int argc, char* argv[])
     sweep.iterations = Whole("iters", iters, 1, 1 << 20);
     sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
     sweep.progress = !quiet;
+    if (channels.empty())
+    {
+        channels = std::to_string(scaleUp ? std::min<uint32_t>(nGpus, 16) : 1);
+    }
     const uint32_t nChannels = Whole("channels", channels, 1, 64);
     const std::string jsonTmp = json + ".tmp";
     std::ofstream jsonFile;

@@ -74,7 +74,7 @@ Fattree(const std::string& args)
 
 /// A small, quick scenario: 8 GPUs on a radix-4 leaf-spine.
 const std::string SMALL
-    = "--servers=8 --radix=4 --minBytes=256K --maxBytes=1M --stepFactor=4 "
+    = "--server=none --servers=8 --radix=4 --minBytes=256K --maxBytes=1M --stepFactor=4 "
       "--iters=2 --warmup=1 --quiet";
 
 class FattreeExampleTest : public AiFabricTest
@@ -196,7 +196,7 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--nicRate=fast",
                                    "--rail=maybe",
                                    "--stepFactor=1",
-                                   "--servers=1",
+                                   "--server=none --servers=1",
                                    "--bogus=1",
                                    "--quiet=maybe",
                                    "--pcap=/nonexistent/dir/cap",
@@ -242,7 +242,7 @@ TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
         char dir[] = "/tmp/ai-fabric-fattree-over-XXXXXX";
         const std::string json = std::string(mkdtemp(dir)) + "/run.json";
         const Outcome o = Fattree(
-            "--servers=4 --gpusPerServer=4 --rail=true --algo=ring "
+            "--server=none --servers=4 --gpusPerServer=4 --rail=true --algo=ring "
             "--minBytes=16M --maxBytes=16M --iters=1 --warmup=0 --quiet "
             + tree + " --json=" + json);
         EXPECT_EQ(o.status, 0) << o.err;

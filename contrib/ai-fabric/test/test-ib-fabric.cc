@@ -358,7 +358,7 @@ TEST_F(IbFabricTest, FattreeRunsOverIb)
 {
     const std::string dir = TempDir();
     const std::string args
-        = " --servers=8 --radix=4 --minBytes=1M --maxBytes=4M --stepFactor=4 "
+        = " --server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=4M --stepFactor=4 "
           "--iters=1 --warmup=0 --quiet --algo=ring";
     const CommandResult ib = RunCommand(ProgramPath("ai-fabric-fattree") + args
                                         + " --fabric=ib --json=" + dir + "/ib.json");

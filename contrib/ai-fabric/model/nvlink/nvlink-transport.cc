@@ -53,10 +53,10 @@ NvLinkTransport::GetTypeId()
                             "Fraction of NVLink's data rate that carries payload in NVLS "
                             "reductions and multicasts (NCCL's NVLS kernels: multimem loads and "
                             "stores by a few SMs, the switches' reduction engines) (0-1]. "
-                            "Default 0.72: calibrated on one DGX H100, NVLS all-reduce of 1 GB, "
+                            "Default 0.70: calibrated on one DGX H100, NVLS all-reduce of 1 GB, "
                             "busbw ~480 GB/s (nccl-tests issue 212; the validation case "
                             "dgx-h100-nvls-busbw).",
-                            DoubleValue(0.72),
+                            DoubleValue(0.70),
                             MakeDoubleAccessor(&NvLinkTransport::m_nvlsEfficiency),
                             MakeDoubleChecker<double>(0.01, 1.0));
     return tid;
@@ -321,30 +321,40 @@ NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked)
 {
     creditBlocked = false;
     Ptr<Packet> p;
-    // NVLS messages first: their packets are bound to a port.
-    for (std::size_t n = m_nvlsActive.size(); n > 0; --n)
+    // NVLS messages first, oldest first (NCCL's NVLS kernels work through their chunks in
+    // order, so that each reduction completes as soon as possible): the first message with a
+    // packet left for this port. Their packets are bound to a port.
+    // Multicasts before contributions: a piece's store follows its reduction at once, which
+    // completes the piece and lets the next contribution start.
+    for (uint8_t pass = 0; pass < 2; ++pass)
     {
-        const uint16_t slot = m_nvlsActive.front();
-        Outgoing& out = m_out[slot];
-        const uint64_t packets = (out.bytes + m_unit - 1) / m_unit;
-        const uint32_t index = out.nextNvls[port];
-        if (index < packets)
+        const uint8_t wanted = pass == 0 ? NvLinkHeader::NVLS_MULTICAST : NvLinkHeader::NVLS_REDUCE;
+        for (auto it = m_nvlsActive.begin(); it != m_nvlsActive.end(); ++it)
         {
+            const uint16_t slot = *it;
+            Outgoing& out = m_out[slot];
+            if (out.type != wanted)
+            {
+                continue;
+            }
+            const uint64_t packets = (out.bytes + m_unit - 1) / m_unit;
+            const uint32_t index = out.nextNvls[port];
+            if (index >= packets)
+            {
+                continue; // nothing left for this port in this message
+            }
             if (!MakePacket(slot, index, credits, p))
             {
                 creditBlocked = true;
                 return nullptr;
             }
             out.nextNvls[port] = NextForPort(port, index + 1, out.base);
-            m_nvlsActive.pop_front();
-            if (out.packetized < out.bytes)
+            if (out.packetized == out.bytes)
             {
-                m_nvlsActive.push_back(slot); // the next message's turn
+                m_nvlsActive.erase(it); // every packet handed to a port
             }
             return p;
         }
-        m_nvlsActive.pop_front(); // nothing for this port: look at the next message
-        m_nvlsActive.push_back(slot);
     }
     if (m_active.empty())
     {
