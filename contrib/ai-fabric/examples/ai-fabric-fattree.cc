@@ -453,6 +453,20 @@ main(int argc, char* argv[])
     if (scaleUp)
     {
         server.Install(tree.GetGpus()); // NVLink inside each server
+        // GPUDirect RDMA over the GPU-NIC PCIe link: it limits the NIC when slower.
+        const DataRate pcie = server.GetPcieRate();
+        if (pcie < rate)
+        {
+            for (uint32_t g = 0; g < tree.GetNGpus(); ++g)
+            {
+                Ptr<Node> gpu = tree.GetGpuByRank(g);
+                fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
+                if (!ib)
+                {
+                    fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
+                }
+            }
+        }
     }
     fabric.AssignStreams(1);
     if (!pcap.empty())

@@ -16,6 +16,7 @@
 #include "ns3/nvlink-transport.h"
 #include "ns3/nvswitch.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace ns3
@@ -164,6 +165,23 @@ ServerHelper::SetLinkDelay(Time delay)
 }
 
 void
+ServerHelper::SetPcie(uint32_t generation, uint32_t lanes)
+{
+    m_server.pcieGeneration = generation;
+    m_server.pcieLanes = lanes;
+}
+
+DataRate
+ServerHelper::GetPcieRate() const
+{
+    // Transfer rate per lane (GT/s) and line-code efficiency, by generation (PCI-SIG).
+    static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64};
+    static const double code[] = {0, 0.8, 0.8, 128.0 / 130, 128.0 / 130, 128.0 / 130, 242.0 / 256};
+    const uint32_t g = std::min<uint32_t>(m_server.pcieGeneration, 6);
+    return DataRate(static_cast<uint64_t>(m_server.pcieLanes * gts[g] * code[g] * 1e9));
+}
+
+void
 ServerHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
     m_deviceFactory.Set(name, value);
@@ -221,6 +239,12 @@ ServerHelper::Check(uint32_t nGpus) const
     if (s.links.size() > 255)
     {
         return "at most 255 NVSwitch chips per server";
+    }
+    if (s.pcieGeneration < 1 || s.pcieGeneration > 6
+        || (s.pcieLanes != 1 && s.pcieLanes != 2 && s.pcieLanes != 4 && s.pcieLanes != 8
+            && s.pcieLanes != 16))
+    {
+        return "PCIe generation 1 to 6 with 1, 2, 4, 8 or 16 lanes";
     }
     for (std::size_t c = 0; c < s.links.size(); ++c)
     {

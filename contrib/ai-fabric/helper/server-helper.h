@@ -101,6 +101,19 @@ class ServerHelper
     void SetLinkDelay(Time delay);
 
     /**
+     * \param generation PCIe generation of the GPU-NIC link (1 to 6, override)
+     * \param lanes its lanes (1, 2, 4, 8 or 16)
+     */
+    void SetPcie(uint32_t generation, uint32_t lanes);
+
+    /**
+     * \return the GPU-NIC PCIe data rate per direction: lanes x transfer rate x line-code
+     *         efficiency (Gen1-2 8b/10b, Gen3-5 128b/130b, Gen6 FLIT 242/256); Gen4 x16 252
+     *         Gb/s (31.5 GB/s), Gen5 x16 504 Gb/s (63 GB/s)
+     */
+    DataRate GetPcieRate() const;
+
+    /**
      * \param name attribute of ns3::NvLinkNetDevice
      * \param value its value
      */

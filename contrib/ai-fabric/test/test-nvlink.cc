@@ -19,6 +19,8 @@
 #include "ns3/nvlink-transport.h"
 #include "ns3/nvls-algorithm.h"
 #include "ns3/nvswitch.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/server-helper.h"
 #include "ns3/uinteger.h"
@@ -504,4 +506,74 @@ TEST_F(NvLinkTest, NvlsFollowsItsRuleAndBeatsTheRing)
     {
         EXPECT_GT(NvlsRun(8, bytes).busbw, RingBusbw(8, bytes)) << bytes;
     }
+}
+
+namespace
+{
+
+/// When the last write arrived
+Time g_writeDone;
+
+/**
+ * \param qp the responder QP
+ * \param bytes the message
+ */
+void
+WriteArrived(Ptr<RdmaQueuePair> /* qp */, uint64_t /* bytes */)
+{
+    g_writeDone = Simulator::Now();
+}
+
+/// \return the time a 64 MiB RDMA write takes between two RoCEv2 hosts on one switch, with the
+///         senders' PCIe at the given rate (0: not limited)
+Time
+WriteTime(DataRate pcie)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetTransportAttribute("PcieRate", DataRateValue(pcie));
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(hosts.Get(1), sw.Get(0));
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    b->SetArrivalCallback(MakeCallback(&WriteArrived));
+    a->PostWrite(64 << 20, 1);
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), 64u << 20);
+    Simulator::Destroy();
+    return g_writeDone;
+}
+
+} // namespace
+
+// PCIe between GPU and NIC: the rates of the generations, and GPUDirect RDMA limited by a
+// PCIe Gen4 x16 link (252 Gb/s) behind a 400 Gb/s NIC: the NIC reads each packet (4096 bytes
+// of payload, BTH and ICRC: 4112) from GPU memory at the PCIe rate, within 1%; unlimited, the
+// link's goodput.
+TEST_F(NvLinkTest, PcieLimitsGpuDirectRdma)
+{
+    ServerHelper server;
+    server.SetPreset("dgx-a100");
+    EXPECT_NEAR(server.GetPcieRate().GetBitRate() / 1e9, 16 * 16 * 128.0 / 130, 0.01);
+    server.SetPreset("dgx-h100");
+    EXPECT_NEAR(server.GetPcieRate().GetBitRate() / 1e9, 16 * 32 * 128.0 / 130, 0.01);
+    server.SetPcie(6, 16);
+    EXPECT_NEAR(server.GetPcieRate().GetBitRate() / 1e9, 16 * 64 * 242.0 / 256, 0.01);
+    server.SetPcie(7, 16);
+    EXPECT_NE(server.Check(8), "");
+    const double bytes = 64 << 20;
+    const DataRate gen4("252061538461bps");
+    const double limited = bytes * 8 / WriteTime(gen4).GetSeconds() / 1e9;
+    EXPECT_NEAR(limited / (252.06 * 4096 / 4112), 1.0, 0.01) << limited;
+    const double unlimited = bytes * 8 / WriteTime(DataRate(0)).GetSeconds() / 1e9;
+    EXPECT_NEAR(unlimited / (400.0 * 4096 / 4178), 1.0, 0.01) << unlimited;
 }

@@ -17,6 +17,8 @@
 #include "rdma-headers.h"
 #include "rdma-queue-pair.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -46,6 +48,14 @@ RdmaTransport::GetTypeId()
                             TimeValue(NanoSeconds(250)),
                             MakeTimeAccessor(&RdmaTransport::m_rxLatency),
                             MakeTimeChecker(Time(0)))
+              .AddAttribute("PcieRate",
+                            "Data rate of the PCIe link between the GPU (or host memory) and "
+                            "the NIC, per direction (bit/s): with GPUDirect RDMA the NIC reads "
+                            "every packet it sends from GPU memory no faster. 0 (the default): "
+                            "not limited. ServerHelper::GetPcieRate gives a server's.",
+                            DataRateValue(DataRate(0)),
+                            MakeDataRateAccessor(&RdmaTransport::m_pcieRate),
+                            MakeDataRateChecker())
               .AddAttribute("CongestionControl",
                             "Congestion control of the QPs created from now on (a subclass of "
                             "ns3::RdmaCongestionControl).",
@@ -76,6 +86,7 @@ RdmaTransport::DoDispose()
         pacing.event.Cancel();
     }
     m_pacing.clear();
+    m_pcieEvent.Cancel();
     for (auto& qp : m_qps)
     {
         qp->Dispose();
@@ -258,6 +269,15 @@ RdmaTransport::NotifyDataReady(RdmaQueuePair* qp)
 }
 
 void
+RdmaTransport::PcieDone()
+{
+    if (!m_ready.empty() && !m_dataReady.IsNull())
+    {
+        m_dataReady(); // the port may take the next packet
+    }
+}
+
+void
 RdmaTransport::PacingDone(uint32_t index)
 {
     m_scheduled[index] = 0;
@@ -288,6 +308,16 @@ RdmaTransport::HasReadyData() const
 Ptr<Packet>
 RdmaTransport::DequeueData(RdmaPacketMeta& meta)
 {
+    if (m_pcieRate.GetBitRate() > 0 && !m_ready.empty() && Simulator::Now() < m_pcieFree)
+    {
+        // The NIC is still reading the last packet from GPU memory over PCIe.
+        if (!m_pcieEvent.IsRunning())
+        {
+            m_pcieEvent = Simulator::Schedule(
+                m_pcieFree - Simulator::Now(), &RdmaTransport::PcieDone, this);
+        }
+        return nullptr;
+    }
     while (!m_ready.empty())
     {
         const uint32_t i = m_ready.front();
@@ -299,6 +329,11 @@ RdmaTransport::DequeueData(RdmaPacketMeta& meta)
             continue;
         }
         Ptr<Packet> p = qp->BuildNextPacket();
+        if (m_pcieRate.GetBitRate() > 0)
+        {
+            m_pcieFree = std::max(m_pcieFree, Simulator::Now())
+                         + m_pcieRate.CalculateBytesTxTime(p->GetSize());
+        }
         meta.srcAddress = m_address;
         meta.dstAddress = qp->GetRemoteAddress();
         meta.entropy = qp->GetEntropy();

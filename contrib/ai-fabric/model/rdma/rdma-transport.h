@@ -189,6 +189,9 @@ class RdmaTransport : public Object
      */
     void SendControl(Ptr<Packet> p, const RdmaQueuePair* qp);
 
+    /// PCIe has read the last packet: the port may take the next.
+    void PcieDone();
+
     /**
      * \brief A paced QP may send again.
      * \param index its index
@@ -232,6 +235,9 @@ class RdmaTransport : public Object
     uint8_t m_cnpOpcode{ROCE_CNP};    //!< BTH opcode of the CNPs the QPs send
     SendCallback m_sendControl;       //!< to the port
     Callback<void> m_dataReady;       //!< to the port
+    DataRate m_pcieRate;              //!< PcieRate (0: not limited)
+    Time m_pcieFree;                  //!< when PCIe can read the next packet
+    EventId m_pcieEvent;              //!< wakes the port when it can
 };
 
 } // namespace ns3
