@@ -397,7 +397,8 @@ main(int argc, char* argv[])
                         "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
     }
     sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
-    sweep.gpusPerServer = scaleUp ? nGpus : 0; // NCCL's rail-aligned rings over NVLink servers
+    sweep.gpusPerServer = nGpus;
+    sweep.serverAwareRing = scaleUp; // NCCL's rail-aligned rings over NVLink servers
     sweep.iterations = Whole("iters", iters, 1, 1 << 20);
     sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
     sweep.progress = !quiet;

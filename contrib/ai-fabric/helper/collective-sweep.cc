@@ -80,9 +80,15 @@ CollectiveSweep::Schedule()
         std::string error;
         Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
-        if (name == "ring" && m_config.gpusPerServer > 1)
+        if (name == "ring" && m_config.serverAwareRing && m_config.gpusPerServer > 1)
         {
             algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
+        }
+        if (name == "hier")
+        {
+            algorithm->SetAttribute(
+                "GpusPerServer",
+                UintegerValue(m_config.gpusPerServer > 0 ? m_config.gpusPerServer : n));
         }
         Ptr<CollectivePlan> plan = algorithm->Build(
             m_config.type, n, size, m_collectives.GetChannels(), m_collectives.GetChunkBytes());

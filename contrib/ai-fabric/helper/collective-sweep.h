@@ -37,7 +37,8 @@ struct CollectiveSweepConfig
     uint32_t iterations{5};                          //!< timed iterations per size (-n)
     uint32_t warmup{1};                              //!< untimed iterations first (-w)
     bool progress{true};                             //!< progress line on stderr
-    uint32_t gpusPerServer{0}; //!< NVLink servers: rings follow NCCL's order (0: rank order)
+    uint32_t gpusPerServer{0};   //!< GPUs per server (hierarchical algorithms; 0: one server)
+    bool serverAwareRing{false}; //!< rings follow NCCL's server-aware order
 };
 
 /**

@@ -37,10 +37,11 @@ const AlgorithmEntry ALGORITHMS[] = {
     {"pairwise", CollectiveType::ALL_TO_ALL, "ns3::PairwiseAllToAllAlgorithm", false},
     {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm", true},
     {"nvls", CollectiveType::ALL_REDUCE, "ns3::NvlsAlgorithm", false},
+    {"hier", CollectiveType::ALL_REDUCE, "ns3::HierarchicalAlgorithm", false},
 };
 
 /// Algorithms that need the scale-up (NVLink) model.
-const char* const SCALE_UP_ALGORITHMS[] = {"hier", "nvlstree"};
+const char* const SCALE_UP_ALGORITHMS[] = {"nvlstree"};
 } // namespace
 
 CollectiveTuner::CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency)
@@ -85,8 +86,7 @@ CollectiveTuner::Create(const std::string& name,
     {
         if (name == scaleUp)
         {
-            error = "--algo=" + name + " is not in this release (it comes with the "
-                    "hierarchical algorithms)";
+            error = "--algo=" + name + " is not in this release";
             return nullptr;
         }
     }

@@ -13,6 +13,7 @@
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/hierarchical-algorithm.h"
 #include "ns3/node-container.h"
 #include "ns3/nvlink-header.h"
 #include "ns3/nvlink-net-device.h"
@@ -294,7 +295,7 @@ struct Servers
      * \param channels channels (rings)
      * \param bytes the all-reduce's size
      */
-    Servers(uint32_t servers, uint32_t channels, uint64_t bytes)
+    Servers(uint32_t servers, uint32_t channels, uint64_t bytes, bool hierarchical = false)
     {
         tree.SetServers(servers);
         tree.SetGpusPerServer(8);
@@ -304,13 +305,21 @@ struct Servers
         server.Install(tree.GetGpus());
         collectives.SetChannels(channels);
         collectives.Install(tree.GetGpus(), fabric);
-        Ptr<RingAlgorithm> ring = CreateObject<RingAlgorithm>();
-        ring->SetAttribute("GpusPerServer", UintegerValue(8));
-        plan = ring->Build(CollectiveType::ALL_REDUCE,
-                           tree.GetNGpus(),
-                           bytes,
-                           channels,
-                           collectives.GetChunkBytes());
+        Ptr<CollectiveAlgorithm> algorithm;
+        if (hierarchical)
+        {
+            algorithm = CreateObject<HierarchicalAlgorithm>();
+        }
+        else
+        {
+            algorithm = CreateObject<RingAlgorithm>();
+        }
+        algorithm->SetAttribute("GpusPerServer", UintegerValue(8));
+        plan = algorithm->Build(CollectiveType::ALL_REDUCE,
+                                tree.GetNGpus(),
+                                bytes,
+                                channels,
+                                collectives.GetChunkBytes());
         collectives.Connect(*plan);
         Simulator::ScheduleNow(
             &CollectiveHelper::Run, &collectives, plan, MakeCallback(&Servers::Done, this));
@@ -576,4 +585,24 @@ TEST_F(NvLinkTest, PcieLimitsGpuDirectRdma)
     EXPECT_NEAR(limited / (252.06 * 4096 / 4112), 1.0, 0.01) << limited;
     const double unlimited = bytes * 8 / WriteTime(DataRate(0)).GetSeconds() / 1e9;
     EXPECT_NEAR(unlimited / (400.0 * 4096 / 4178), 1.0, 0.01) << unlimited;
+}
+
+// The hierarchical all-reduce on two DGX H100: reduce-scatter and all-gather inside each server
+// move 2 (g - 1) / g S over every GPU's NVLinks, and the all-reduce across servers moves
+// 2 (N - 1) / (N g) S through every GPU's NIC: each of the 16 NICs carries 1/16 of the
+// cross-server bytes (within 1%), no byte is lost, and every rank ends the collective.
+TEST_F(NvLinkTest, HierarchicalAllReduceSplitsTheWorkOverRails)
+{
+    const uint64_t bytes = 64ULL << 20;
+    Servers two(2, 2, bytes, true);
+    ASSERT_TRUE(two.time.IsStrictlyPositive());
+    for (uint32_t g = 0; g < 16; ++g)
+    {
+        Ptr<GpuTransport> t = two.collectives.GetTransport(g);
+        const double nvlink = t->GetNvLinkBytesSent();
+        const double nic = t->GetBytesSent() - t->GetNvLinkBytesSent();
+        EXPECT_NEAR(nvlink / (2.0 * 7 / 8 * bytes), 1.0, 0.01) << "GPU " << g;
+        EXPECT_NEAR(nic / (2.0 * 1 / 16 * bytes), 1.0, 0.01) << "GPU " << g;
+    }
+    EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
 }

@@ -152,7 +152,7 @@ NvLinkTransport::NewSlot()
 void
 NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
 {
-    NS_ABORT_MSG_IF(bytes == 0, "NvLinkTransport: a message of zero bytes");
+    // A message of zero bytes (a collective's empty part) is one header-only packet.
     NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
     NS_ABORT_MSG_IF((bytes + m_unit - 1) / m_unit > UINT32_MAX,
                     "NvLinkTransport: a message of more than 2^32 packets");

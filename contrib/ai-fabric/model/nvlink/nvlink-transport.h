@@ -79,7 +79,7 @@ class NvLinkTransport : public Object
     /**
      * \brief Send a message to a GPU of the domain.
      * \param dstGpu its index in the domain
-     * \param bytes payload bytes (at least 1)
+     * \param bytes payload bytes (0: one header-only packet)
      * \param tag handed to the receiver and to the send callback
      */
     void Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag);
