@@ -7,11 +7,14 @@
 /**
  * \file
  * \ingroup ai-fabric
- * The front door: a fat-tree of GPU servers on a RoCEv2 fabric runs an nccl-tests style sweep
+ * The front door: a fat-tree of GPU servers (DGX H100 by default, NVLink inside) on a RoCEv2 or
+ * InfiniBand fabric runs an nccl-tests style sweep
  * of a collective and prints the table NCCL users read every day.
  *
  *   ./ns3 run ai-fabric-fattree
- *   ./ns3 run "ai-fabric-fattree --servers=32 --radix=16 --collective=allgather --algo=ring"
+ *   ./ns3 run "ai-fabric-fattree --servers=4 --radix=16 --collective=allgather --algo=ring"
+ *   ./ns3 run "ai-fabric-fattree --server=dgx-h100 --servers=1 --algo=nvls --maxBytes=1G"
+ *   ./ns3 run "ai-fabric-fattree --server=none --servers=32 --radix=16"
  *   ./ns3 run "ai-fabric-fattree --radix=10 --oversubscription=4:1 --json=run.json"
  */
 
@@ -201,7 +204,9 @@ main(int argc, char* argv[])
                  rail);
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
-    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise, direct or auto", algo);
+    cmd.AddValue("algo",
+                 "ring, tree, hd, chain, pairwise, direct, nvls (one NVLS server), hier or auto",
+                 algo);
     cmd.AddValue("server",
                  "server preset: dgx-a100, dgx-h100, hgx-b200, gb200-nvl72 (NVLink domain, "
                  "GPUs per server and NIC rate unless given) or none",
@@ -283,10 +288,6 @@ main(int argc, char* argv[])
     {
         servers = scaleUp ? "2" : "16";
     }
-    if (rail.empty())
-    {
-        rail = scaleUp ? "true" : "false";
-    }
     ServerHelper server;
     if (scaleUp)
     {
@@ -304,6 +305,12 @@ main(int argc, char* argv[])
         {
             gpusPerServer = std::to_string(server.GetServer().gpus);
         }
+        if (rail.empty())
+        {
+            // Rail-optimized DGX-class servers (up to 8 GPUs and NICs each); a 72-GPU NVLink
+            // domain's 72 rails would need 72 leaves per group.
+            rail = server.GetServer().gpus <= 8 ? "true" : "false";
+        }
         if (!given("nicRate"))
         {
             nicRate = std::to_string(server.GetServer().nicRate.GetBitRate()) + "bps";
@@ -312,6 +319,10 @@ main(int argc, char* argv[])
     if (!failures.empty())
     {
         FabricCli::Fail(PROGRAM, "--failures: failure injection comes with the fault model");
+    }
+    if (rail.empty())
+    {
+        rail = "false";
     }
     FatTreeHelper tree;
     const uint32_t nServers = Whole("servers", servers, 1, 1 << 20);

@@ -80,7 +80,8 @@ CollectiveSweep::Schedule()
         std::string error;
         Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
-        if (name == "ring" && m_config.serverAwareRing && m_config.gpusPerServer > 1)
+        if (DynamicCast<RingAlgorithm>(algorithm) && m_config.serverAwareRing
+            && m_config.gpusPerServer > 1)
         {
             algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
         }

@@ -185,7 +185,7 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--tiers=4",
                                    "--algo=bogus",
                                    "--algo=tree --collective=alltoall",
-                                   "--algo=nvls",
+                                   "--server=none --algo=nvls",
                                    "--fabric=ethernet",
                                    "--routing=bogus",
                                    "--server=dgx-z9",
@@ -210,6 +210,40 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
         EXPECT_EQ(o.out, "") << args;
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
         EXPECT_EQ(o.err.rfind("ai-fabric-fattree: ", 0), 0u) << o.err;
+    }
+}
+
+// The defaults: two DGX H100, rail-optimized, 8 channels; --server=none: the NIC-only model's
+// 16 one-GPU servers, no rail, one channel. Broadcast runs on the defaults.
+TEST_F(FattreeExampleTest, DefaultsFollowTheServerPreset)
+{
+    char dir[] = "/tmp/ai-fabric-fattree-defaults-XXXXXX";
+    const std::string base = std::string(mkdtemp(dir));
+    struct Case
+    {
+        std::string args;   //!< flags
+        uint32_t servers;   //!< expected servers
+        bool rail;          //!< expected placement
+        uint32_t channels;  //!< expected channels
+        std::string server; //!< expected preset
+    };
+    const std::vector<Case> cases = {
+        {"", 2, true, 8, "dgx-h100"},
+        {"--server=none", 16, false, 1, "none"},
+        {"--collective=broadcast", 2, true, 8, "dgx-h100"},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i)
+    {
+        const std::string json = base + "/run" + std::to_string(i) + ".json";
+        const Outcome o
+            = Fattree(cases[i].args + " --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 --quiet"
+                      + " --json=" + json);
+        ASSERT_EQ(o.status, 0) << cases[i].args << ": " << o.err;
+        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        EXPECT_EQ(j["scenario"]["servers"], cases[i].servers) << cases[i].args;
+        EXPECT_EQ(j["scenario"]["rail"], cases[i].rail) << cases[i].args;
+        EXPECT_EQ(j["scenario"]["channels"], cases[i].channels) << cases[i].args;
+        EXPECT_EQ(j["scenario"]["server"], cases[i].server) << cases[i].args;
     }
 }
 

@@ -10,6 +10,7 @@
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
+#include "ns3/double.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/gpu-transport.h"
@@ -507,7 +508,9 @@ TEST_F(NvLinkTest, NvlsFollowsItsRuleAndBeatsTheRing)
         EXPECT_TRUE(run.creditsBack) << n;
         EXPECT_GT(run.reductions, 0u);
         EXPECT_EQ(run.copies, run.reductions * n); // one result and n copies per packet
-        const double rule = 2.0 * (n - 1) / (n + 1) * 450 * 0.70;
+        DoubleValue efficiency;
+        CreateObject<NvLinkTransport>()->GetAttribute("NvlsEfficiency", efficiency);
+        const double rule = 2.0 * (n - 1) / (n + 1) * 450 * efficiency.Get();
         EXPECT_LE(run.busbw, rule) << n;
         EXPECT_GE(run.busbw, 0.9 * rule) << n;
     }
@@ -605,4 +608,39 @@ TEST_F(NvLinkTest, HierarchicalAllReduceSplitsTheWorkOverRails)
         EXPECT_NEAR(nic / (2.0 * 1 / 16 * bytes), 1.0, 0.01) << "GPU " << g;
     }
     EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
+}
+
+// Hierarchical plans for other shapes: 3 servers of 2 GPUs, 4 servers of 1, 3 of 4, two
+// channels and sizes down to a few bytes (empty pieces): every plan is valid (each dependency
+// arrives at its transfer's source), and each rank sends 2 (g - 1) / g S inside its server and
+// 2 (N - 1) / (N g) S to other servers (within 1% at 12 MiB).
+TEST_F(NvLinkTest, HierarchicalPlansForOtherShapes)
+{
+    for (const auto& [g, servers] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{2, 3}, {1, 4}, {4, 3}})
+    {
+        Ptr<HierarchicalAlgorithm> hier = CreateObject<HierarchicalAlgorithm>();
+        hier->SetAttribute("GpusPerServer", UintegerValue(g));
+        const uint32_t n = g * servers;
+        for (uint64_t bytes : {5ULL, 1000ULL})
+        {
+            EXPECT_GT(hier->Build(CollectiveType::ALL_REDUCE, n, bytes, 2, 64)->GetNTransfers(),
+                      0u);
+        }
+        const uint64_t bytes = 12ULL << 20;
+        Ptr<CollectivePlan> plan = hier->Build(CollectiveType::ALL_REDUCE, n, bytes, 2, 1 << 20);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            double inside = 0;
+            double across = 0;
+            for (uint32_t id : plan->GetSends(r))
+            {
+                const CollectiveTransfer& t = plan->GetTransfer(id);
+                (t.src / g == t.dst / g ? inside : across) += t.bytes;
+            }
+            EXPECT_NEAR(inside, 2.0 * (g - 1) / g * bytes, 0.01 * bytes) << g << "x" << servers;
+            EXPECT_NEAR(across, 2.0 * (servers - 1) / (servers * g) * bytes, 0.01 * bytes)
+                << g << "x" << servers;
+        }
+    }
 }

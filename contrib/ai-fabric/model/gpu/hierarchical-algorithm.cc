@@ -102,8 +102,11 @@ HierarchicalAlgorithm::DoBuild(CollectivePlan& plan,
                         // server's reduce-scatter is (and what arrived, after the first hop);
                         // a copying hop forwards what arrived.
                         std::vector<uint32_t> deps;
-                        if (reducing)
+                        if (t < servers)
                         {
+                            // The sender's own piece (reduced hops), or the sum it just
+                            // completed with it (the first copying hop), needs its server's
+                            // reduce-scatter done.
                             deps = ready[from];
                         }
                         if (t > 0)
