@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -47,6 +48,35 @@ namespace
 
 class IbFabricTest : public AiFabricTest
 {
+};
+
+/// Hosts on one InfiniBand switch, host i on switch port i.
+struct IbStar
+{
+    /**
+     * \param n hosts
+     * \param configure called on the helper before anything is installed (may be empty)
+     */
+    explicit IbStar(uint32_t n, const std::function<void(IbFabricHelper&)>& configure = {})
+    {
+        if (configure)
+        {
+            configure(fabric);
+        }
+        hosts.Create(n);
+        sw.Create(1);
+        fabric.InstallHosts(hosts);
+        fabric.InstallSwitches(sw);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            fabric.Connect(hosts.Get(i), sw.Get(0));
+        }
+        fabric.ComputeRoutes();
+    }
+
+    NodeContainer hosts;   //!< the hosts
+    NodeContainer sw;      //!< the switch
+    IbFabricHelper fabric; //!< the fabric
 };
 
 /**
@@ -265,18 +295,10 @@ TEST_F(IbFabricTest, MinHopRoutesEveryPairAndBalancesUplinks)
 // senders wait for credits, and the bottleneck stays busy while they send.
 TEST_F(IbFabricTest, IncastIsLosslessWithCreditStalls)
 {
-    NodeContainer hosts;
-    hosts.Create(9);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t i = 0; i < 9; ++i)
-    {
-        fabric.Connect(hosts.Get(i), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
+    IbStar star(9);
+    NodeContainer& hosts = star.hosts;
+    NodeContainer& sw = star.sw;
+    IbFabricHelper& fabric = star.fabric;
     Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(8));
     std::vector<Ptr<RdmaQueuePair>> responders;
     const uint64_t bytes = 4 << 20;
@@ -472,18 +494,10 @@ RecordFirstDone(ArbitrationResult* result,
 ArbitrationResult
 Arbitrate(const std::string& high, const std::string& low, uint32_t limit)
 {
-    NodeContainer hosts;
-    hosts.Create(3);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t i = 0; i < 3; ++i)
-    {
-        fabric.Connect(hosts.Get(i), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
+    IbStar star(3);
+    NodeContainer& hosts = star.hosts;
+    NodeContainer& sw = star.sw;
+    IbFabricHelper& fabric = star.fabric;
     fabric.GetNic(hosts.Get(1))->SetAttribute("Sl", UintegerValue(1));
     Ptr<IbNetDevice> out = sw.Get(0)->GetObject<IbSwitch>()->GetPort(2);
     out->SetAttribute("VlArbitrationHigh", StringValue(high));
@@ -658,18 +672,10 @@ Mad(uint8_t seed)
 // arrives within a microsecond, intact, from the right LID, and nothing is lost.
 TEST_F(IbFabricTest, ManagementLaneOvertakesCongestedData)
 {
-    NodeContainer hosts;
-    hosts.Create(3);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t i = 0; i < 3; ++i)
-    {
-        fabric.Connect(hosts.Get(i), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
+    IbStar star(3);
+    NodeContainer& hosts = star.hosts;
+    NodeContainer& sw = star.sw;
+    IbFabricHelper& fabric = star.fabric;
     Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
     for (uint32_t i = 0; i < 2; ++i)
     {
@@ -709,18 +715,10 @@ TEST_F(IbFabricTest, ManagementLaneOvertakesCongestedData)
 // other MAD arrives, and no data VL ever sees a credit violation.
 TEST_F(IbFabricTest, ManagementLaneDropsWhatItsBufferCannotHold)
 {
-    NodeContainer hosts;
-    hosts.Create(5);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t i = 0; i < 5; ++i)
-    {
-        fabric.Connect(hosts.Get(i), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
+    IbStar star(5);
+    NodeContainer& hosts = star.hosts;
+    NodeContainer& sw = star.sw;
+    IbFabricHelper& fabric = star.fabric;
     MadLog log;
     fabric.GetNic(hosts.Get(4))->SetManagementCallback(MakeBoundCallback(&RecordMad, &log));
     for (uint32_t h = 0; h < 4; ++h)
@@ -751,17 +749,10 @@ TEST_F(IbFabricTest, ManagementLaneDropsWhatItsBufferCannotHold)
 // stays empty), arrive complete, and the sender's VL 2 gets all its credits back.
 TEST_F(IbFabricTest, SlToVlTableChoosesEachOutputVl)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.SetDeviceAttribute("Sl", UintegerValue(2));
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(hosts.Get(1), sw.Get(0));
-    fabric.ComputeRoutes();
+    IbStar star(2, [](IbFabricHelper& f) { f.SetDeviceAttribute("Sl", UintegerValue(2)); });
+    NodeContainer& hosts = star.hosts;
+    NodeContainer& sw = star.sw;
+    IbFabricHelper& fabric = star.fabric;
     Ptr<IbNetDevice> out = sw.Get(0)->GetObject<IbSwitch>()->GetPort(1);
     out->SetAttribute("SlToVl", StringValue("5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5"));
     EXPECT_EQ(out->VlOfSl(2), 5);
