@@ -8,6 +8,7 @@
 
 #include "collective-helper.h"
 #include "ns3/abort.h"
+#include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -81,6 +82,11 @@ CollectiveSweep::Schedule()
         Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
         if (DynamicCast<RingAlgorithm>(algorithm) && m_config.serverAwareRing
+            && m_config.gpusPerServer > 1)
+        {
+            algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
+        }
+        if (DynamicCast<DoubleBinaryTreeAlgorithm>(algorithm) && m_config.serverAwareRing
             && m_config.gpusPerServer > 1)
         {
             algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));

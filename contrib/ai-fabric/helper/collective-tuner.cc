@@ -137,6 +137,19 @@ CollectiveTuner::Predict(const std::string& name,
         // Two steps (reduce, multicast); S (n + 1) / n each way on every GPU's NVLinks.
         return Seconds(2 * nvAlpha + (n + 1) / n * s * 8.0 / m_nvRate.GetBitRate() / m_nvlsEff);
     }
+    if (name == "tree" && m_servers > 0)
+    {
+        // NCCL's tree on servers: a chain of g GPUs over NVLink in each server, the double
+        // binary tree over the servers' heads; up and down.
+        const double g = m_gpusPerServer;
+        const double serverSteps = std::ceil(std::log2(static_cast<double>(m_servers)));
+        if (oneServer)
+        {
+            return Seconds(2 * (g - 1) * nvAlpha
+                           + 2 * s * 8.0 / m_nvRate.GetBitRate() / m_nvRingEff);
+        }
+        return Seconds(2 * (serverSteps * alpha + (g - 1) * nvAlpha) + 2 * s * beta);
+    }
     if (name == "ring" && oneServer && type == CollectiveType::ALL_REDUCE)
     {
         const double nvBeta = 8.0 / m_nvRate.GetBitRate() / m_nvRingEff;
@@ -197,10 +210,7 @@ CollectiveTuner::Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) co
         {
             continue;
         }
-        if (m_servers > 0 && std::string(e.name) == "tree")
-        {
-            continue; // NCCL's NVLink-aware tree is not built in this release
-        }
+
         const Time t = Predict(e.name, type, nRanks, bytes);
         if (t < bestTime) // ties keep the first, the ring
         {

@@ -80,10 +80,10 @@ class CollectiveTuner
                  uint64_t bytes) const;
 
     /**
-     * \brief Servers with NVLink domains (ServerHelper): the ring then follows NCCL's
-     *        server-aware order, NVLS joins the candidates of an all-reduce inside one NVLS
-     *        server, and the rank-order double binary tree leaves them (NCCL's tree chains
-     *        the GPUs of a server over NVLink, which this release does not build).
+     * \brief Servers with NVLink domains (ServerHelper): the ring and the tree then follow
+     *        NCCL's server-aware orders (the tree: a chain over NVLink in each server, the
+     *        double binary tree over the servers), and NVLS joins the candidates of an
+     *        all-reduce inside one NVLS server.
      * \param servers servers
      * \param gpusPerServer GPUs per NVLink domain
      * \param nvlinkAlpha latency of one NVLink step

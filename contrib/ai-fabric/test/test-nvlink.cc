@@ -10,6 +10,7 @@
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
+#include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/double.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
@@ -643,4 +644,46 @@ TEST_F(NvLinkTest, HierarchicalPlansForOtherShapes)
                 << g << "x" << servers;
         }
     }
+}
+
+// NCCL's tree on servers: in each of the 4 servers the 8 GPUs form a chain whose head is local
+// GPU c (channel c), the heads form a binary tree over the servers (parents on the same rail),
+// every rank has one parent but the root, and the two trees have different roots or shapes.
+TEST_F(NvLinkTest, ServerTreeChainsInsideAndTreesAcross)
+{
+    for (uint32_t c = 0; c < 8; ++c)
+    {
+        std::vector<std::vector<uint32_t>> trees;
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            const std::vector<uint32_t> parents
+                = DoubleBinaryTreeAlgorithm::GetServerParents(32, 8, t, c);
+            uint32_t roots = 0;
+            for (uint32_t r = 0; r < 32; ++r)
+            {
+                const uint32_t p = parents[r];
+                if (p == DoubleBinaryTreeAlgorithm::NO_PARENT)
+                {
+                    ++roots;
+                    EXPECT_EQ(r % 8, c) << "the root is a head";
+                    continue;
+                }
+                if (r % 8 == c)
+                {
+                    EXPECT_NE(p / 8, r / 8) << "a head's parent is in another server";
+                    EXPECT_EQ(p % 8, c) << "on the same rail";
+                }
+                else
+                {
+                    EXPECT_EQ(p / 8, r / 8) << "the chain stays in its server";
+                    EXPECT_EQ(p % 8, (r % 8 + 7) % 8) << "towards the head";
+                }
+            }
+            EXPECT_EQ(roots, 1u);
+            trees.push_back(parents);
+        }
+        EXPECT_NE(trees[0], trees[1]);
+    }
+    EXPECT_EQ(DoubleBinaryTreeAlgorithm::GetServerParents(16, 1, 0, 3),
+              DoubleBinaryTreeAlgorithm::GetParents(16, 0));
 }

@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -20,10 +21,18 @@ NS_OBJECT_ENSURE_REGISTERED(DoubleBinaryTreeAlgorithm);
 TypeId
 DoubleBinaryTreeAlgorithm::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::DoubleBinaryTreeAlgorithm")
-                            .SetParent<CollectiveAlgorithm>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<DoubleBinaryTreeAlgorithm>();
+    static TypeId tid
+        = TypeId("ns3::DoubleBinaryTreeAlgorithm")
+              .SetParent<CollectiveAlgorithm>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<DoubleBinaryTreeAlgorithm>()
+              .AddAttribute("GpusPerServer",
+                            "GPUs per server: above 1, NCCL's tree on servers (a chain "
+                            "inside each server, the double binary tree across servers). "
+                            "0 (the default): the tree spans the ranks.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&DoubleBinaryTreeAlgorithm::m_gpusPerServer),
+                            MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -94,6 +103,32 @@ DoubleBinaryTreeAlgorithm::GetParents(uint32_t nRanks, uint32_t tree)
     return parents;
 }
 
+std::vector<uint32_t>
+DoubleBinaryTreeAlgorithm::GetServerParents(uint32_t n, uint32_t g, uint32_t tree, uint32_t channel)
+{
+    if (g <= 1 || n % g != 0)
+    {
+        return GetParents(n, tree);
+    }
+    const uint32_t servers = n / g;
+    const std::vector<uint32_t> serverParents = GetParents(servers, tree);
+    std::vector<uint32_t> parents(n, NO_PARENT);
+    // rank of the GPU at chain position i of server s
+    auto rank = [&](uint32_t s, uint32_t i) { return s * g + (channel + i) % g; };
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        for (uint32_t i = 1; i < g; ++i)
+        {
+            parents[rank(s, i)] = rank(s, i - 1); // the chain, towards its head
+        }
+        if (serverParents[s] != NO_PARENT)
+        {
+            parents[rank(s, 0)] = rank(serverParents[s], 0); // heads: the tree across servers
+        }
+    }
+    return parents;
+}
+
 void
 DoubleBinaryTreeAlgorithm::DoBuild(CollectivePlan& plan,
                                    uint32_t channel,
@@ -119,8 +154,9 @@ DoubleBinaryTreeAlgorithm::DoBuild(CollectivePlan& plan,
     for (uint32_t t = 0; t < TREES; ++t)
     {
         Tree& tree = trees[t];
-        tree.parents = GetParents(n, t);
-        tree.root = GetRoot(n, t);
+        tree.parents = GetServerParents(n, m_gpusPerServer, t, channel);
+        tree.root = static_cast<uint32_t>(
+            std::find(tree.parents.begin(), tree.parents.end(), NO_PARENT) - tree.parents.begin());
         tree.children.assign(n, {});
         for (uint32_t r = 0; r < n; ++r)
         {

@@ -37,6 +37,10 @@ namespace ns3
  * it has reduced piece k of all its children, and every other rank forwards piece k to its
  * children once it arrived from its parent. Pieces pipeline through both phases.
  *
+ * With GpusPerServer set (NCCL's tree on servers), the trees are GetServerParents': a chain
+ * through each server's GPUs over NVLink, and the double binary tree among the servers'
+ * chain heads, one rail per channel.
+ *
  * Bytes per channel share S and tree half H = S/2: a rank that is not a tree's root sends H
  * up and receives H down in that tree; a rank with c children in a tree receives c x H up and
  * sends c x H down. Both trees have depth ceil(log2 n), so a piece crosses 2 ceil(log2 n)
@@ -92,6 +96,27 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
      * \return its parent, NO_PARENT for rank 0
      */
     static uint32_t BinaryTreeParent(uint32_t nRanks, uint32_t rank);
+
+  public:
+    /**
+     * \brief The parents of one tree on servers of g GPUs (NCCL's tree across nodes): inside
+     *        a server the GPUs form a chain (local order rotated by the channel, so the
+     *        chain's head is local GPU channel mod g, the same rail in every server); the
+     *        heads form the double binary tree over the servers. With g of 0 or 1, or n not a
+     *        multiple of g: GetParents(n, tree).
+     * \param n ranks (server-major)
+     * \param g GPUs per server
+     * \param tree 0 or 1
+     * \param channel the channel
+     * \return the parent of every rank (NO_PARENT for the root)
+     */
+    static std::vector<uint32_t> GetServerParents(uint32_t n,
+                                                  uint32_t g,
+                                                  uint32_t tree,
+                                                  uint32_t channel);
+
+  private:
+    uint32_t m_gpusPerServer{0}; //!< GpusPerServer (0: rank-level tree)
 };
 
 } // namespace ns3
