@@ -383,6 +383,12 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "a collective needs at least 2 GPUs; this fat-tree has 1");
     }
+    if (algo == "nvlstree" && (!scaleUp || !server.GetServer().nvls))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--algo=nvlstree needs servers whose NVSwitches reduce in the switch: "
+                        "--server=dgx-h100, hgx-b200 or gb200-nvl72");
+    }
     if (algo == "nvls" && (!scaleUp || !server.GetServer().nvls || nServers != 1))
     {
         FabricCli::Fail(PROGRAM,

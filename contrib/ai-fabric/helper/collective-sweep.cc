@@ -91,7 +91,7 @@ CollectiveSweep::Schedule()
         {
             algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
         }
-        if (name == "hier")
+        if (name == "hier" || name == "nvlstree")
         {
             algorithm->SetAttribute(
                 "GpusPerServer",

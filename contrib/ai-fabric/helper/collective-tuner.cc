@@ -38,10 +38,9 @@ const AlgorithmEntry ALGORITHMS[] = {
     {"direct", CollectiveType::ALL_TO_ALL, "ns3::DirectAllToAllAlgorithm", true},
     {"nvls", CollectiveType::ALL_REDUCE, "ns3::NvlsAlgorithm", false},
     {"hier", CollectiveType::ALL_REDUCE, "ns3::HierarchicalAlgorithm", false},
+    {"nvlstree", CollectiveType::ALL_REDUCE, "ns3::NvlsTreeAlgorithm", false},
 };
 
-/// Algorithms that need the scale-up (NVLink) model.
-const char* const SCALE_UP_ALGORITHMS[] = {"nvlstree"};
 } // namespace
 
 CollectiveTuner::CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency)
@@ -82,14 +81,6 @@ CollectiveTuner::Create(const std::string& name,
                         uint32_t nRanks,
                         std::string& error)
 {
-    for (const char* scaleUp : SCALE_UP_ALGORITHMS)
-    {
-        if (name == scaleUp)
-        {
-            error = "--algo=" + name + " is not in this release";
-            return nullptr;
-        }
-    }
     bool known = false;
     for (const AlgorithmEntry& e : ALGORITHMS)
     {
@@ -136,6 +127,17 @@ CollectiveTuner::Predict(const std::string& name,
     {
         // Two steps (reduce, multicast); S (n + 1) / n each way on every GPU's NVLinks.
         return Seconds(2 * nvAlpha + (n + 1) / n * s * 8.0 / m_nvRate.GetBitRate() / m_nvlsEff);
+    }
+    if (name == "nvlstree")
+    {
+        // NVLS reduction and multicast in each server (two NVLink steps), the double binary
+        // tree across servers between heads; NVLink carries S (g + 1) / g per GPU, each NIC
+        // about 2 S / g.
+        const double g = m_gpusPerServer;
+        const double serverSteps = std::ceil(std::log2(static_cast<double>(m_servers)));
+        const double nvTerm = (g + 1) / g * s * 8.0 / m_nvRate.GetBitRate() / m_nvlsEff;
+        const double netTerm = 2 * s / g * beta;
+        return Seconds(2 * (serverSteps * alpha + 2 * nvAlpha) + std::max(nvTerm, netTerm));
     }
     if (name == "tree" && m_servers > 0)
     {
@@ -204,7 +206,9 @@ CollectiveTuner::Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) co
     for (const AlgorithmEntry& e : ALGORITHMS)
     {
         std::string error;
-        const bool scaleUpCandidate = std::string(e.name) == "nvls" && m_servers == 1 && m_nvls;
+        const bool scaleUpCandidate = m_nvls
+                                      && ((std::string(e.name) == "nvls" && m_servers == 1)
+                                          || (std::string(e.name) == "nvlstree" && m_servers > 1));
         if ((!e.nccl && !scaleUpCandidate) || e.type != type
             || !Create(e.name, type, nRanks, error))
         {

@@ -256,6 +256,8 @@ TEST_F(FattreeExampleTest, ServerInputErrorsAreNamed)
          "need 65 ports on NVSwitch 0, which has 64"},
         {"--server=dgx-a100 --servers=1 --algo=nvls", "--algo=nvls needs one server"},
         {"--server=dgx-h100 --servers=2 --algo=nvls", "--algo=nvls needs one server"},
+        {"--server=none --algo=nvlstree", "--algo=nvlstree needs servers whose NVSwitches"},
+        {"--server=dgx-a100 --algo=nvlstree", "--algo=nvlstree needs servers whose NVSwitches"},
     };
     for (const auto& [args, message] : cases)
     {

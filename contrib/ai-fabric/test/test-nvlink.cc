@@ -21,6 +21,7 @@
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/nvls-algorithm.h"
+#include "ns3/nvls-tree-algorithm.h"
 #include "ns3/nvswitch.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
@@ -297,7 +298,10 @@ struct Servers
      * \param channels channels (rings)
      * \param bytes the all-reduce's size
      */
-    Servers(uint32_t servers, uint32_t channels, uint64_t bytes, bool hierarchical = false)
+    Servers(uint32_t servers,
+            uint32_t channels,
+            uint64_t bytes,
+            const std::string& algorithmName = "ring")
     {
         tree.SetServers(servers);
         tree.SetGpusPerServer(8);
@@ -308,9 +312,13 @@ struct Servers
         collectives.SetChannels(channels);
         collectives.Install(tree.GetGpus(), fabric);
         Ptr<CollectiveAlgorithm> algorithm;
-        if (hierarchical)
+        if (algorithmName == "hier")
         {
             algorithm = CreateObject<HierarchicalAlgorithm>();
+        }
+        else if (algorithmName == "nvlstree")
+        {
+            algorithm = CreateObject<NvlsTreeAlgorithm>();
         }
         else
         {
@@ -598,7 +606,7 @@ TEST_F(NvLinkTest, PcieLimitsGpuDirectRdma)
 TEST_F(NvLinkTest, HierarchicalAllReduceSplitsTheWorkOverRails)
 {
     const uint64_t bytes = 64ULL << 20;
-    Servers two(2, 2, bytes, true);
+    Servers two(2, 2, bytes, "hier");
     ASSERT_TRUE(two.time.IsStrictlyPositive());
     for (uint32_t g = 0; g < 16; ++g)
     {
@@ -686,4 +694,49 @@ TEST_F(NvLinkTest, ServerTreeChainsInsideAndTreesAcross)
     }
     EXPECT_EQ(DoubleBinaryTreeAlgorithm::GetServerParents(16, 1, 0, 3),
               DoubleBinaryTreeAlgorithm::GetParents(16, 0));
+}
+
+// NVLSTree on two DGX H100 (8 channels, two trees): only the heads use their NICs, each GPU
+// being the head of as many (channel, tree) pairs as any other, so the 16 NICs carry the same
+// payload (within 1%), exactly the plan's cross-server bytes; every credit returns, no
+// reduction is left waiting, nothing is lost; and it beats the ring at 256 MiB.
+TEST_F(NvLinkTest, NvlsTreeJoinsServersThroughHeads)
+{
+    const uint64_t bytes = 256ULL << 20;
+    Servers two(2, 8, bytes, "nvlstree");
+    ASSERT_TRUE(two.time.IsStrictlyPositive());
+    uint64_t crossing = 0;
+    for (uint32_t id = 0; id < two.plan->GetNTransfers(); ++id)
+    {
+        const CollectiveTransfer& t = two.plan->GetTransfer(id);
+        if (t.src / 8 != t.dst / 8)
+        {
+            crossing += t.bytes;
+        }
+    }
+    std::vector<double> nic;
+    uint64_t total = 0;
+    for (uint32_t g = 0; g < 16; ++g)
+    {
+        Ptr<GpuTransport> t = two.collectives.GetTransport(g);
+        nic.push_back(t->GetBytesSent() - t->GetNvLinkBytesSent());
+        total += t->GetBytesSent() - t->GetNvLinkBytesSent();
+    }
+    EXPECT_EQ(total, crossing);
+    const auto [lo, hi] = std::minmax_element(nic.begin(), nic.end());
+    EXPECT_LE(*hi, *lo * 1.01);
+    for (uint32_t s = 0; s < 2; ++s)
+    {
+        for (uint32_t c = 0; c < two.server.GetSwitches(s).GetN(); ++c)
+        {
+            EXPECT_EQ(
+                two.server.GetSwitches(s).Get(c)->GetObject<NvSwitch>()->GetPendingReductions(),
+                0u);
+        }
+    }
+    EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
+    const double nvlsTree = bytes / two.time.GetSeconds();
+    Simulator::Destroy();
+    Servers ring(2, 8, bytes);
+    EXPECT_GT(nvlsTree, bytes / ring.time.GetSeconds());
 }

@@ -100,19 +100,29 @@ CollectivePlan::AddNvlsReduce(uint32_t dst,
                               uint32_t channel,
                               uint64_t bytes,
                               uint32_t step,
-                              const std::vector<std::vector<uint32_t>>& deps)
+                              const std::vector<std::vector<uint32_t>>& deps,
+                              uint32_t firstRank,
+                              uint32_t count)
 {
-    NS_ABORT_MSG_IF(dst >= m_nRanks, "CollectivePlan: bad NVLS reduction to " << dst);
-    NS_ABORT_MSG_IF(!deps.empty() && deps.size() != m_nRanks,
+    count = count == 0 ? m_nRanks - firstRank : count;
+    NS_ABORT_MSG_IF(firstRank + count > m_nRanks || dst < firstRank || dst >= firstRank + count,
+                    "CollectivePlan: bad NVLS reduction to " << dst);
+    NS_ABORT_MSG_IF(!deps.empty() && deps.size() != count,
                     "CollectivePlan: NVLS reduction dependencies for some ranks only");
     const auto first = static_cast<uint32_t>(m_transfers.size());
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t i = 0; i < count; ++i)
     {
-        const uint32_t id = Add(
-            r, dst, channel, bytes, step, false, deps.empty() ? std::vector<uint32_t>{} : deps[r]);
+        const uint32_t id = Add(firstRank + i,
+                                dst,
+                                channel,
+                                bytes,
+                                step,
+                                false,
+                                deps.empty() ? std::vector<uint32_t>{} : deps[i]);
         m_transfers[id].kind = TransferKind::NVLS_REDUCE;
         m_transfers[id].group = first;
-        m_transfers[id].groupSize = m_nRanks;
+        m_transfers[id].groupSize = count;
+        m_transfers[id].groupBase = firstRank;
     }
     return first;
 }
@@ -122,16 +132,21 @@ CollectivePlan::AddNvlsMulticast(uint32_t src,
                                  uint32_t channel,
                                  uint64_t bytes,
                                  uint32_t step,
-                                 const std::vector<uint32_t>& deps)
+                                 const std::vector<uint32_t>& deps,
+                                 uint32_t firstRank,
+                                 uint32_t count)
 {
-    NS_ABORT_MSG_IF(src >= m_nRanks, "CollectivePlan: bad NVLS multicast from " << src);
+    count = count == 0 ? m_nRanks - firstRank : count;
+    NS_ABORT_MSG_IF(firstRank + count > m_nRanks || src < firstRank || src >= firstRank + count,
+                    "CollectivePlan: bad NVLS multicast from " << src);
     const auto first = static_cast<uint32_t>(m_transfers.size());
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t i = 0; i < count; ++i)
     {
-        const uint32_t id = Add(src, r, channel, bytes, step, false, deps);
+        const uint32_t id = Add(src, firstRank + i, channel, bytes, step, false, deps);
         m_transfers[id].kind = TransferKind::NVLS_MULTICAST;
         m_transfers[id].group = first;
-        m_transfers[id].groupSize = m_nRanks;
+        m_transfers[id].groupSize = count;
+        m_transfers[id].groupBase = firstRank;
     }
     return first;
 }

@@ -82,6 +82,7 @@ struct CollectiveTransfer
     TransferKind kind{TransferKind::POINT_TO_POINT}; //!< how it moves
     uint32_t group{0};     //!< first transfer of its NVLS group (itself for point to point)
     uint32_t groupSize{1}; //!< transfers in its group
+    uint32_t groupBase{0}; //!< the first rank of its NVLS group (ranks base .. base + size - 1)
 };
 
 /**
@@ -135,15 +136,19 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
      * \param channel channel
      * \param bytes payload bytes
      * \param step algorithm step
-     * \param deps for each rank r, transfers that must have arrived at r before it
-     *        contributes (empty: none)
+     * \param deps for each rank of the group, transfers that must have arrived at it before
+     *        it contributes (empty: none)
+     * \param firstRank the group's first rank (its ranks are consecutive; default 0)
+     * \param count the group's ranks (0, the default: from firstRank to the last rank)
      * \return the group's first transfer id
      */
     uint32_t AddNvlsReduce(uint32_t dst,
                            uint32_t channel,
                            uint64_t bytes,
                            uint32_t step,
-                           const std::vector<std::vector<uint32_t>>& deps);
+                           const std::vector<std::vector<uint32_t>>& deps,
+                           uint32_t firstRank = 0,
+                           uint32_t count = 0);
 
     /**
      * \brief Add an NVLS multicast of bytes from src to every rank (src included); transfer r
@@ -153,13 +158,17 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
      * \param bytes payload bytes
      * \param step algorithm step
      * \param deps transfers that must have arrived at src first
+     * \param firstRank the group's first rank (its ranks are consecutive; default 0)
+     * \param count the group's ranks (0, the default: from firstRank to the last rank)
      * \return the group's first transfer id
      */
     uint32_t AddNvlsMulticast(uint32_t src,
                               uint32_t channel,
                               uint64_t bytes,
                               uint32_t step,
-                              const std::vector<uint32_t>& deps);
+                              const std::vector<uint32_t>& deps,
+                              uint32_t firstRank = 0,
+                              uint32_t count = 0);
 
     /// Build the per-rank indices; checks every dependency. No transfer can be added after.
     void Finalize();

@@ -332,10 +332,10 @@ Communicator::Send(uint32_t id)
         m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), tag);
         break;
     case TransferKind::NVLS_REDUCE:
-        m_transport->SendNvls(false, t.dst, WireBytes(t.bytes), tag, t.groupSize);
+        m_transport->SendNvls(false, t.dst, WireBytes(t.bytes), tag, t.groupSize, t.groupBase);
         break;
     case TransferKind::NVLS_MULTICAST:
-        m_transport->SendNvls(true, t.src, WireBytes(t.bytes), tag, t.groupSize);
+        m_transport->SendNvls(true, t.src, WireBytes(t.bytes), tag, t.groupSize, t.groupBase);
         break;
     }
 }
@@ -360,7 +360,7 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
                     "Communicator: rank " << m_rank << " received an unexpected transfer " << id);
     if (m_plan->GetTransfer(id).kind == TransferKind::NVLS_MULTICAST)
     {
-        id += m_rank; // this rank's transfer of the multicast group
+        id += m_rank - m_plan->GetTransfer(id).groupBase; // this rank's transfer of the group
     }
     const CollectiveTransfer& t = m_plan->GetTransfer(id);
     NS_ABORT_MSG_IF(t.dst != m_rank || bytes != WireBytes(t.bytes),

@@ -196,14 +196,18 @@ GpuTransport::Completed(Ptr<RdmaQueuePair> qp, const RdmaCompletion& completion)
 }
 
 void
-GpuTransport::SendNvls(
-    bool multicast, uint32_t peer, uint64_t bytes, uint32_t tag, uint32_t groupSize)
+GpuTransport::SendNvls(bool multicast,
+                       uint32_t peer,
+                       uint64_t bytes,
+                       uint32_t tag,
+                       uint32_t groupSize,
+                       uint32_t groupBase)
 {
-    NS_ABORT_MSG_IF(!m_nvlink || m_nvlink->GetGpu() != m_rank
-                        || (!multicast && m_nvGpu[peer] != static_cast<int32_t>(peer))
+    NS_ABORT_MSG_IF(!m_nvlink || m_rank < groupBase || m_nvlink->GetGpu() != m_rank - groupBase
+                        || (!multicast && m_nvGpu[peer] != static_cast<int32_t>(peer - groupBase))
                         || groupSize > 0xFFFF,
-                    "GpuTransport: NVLS needs every rank in one NVLink domain, rank r on its GPU r "
-                    "(rank "
+                    "GpuTransport: NVLS needs the group's ranks on GPUs 0, 1, ... of one NVLink "
+                    "domain (rank "
                         << m_rank << ")");
     m_bytesSent += bytes;
     m_nvBytesSent += bytes;

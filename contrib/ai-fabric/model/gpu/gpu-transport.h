@@ -106,8 +106,15 @@ class GpuTransport : public Object
      * \param bytes bytes
      * \param tag the transfer group's tag
      * \param groupSize ranks taking part
+     * \param groupBase the group's first rank: ranks groupBase .. groupBase + groupSize - 1
+     *        are GPUs 0 .. groupSize - 1 of this GPU's NVLink domain
      */
-    void SendNvls(bool multicast, uint32_t peer, uint64_t bytes, uint32_t tag, uint32_t groupSize);
+    void SendNvls(bool multicast,
+                  uint32_t peer,
+                  uint64_t bytes,
+                  uint32_t tag,
+                  uint32_t groupSize,
+                  uint32_t groupBase = 0);
 
     /// \param cb called for every arrival
     void SetReceiveCallback(ReceiveCallback cb);
