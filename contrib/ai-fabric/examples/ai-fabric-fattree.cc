@@ -205,7 +205,8 @@ main(int argc, char* argv[])
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
     cmd.AddValue("algo",
-                 "ring, tree, hd, chain, pairwise, direct, nvls (one NVLS server), hier or auto",
+                 "ring, tree, hd, chain, pairwise, direct, nvls (one NVLS server), nvlstree (NVLS "
+                 "servers), hier or auto",
                  algo);
     cmd.AddValue("server",
                  "server preset: dgx-a100, dgx-h100, hgx-b200, gb200-nvl72 (NVLink domain, "
