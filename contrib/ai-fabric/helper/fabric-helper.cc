@@ -198,4 +198,16 @@ FabricHelper::AssignStreams(int64_t stream)
     return used;
 }
 
+void
+FabricHelper::UseRoutingEngine(Ptr<FabricRoutingEngine> engine)
+{
+    m_customEngine = engine;
+}
+
+Ptr<FabricRoutingEngine>
+FabricHelper::GetCustomRoutingEngine() const
+{
+    return m_customEngine;
+}
+
 } // namespace ns3

@@ -9,6 +9,7 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-routing.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -98,6 +99,16 @@ class FabricHelper : public PcapHelperForDevice
     virtual void ComputeRoutes() = 0;
 
     /**
+     * \brief Route with this engine instead of the fabric's own (ECMP on RoCEv2, the subnet
+     *        manager's engine on InfiniBand), e.g. dimension-order routing on a torus.
+     * \param engine the engine (nullptr: the fabric's own again)
+     */
+    void UseRoutingEngine(Ptr<FabricRoutingEngine> engine);
+
+    /// \return the engine set by UseRoutingEngine(), or nullptr
+    Ptr<FabricRoutingEngine> GetCustomRoutingEngine() const;
+
+    /**
      * \param host a host installed by InstallHosts()
      * \return its port
      */
@@ -168,6 +179,7 @@ class FabricHelper : public PcapHelperForDevice
     ObjectFactory m_switchFactory;                //!< switch forwarding objects
     Ptr<FabricTopology> m_topology;               //!< the graph
     std::vector<Ptr<RdmaTransport>> m_transports; //!< transports, in install order
+    Ptr<FabricRoutingEngine> m_customEngine;      //!< UseRoutingEngine()
 
   private:
     /**

@@ -163,8 +163,12 @@ IbFabricHelper::GetRoutingEngine() const
 void
 IbFabricHelper::ComputeRoutes()
 {
-    Ptr<FabricRoutingEngine> engine;
-    if (m_engine == "ftree")
+    Ptr<FabricRoutingEngine> engine = m_customEngine;
+    if (engine)
+    {
+        NS_ABORT_MSG_IF(m_lmc > 0, "IbFabricHelper: an LMC needs one of the SM's engines");
+    }
+    else if (m_engine == "ftree")
     {
         engine = CreateObject<IbFatTreeRoutingEngine>();
     }
@@ -176,7 +180,10 @@ IbFabricHelper::ComputeRoutes()
     {
         engine = CreateObject<IbMinHopRoutingEngine>();
     }
-    engine->SetAttribute("Lmc", UintegerValue(m_lmc));
+    if (!m_customEngine)
+    {
+        engine->SetAttribute("Lmc", UintegerValue(m_lmc));
+    }
     const FabricRouteTable table = engine->Compute(*m_topology);
     const uint32_t lids = 1u << m_lmc;
     const FabricTopology::Graph& g = m_topology->GetGraph();
@@ -188,15 +195,26 @@ IbFabricHelper::ComputeRoutes()
             continue;
         }
         std::vector<uint16_t> lft((nEndpoints + 1) * lids, IbSwitch::NO_PORT);
+        std::vector<uint8_t> classes;
+        const std::vector<uint8_t> byEndpoint
+            = table.HasClasses() ? table.GetSwitchClasses(v) : std::vector<uint8_t>();
+        if (!byEndpoint.empty())
+        {
+            classes.assign(lft.size(), 0);
+        }
         for (uint32_t ep = 0; ep < nEndpoints; ++ep)
         {
             const std::vector<uint32_t>& ports = table.GetPorts(v, ep); // one per LID
             for (uint32_t j = 0; j < ports.size() && j < lids; ++j)
             {
                 lft[HostAddress(ep) + j] = static_cast<uint16_t>(ports[j]);
+                if (!classes.empty())
+                {
+                    classes[HostAddress(ep) + j] = byEndpoint[ep];
+                }
             }
         }
-        g[v].node->GetObject<IbSwitch>()->SetLft(std::move(lft));
+        g[v].node->GetObject<IbSwitch>()->SetLft(std::move(lft), std::move(classes));
     }
 }
 

@@ -120,8 +120,8 @@ RoceFabricHelper::AssignIpv4(NodeContainer hosts, Ipv4Mask mask)
 void
 RoceFabricHelper::ComputeRoutes()
 {
-    EcmpRoutingEngine engine;
-    const FabricRouteTable table = engine.Compute(*m_topology);
+    const FabricRouteTable table = m_customEngine ? m_customEngine->Compute(*m_topology)
+                                                  : EcmpRoutingEngine().Compute(*m_topology);
     const FabricTopology::Graph& g = m_topology->GetGraph();
     for (uint32_t v = 0; v < m_topology->GetNVertices(); ++v)
     {
@@ -130,7 +130,9 @@ RoceFabricHelper::ComputeRoutes()
             continue;
         }
         g[v].node->GetObject<RoceSwitch>()->SetRoutes(Ipv4Address(m_base.Get() + 1),
-                                                      table.GetSwitchTable(v));
+                                                      table.GetSwitchTable(v),
+                                                      table.HasClasses() ? table.GetSwitchClasses(v)
+                                                                         : std::vector<uint8_t>());
     }
 }
 

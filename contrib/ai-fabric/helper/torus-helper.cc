@@ -8,10 +8,17 @@
 
 #include "fabric-helper.h"
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/names.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node.h"
+#include "ns3/roce-switch-mmu.h"
+#include "ns3/roce-switch.h"
+#include "ns3/torus-routing.h"
+#include "ns3/uinteger.h"
 
+#include <random>
 #include <sstream>
 
 namespace ns3
@@ -62,6 +69,42 @@ TorusHelper::SetDimensionRate(uint32_t dimension, DataRate rate)
     m_rates[dimension] = rate;
 }
 
+void
+TorusHelper::SetDimensionOrderRouting(bool dor)
+{
+    m_dor = dor;
+}
+
+void
+TorusHelper::SetDatelines(bool datelines)
+{
+    m_datelines = datelines;
+}
+
+void
+TorusHelper::SetRouterInGpu(bool inGpu)
+{
+    m_routerInGpu = inGpu;
+}
+
+bool
+TorusHelper::IsDimensionOrderRouting() const
+{
+    return m_dor;
+}
+
+bool
+TorusHelper::HasDatelines() const
+{
+    return m_dor && m_wrap && m_datelines;
+}
+
+bool
+TorusHelper::IsRouterInGpu() const
+{
+    return m_routerInGpu;
+}
+
 std::string
 TorusHelper::Check() const
 {
@@ -85,6 +128,10 @@ TorusHelper::Check() const
     if (switches * m_gpusPerSwitch > (1u << 20))
     {
         return "a torus of more than 2^20 GPUs";
+    }
+    if (m_routerInGpu && m_gpusPerSwitch != 1)
+    {
+        return "a GPU with its own router is alone at its coordinate (one GPU per switch)";
     }
     return "";
 }
@@ -175,6 +222,56 @@ TorusHelper::GetGpus() const
     return m_gpus;
 }
 
+bool
+TorusHelper::IsPlacement(const std::string& placement)
+{
+    return placement == "linear" || placement == "stride" || placement == "random";
+}
+
+NodeContainer
+TorusHelper::GetGpus(const std::string& placement, uint64_t seed) const
+{
+    NS_ABORT_MSG_IF(!IsPlacement(placement), "TorusHelper: no placement " << placement);
+    if (placement == "linear")
+    {
+        return m_gpus;
+    }
+    std::vector<Ptr<Node>> order;
+    if (placement == "stride")
+    {
+        const uint32_t lines = GetNSwitches() / m_dims[0];
+        for (uint32_t parity = 0; parity < 2; ++parity)
+        {
+            for (uint32_t line = 0; line < lines; ++line)
+            {
+                for (uint32_t x = parity; x < m_dims[0]; x += 2)
+                {
+                    const uint32_t index = x + m_dims[0] * line;
+                    for (uint32_t g = 0; g < m_gpusPerSwitch; ++g)
+                    {
+                        order.push_back(m_gpus.Get(index * m_gpusPerSwitch + g));
+                    }
+                }
+            }
+        }
+    }
+    else
+    {
+        order.assign(m_gpus.Begin(), m_gpus.End());
+        std::mt19937_64 rng(seed);
+        for (std::size_t i = order.size(); i > 1; --i)
+        {
+            std::swap(order[i - 1], order[rng() % i]); // Fisher-Yates, the same everywhere
+        }
+    }
+    NodeContainer gpus;
+    for (const Ptr<Node>& n : order)
+    {
+        gpus.Add(n);
+    }
+    return gpus;
+}
+
 NodeContainer
 TorusHelper::GetSwitches() const
 {
@@ -207,7 +304,26 @@ TorusHelper::Install(FabricHelper& fabric)
         {
             const uint32_t rank = i * m_gpusPerSwitch + g;
             NameNode("gpu" + std::to_string(rank), m_gpus.Get(rank));
-            fabric.Connect(m_gpus.Get(rank), m_switches.Get(i));
+            const NetDeviceContainer ports = fabric.Connect(m_gpus.Get(rank), m_switches.Get(i));
+            if (m_routerInGpu)
+            {
+                // On the chip: as fast as the router's torus links together, no cable.
+                uint64_t bps = 0;
+                for (std::size_t d = 0; d < m_dims.size(); ++d)
+                {
+                    const uint64_t r = m_rates[d].GetBitRate() > 0
+                                           ? m_rates[d].GetBitRate()
+                                           : StaticCast<FabricNetDevice>(ports.Get(0))
+                                                 ->GetDataRate()
+                                                 .GetBitRate();
+                    bps += r * (m_dims[d] == 2 || !m_wrap ? 1 : 2);
+                }
+                ports.Get(0)->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
+                ports.Get(1)->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
+                StaticCast<FabricNetDevice>(ports.Get(0))
+                    ->GetFabricChannel()
+                    ->SetAttribute("Delay", TimeValue(Time(0)));
+            }
         }
     }
     for (uint32_t i = 0; i < nSwitches; ++i)
@@ -230,6 +346,32 @@ TorusHelper::Install(FabricHelper& fabric)
             }
         }
     }
+    if (m_dor)
+    {
+        Ptr<DimensionOrderRoutingEngine> engine = CreateObject<DimensionOrderRoutingEngine>();
+        std::vector<Ptr<Node>> switches(m_switches.Begin(), m_switches.End());
+        engine->SetGeometry(m_dims, m_wrap, switches);
+        engine->SetAttribute("Datelines", BooleanValue(HasDatelines()));
+        fabric.UseRoutingEngine(engine);
+    }
+    if (HasDatelines())
+    {
+        // The dateline class is a second lossless priority on RoCEv2 switches.
+        for (uint32_t i = 0; i < nSwitches; ++i)
+        {
+            Ptr<RoceSwitch> sw = m_switches.Get(i)->GetObject<RoceSwitch>();
+            if (!sw)
+            {
+                continue;
+            }
+            UintegerValue dscp;
+            sw->GetAttribute("DatelineDscp", dscp);
+            UintegerValue mask;
+            sw->GetMmu()->GetAttribute("LosslessPriorities", mask);
+            sw->GetMmu()->SetAttribute("LosslessPriorities",
+                                       UintegerValue(mask.Get() | (1u << (dscp.Get() >> 3))));
+        }
+    }
     fabric.ComputeRoutes();
 }
 
@@ -243,7 +385,9 @@ TorusHelper::Summary() const
         s << (d == 0 ? "" : "x") << m_dims[d];
     }
     s << ": " << GetNGpus() << " GPUs (" << m_gpusPerSwitch << " per switch), " << GetNSwitches()
-      << " switches, " << GetNSwitchLinks() << " switch links";
+      << (m_routerInGpu ? " on-GPU routers, " : " switches, ") << GetNSwitchLinks()
+      << " switch links, " << (m_dor ? "dimension-order routing" : "the fabric's routing")
+      << (HasDatelines() ? " with datelines" : "");
     return s.str();
 }
 

@@ -30,8 +30,15 @@ class FabricHelper;
  * coordinate-major: the switch at linear index i = x + X (y + Y z) holds ranks
  * i x gpusPerSwitch .. (i + 1) x gpusPerSwitch - 1. Switches are named "torus<x>-<y>[-<z>]"
  * and GPUs "gpu<rank>" (a name already in use is left alone). Install() creates the nodes,
- * cables them and computes the routes with the fabric's routing engine (ECMP shortest paths
- * on RoCEv2, the subnet manager's engine on InfiniBand).
+ * cables them and computes the routes: dimension-order routing (the default,
+ * DimensionOrderRoutingEngine) with dateline classes (the default on a torus), or the
+ * fabric's own engine (ECMP shortest paths on RoCEv2, the subnet manager's engine on
+ * InfiniBand). With datelines on RoCEv2, Install() makes the dateline priority lossless on
+ * every switch.
+ *
+ * With SetRouterInGpu(true) (one GPU per switch), each switch is the GPU's own router, as in
+ * a TPU pod's chips: the GPU-to-router link is on the chip, as fast as all of the router's
+ * torus links together and with no cable delay.
  */
 class TorusHelper
 {
@@ -52,6 +59,24 @@ class TorusHelper
      * \param rate the line rate of its links (default: the fabric's DataRate)
      */
     void SetDimensionRate(uint32_t dimension, DataRate rate);
+
+    /// \param dor true (the default): dimension-order routing; false: the fabric's own engine
+    void SetDimensionOrderRouting(bool dor);
+
+    /// \param datelines true (the default): dateline classes on a torus's rings
+    void SetDatelines(bool datelines);
+
+    /// \param inGpu true: each switch is its GPU's on-chip router (needs one GPU per switch)
+    void SetRouterInGpu(bool inGpu);
+
+    /// \return true if dimension-order routing is used
+    bool IsDimensionOrderRouting() const;
+
+    /// \return true if the rings get dateline classes (dimension order on a torus)
+    bool HasDatelines() const;
+
+    /// \return true if each switch is its GPU's router
+    bool IsRouterInGpu() const;
 
     /// \return an empty string, or what makes the torus impossible (one line)
     std::string Check() const;
@@ -105,6 +130,29 @@ class TorusHelper
     /// \return every GPU, in rank order
     NodeContainer GetGpus() const;
 
+    /**
+     * \brief The GPUs in the rank order of a placement, for a communicator.
+     *
+     * - "linear": coordinate order (GetGpus()); a ring's neighbours are one hop apart.
+     * - "stride": along X every other switch first (x = 0, 2, 4, ... on every line), then the
+     *   rest. A ring's neighbours sit two hops apart and every X link carries two flows that
+     *   go on to the next link: the tornado pattern that loads a ring's cyclic dependency
+     *   (Dally and Towles, Principles and Practices of Interconnection Networks, 3.2).
+     * - "random": a permutation drawn from the seed, as a scheduler unaware of the torus
+     *   places ranks.
+     *
+     * \param placement linear, stride or random
+     * \param seed the random placement's seed
+     * \return the GPUs in that order
+     */
+    NodeContainer GetGpus(const std::string& placement, uint64_t seed = 1) const;
+
+    /**
+     * \param placement a name
+     * \return true if GetGpus() knows it
+     */
+    static bool IsPlacement(const std::string& placement);
+
     /// \return every switch, in linear index order
     NodeContainer GetSwitches() const;
 
@@ -116,6 +164,9 @@ class TorusHelper
     bool m_wrap{true};                  //!< torus or mesh
     uint32_t m_gpusPerSwitch{1};        //!< GPUs per switch
     std::vector<DataRate> m_rates;      //!< per dimension (0: the fabric's)
+    bool m_dor{true};                   //!< dimension-order routing
+    bool m_datelines{true};             //!< dateline classes
+    bool m_routerInGpu{false};          //!< switches are the GPUs' routers
     NodeContainer m_switches;           //!< by linear index
     NodeContainer m_gpus;               //!< by rank
 };

@@ -105,7 +105,9 @@ TEST_F(TorusHelperTest, CoordinatesNamesWrapAndRates)
     RoceFabricHelper meshFabric;
     mesh.Install(meshFabric);
     EXPECT_EQ(mesh.GetSwitch({0, 0})->GetNDevices(), 1u + 2u);
-    EXPECT_EQ(mesh.Summary(), "mesh 4x3: 12 GPUs (1 per switch), 12 switches, 17 switch links");
+    EXPECT_EQ(mesh.Summary(),
+              "mesh 4x3: 12 GPUs (1 per switch), 12 switches, 17 switch links, "
+              "dimension-order routing");
 }
 
 // A ring all-reduce over the 16 GPUs of a 4x4 torus (RoCEv2, shortest paths): every rank

@@ -285,6 +285,37 @@ FabricNetDevice::DoLinkChange(bool /* up */)
 {
 }
 
+uint32_t
+FabricNetDevice::GetNTrafficClasses() const
+{
+    return 0;
+}
+
+const char*
+FabricNetDevice::GetTrafficClassName() const
+{
+    return "class";
+}
+
+uint64_t
+FabricNetDevice::GetClassQueuedBytes(uint8_t /* cls */) const
+{
+    return 0;
+}
+
+bool
+FabricNetDevice::IsClassBlocked(uint8_t /* cls */) const
+{
+    return false;
+}
+
+void
+FabricNetDevice::GetClassSources(uint8_t /* cls */,
+                                 std::vector<std::pair<uint16_t, uint8_t>>& sources) const
+{
+    sources.clear();
+}
+
 void
 FabricNetDevice::CountDrop(Ptr<const Packet> p, FabricDropReason reason)
 {

@@ -15,6 +15,8 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -136,6 +138,38 @@ class FabricNetDevice : public NetDevice
 
     /// \return the cable, or nullptr before Attach()
     Ptr<FabricChannel> GetFabricChannel() const;
+
+    /**
+     * \name Queue state, for stall and deadlock analysis (FabricStallDetector)
+     * A port's traffic classes are its PFC priorities (RoCEv2) or data VLs (InfiniBand).
+     * \{
+     */
+    /// \return the number of traffic classes the port queues in (0: none reported)
+    virtual uint32_t GetNTrafficClasses() const;
+
+    /// \return what a traffic class is called in reports ("prio", "VL")
+    virtual const char* GetTrafficClassName() const;
+
+    /**
+     * \param cls a traffic class
+     * \return bytes queued for output in it
+     */
+    virtual uint64_t GetClassQueuedBytes(uint8_t cls) const;
+
+    /**
+     * \param cls a traffic class
+     * \return true if the link's flow control holds its head frame (paused, no credits)
+     */
+    virtual bool IsClassBlocked(uint8_t cls) const;
+
+    /**
+     * \brief Where a class's queued frames came from (forwarded frames only).
+     * \param cls a traffic class
+     * \param sources filled with the distinct (switch ingress port, ingress class) pairs
+     */
+    virtual void GetClassSources(uint8_t cls,
+                                 std::vector<std::pair<uint16_t, uint8_t>>& sources) const;
+    /** \} */
 
     /**
      * \brief Count and trace a drop.

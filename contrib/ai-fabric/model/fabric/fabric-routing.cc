@@ -43,6 +43,37 @@ FabricRouteTable::AddPort(uint32_t vertex, uint32_t endpoint, uint32_t port)
     m_ports.at(vertex).at(endpoint).push_back(port);
 }
 
+void
+FabricRouteTable::SetClass(uint32_t vertex, uint32_t endpoint, uint8_t cls)
+{
+    if (m_classes.empty())
+    {
+        m_classes.assign(m_ports.size(), std::vector<uint8_t>());
+    }
+    std::vector<uint8_t>& row = m_classes.at(vertex);
+    if (row.empty())
+    {
+        row.assign(m_ports.at(vertex).size(), 0);
+    }
+    row.at(endpoint) = cls;
+}
+
+bool
+FabricRouteTable::HasClasses() const
+{
+    return !m_classes.empty();
+}
+
+std::vector<uint8_t>
+FabricRouteTable::GetSwitchClasses(uint32_t vertex) const
+{
+    if (m_classes.empty() || m_classes.at(vertex).empty())
+    {
+        return std::vector<uint8_t>(m_ports.at(vertex).size(), 0);
+    }
+    return m_classes[vertex];
+}
+
 TypeId
 FabricRoutingEngine::GetTypeId()
 {

@@ -50,8 +50,27 @@ class FabricRouteTable
      */
     void AddPort(uint32_t vertex, uint32_t endpoint, uint32_t port);
 
+    /**
+     * \brief Set the class (0 or 1) a switch gives packets toward an endpoint: the virtual
+     *        lane or priority a torus's dateline rule picks for the next hop.
+     * \param vertex a switch vertex
+     * \param endpoint an endpoint index
+     * \param cls the class
+     */
+    void SetClass(uint32_t vertex, uint32_t endpoint, uint8_t cls);
+
+    /// \return true if some entry has a class (an engine with datelines filled them)
+    bool HasClasses() const;
+
+    /**
+     * \param vertex a switch vertex
+     * \return its classes by endpoint index (all 0 without datelines)
+     */
+    std::vector<uint8_t> GetSwitchClasses(uint32_t vertex) const;
+
   private:
     std::vector<std::vector<std::vector<uint32_t>>> m_ports; //!< [vertex][endpoint] -> ports
+    std::vector<std::vector<uint8_t>> m_classes; //!< [vertex][endpoint] -> class (lazily sized)
 };
 
 /**

@@ -942,6 +942,49 @@ IbNetDevice::IsCreditStalled(uint8_t vl) const
     return m_lanes.at(vl).stalled;
 }
 
+uint32_t
+IbNetDevice::GetNTrafficClasses() const
+{
+    return m_dataVls;
+}
+
+const char*
+IbNetDevice::GetTrafficClassName() const
+{
+    return "VL";
+}
+
+uint64_t
+IbNetDevice::GetClassQueuedBytes(uint8_t cls) const
+{
+    return cls < m_dataVls ? m_lanes[cls].queuedBytes : 0;
+}
+
+bool
+IbNetDevice::IsClassBlocked(uint8_t cls) const
+{
+    return cls < m_dataVls && m_lanes[cls].stalled;
+}
+
+void
+IbNetDevice::GetClassSources(uint8_t cls, std::vector<std::pair<uint16_t, uint8_t>>& sources) const
+{
+    sources.clear();
+    if (cls >= m_dataVls)
+    {
+        return;
+    }
+    for (const Queued& q : m_lanes[cls].queue)
+    {
+        const std::pair<uint16_t, uint8_t> s(q.ingress, q.inVl);
+        if (q.ingress != NO_INGRESS
+            && std::find(sources.begin(), sources.end(), s) == sources.end())
+        {
+            sources.push_back(s);
+        }
+    }
+}
+
 bool
 IbNetDevice::Send(Ptr<Packet> /* packet */, const Address& /* dest */, uint16_t /* protocol */)
 {

@@ -218,6 +218,14 @@ class IbNetDevice : public FabricNetDevice
      */
     typedef void (*FlowControlTracedCallback)(uint8_t vl, uint16_t fccl);
 
+    // Queue state (FabricNetDevice): the data VLs.
+    uint32_t GetNTrafficClasses() const override;
+    const char* GetTrafficClassName() const override;
+    uint64_t GetClassQueuedBytes(uint8_t cls) const override;
+    bool IsClassBlocked(uint8_t cls) const override;
+    void GetClassSources(uint8_t cls,
+                         std::vector<std::pair<uint16_t, uint8_t>>& sources) const override;
+
   protected:
     void DoDispose() override;
     void DoInitialize() override;

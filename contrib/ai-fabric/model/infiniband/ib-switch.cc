@@ -87,8 +87,12 @@ IbSwitch::GetPort(uint32_t i) const
 }
 
 void
-IbSwitch::SetLft(std::vector<uint16_t> lft)
+IbSwitch::SetLft(std::vector<uint16_t> lft, std::vector<uint8_t> datelineClasses)
 {
+    NS_ABORT_MSG_IF(!datelineClasses.empty() && datelineClasses.size() != lft.size(),
+                    "IbSwitch: " << datelineClasses.size() << " dateline classes for " << lft.size()
+                                 << " LIDs");
+    m_classes = std::move(datelineClasses);
     for (uint16_t port : lft)
     {
         NS_ABORT_MSG_IF(port != NO_PORT && port >= m_ports.size(),
@@ -136,6 +140,10 @@ IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
     if (vl != IbNetDevice::MANAGEMENT_VL)
     {
         outVl = m_ports[out]->VlOfSl(static_cast<uint8_t>(h[1] >> 4));
+        if (!m_classes.empty() && m_classes[dlid] != 0)
+        {
+            outVl = static_cast<uint8_t>((outVl + 1) % m_ports[out]->GetDataVls());
+        }
         if (outVl != vl)
         {
             p = p->Copy(); // other holders (traces) keep the packet as it arrived

@@ -64,8 +64,11 @@ class IbSwitch : public Object
     /**
      * \brief Install the linear forwarding table.
      * \param lft output port by DLID (NO_PORT: no route)
+     * \param datelineClasses dateline class of the next hop by DLID (empty: none). Class 1
+     *        moves a packet to the VL after its SL's: (SL-to-VL entry + 1) mod DataVls, the
+     *        virtual-lane pair a torus routing engine reserves per SL (as OpenSM's torus-2QoS).
      */
-    void SetLft(std::vector<uint16_t> lft);
+    void SetLft(std::vector<uint16_t> lft, std::vector<uint8_t> datelineClasses = {});
 
     /// \return the linear forwarding table
     const std::vector<uint16_t>& GetLft() const;
@@ -95,6 +98,7 @@ class IbSwitch : public Object
 
     std::vector<Ptr<IbNetDevice>> m_ports; //!< ports by number
     std::vector<uint16_t> m_lft;           //!< output port by DLID
+    std::vector<uint8_t> m_classes;        //!< dateline class by DLID (or empty)
     Time m_latency;                        //!< port-to-port latency
     bool m_cutThrough{true};               //!< cut-through forwarding
     uint64_t m_forwarded{0};               //!< packets forwarded

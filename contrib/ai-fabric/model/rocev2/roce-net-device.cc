@@ -314,7 +314,7 @@ void
 RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
 {
     EncapsulateRdma(p, meta, m_controlDscp);
-    if (Enqueue(p, m_controlDscp >> 3, NO_INGRESS, true))
+    if (Enqueue(p, m_controlDscp >> 3, NO_INGRESS, true, m_controlDscp >> 3))
     {
         TryTransmit();
     }
@@ -417,7 +417,8 @@ RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
 }
 
 bool
-RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit)
+RoceNetDevice::Enqueue(
+    Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit, uint8_t inPriority)
 {
     RoceQueueCounters& c = m_queueCounters[priority];
     const uint32_t size = p->GetSize();
@@ -429,10 +430,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool l
     }
     if (m_storm[priority] && ingress != NO_INGRESS)
     {
-        DropInStorm(p, priority, ingress);
+        DropInStorm(p, priority, ingress, inPriority);
         return false;
     }
-    m_queues[priority].push_back({p, ingress});
+    m_queues[priority].push_back({p, ingress, inPriority});
     m_nonEmpty |= static_cast<uint8_t>(1U << priority);
     ++c.enqueuedPackets;
     c.enqueuedBytes += size;
@@ -446,10 +447,11 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool l
 }
 
 bool
-RoceNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit)
+RoceNetDevice::EnqueueForwarded(
+    Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit, uint8_t ingressPriority)
 {
     NS_ASSERT(priority < N_PRIORITIES);
-    if (!Enqueue(p, priority, ingress, limit))
+    if (!Enqueue(p, priority, ingress, limit, ingressPriority == 0xFF ? priority : ingressPriority))
     {
         return false;
     }
@@ -467,6 +469,50 @@ bool
 RoceNetDevice::IsPaused(uint8_t priority) const
 {
     return Simulator::Now() < m_pausedUntil[priority];
+}
+
+uint32_t
+RoceNetDevice::GetNTrafficClasses() const
+{
+    return N_PRIORITIES;
+}
+
+const char*
+RoceNetDevice::GetTrafficClassName() const
+{
+    return "prio";
+}
+
+uint64_t
+RoceNetDevice::GetClassQueuedBytes(uint8_t cls) const
+{
+    return cls < N_PRIORITIES ? m_queueCounters[cls].bytes : 0;
+}
+
+bool
+RoceNetDevice::IsClassBlocked(uint8_t cls) const
+{
+    return cls < N_PRIORITIES && IsPaused(cls);
+}
+
+void
+RoceNetDevice::GetClassSources(uint8_t cls,
+                               std::vector<std::pair<uint16_t, uint8_t>>& sources) const
+{
+    sources.clear();
+    if (cls >= N_PRIORITIES)
+    {
+        return;
+    }
+    for (const QueuedFrame& f : m_queues[cls])
+    {
+        const std::pair<uint16_t, uint8_t> s(f.ingress, f.inPriority);
+        if (f.ingress != NO_INGRESS
+            && std::find(sources.begin(), sources.end(), s) == sources.end())
+        {
+            sources.push_back(s);
+        }
+    }
 }
 
 Ptr<Packet>
@@ -510,7 +556,7 @@ RoceNetDevice::DequeueForTransmit()
                 }
                 if (!m_departureCb.IsNull())
                 {
-                    m_departureCb(f.ingress, static_cast<uint8_t>(prio), size);
+                    m_departureCb(f.ingress, f.inPriority, size);
                 }
             }
             return f.packet;
@@ -635,7 +681,7 @@ RoceNetDevice::WatchdogCheck(uint8_t priority)
         const QueuedFrame f = q.front();
         q.pop_front();
         m_queueCounters[priority].bytes -= f.packet->GetSize();
-        DropInStorm(f.packet, priority, f.ingress);
+        DropInStorm(f.packet, priority, f.ingress, f.inPriority);
     }
     m_nonEmpty &= static_cast<uint8_t>(~(1U << priority));
     m_queueTrace(priority, m_queueCounters[priority].bytes);
@@ -658,13 +704,16 @@ RoceNetDevice::WatchdogRestore(uint8_t priority)
 }
 
 void
-RoceNetDevice::DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress)
+RoceNetDevice::DropInStorm(const Ptr<Packet>& f,
+                           uint8_t priority,
+                           uint16_t ingress,
+                           uint8_t inPriority)
 {
     ++m_queueCounters[priority].droppedPackets;
     CountDrop(f, FabricDropReason::PFC_WATCHDOG);
     if (ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
-        m_departureCb(ingress, priority, f->GetSize()); // the switch frees its buffer
+        m_departureCb(ingress, inPriority, f->GetSize()); // the switch frees its buffer
     }
 }
 
@@ -901,7 +950,7 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
     eth.SetDestination(Mac48Address::ConvertFrom(dest));
     eth.SetLengthType(protocolNumber);
     packet->AddHeader(eth);
-    if (!Enqueue(packet, priority, NO_INGRESS, true))
+    if (!Enqueue(packet, priority, NO_INGRESS, true, priority))
     {
         return false;
     }

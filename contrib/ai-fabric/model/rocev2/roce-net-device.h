@@ -124,9 +124,15 @@ class RoceNetDevice : public FabricNetDevice
      * \param priority its priority (0..7)
      * \param ingress the switch port it came in on (reported at its departure)
      * \param limit drop it if the queue is at MaxQueueBytes (false when an MMU admitted it)
+     * \param ingressPriority the priority it arrived with, if the switch re-marked it
+     *        (0xFF: the same as priority); its departure frees that ingress priority's buffer
      * \return false if the frame was dropped
      */
-    bool EnqueueForwarded(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit);
+    bool EnqueueForwarded(Ptr<Packet> p,
+                          uint8_t priority,
+                          uint16_t ingress,
+                          bool limit,
+                          uint8_t ingressPriority = 0xFF);
 
     /**
      * \brief Send a PFC frame (802.1Qbb) for one priority, ahead of every queue.
@@ -244,6 +250,14 @@ class RoceNetDevice : public FabricNetDevice
      */
     typedef void (*EcnTracedCallback)(uint8_t priority, uint32_t bytes);
 
+    // Queue state (FabricNetDevice): the eight priorities.
+    uint32_t GetNTrafficClasses() const override;
+    const char* GetTrafficClassName() const override;
+    uint64_t GetClassQueuedBytes(uint8_t cls) const override;
+    bool IsClassBlocked(uint8_t cls) const override;
+    void GetClassSources(uint8_t cls,
+                         std::vector<std::pair<uint16_t, uint8_t>>& sources) const override;
+
   protected:
     void DoDispose() override;
     Ptr<Packet> DequeueForTransmit() override;
@@ -283,8 +297,9 @@ class RoceNetDevice : public FabricNetDevice
      * \param f the frame
      * \param priority its priority
      * \param ingress the switch port it came in on
+     * \param inPriority the priority it came in with
      */
-    void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress);
+    void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress, uint8_t inPriority);
 
     /**
      * \brief Hand a received RoCEv2 frame to the transport.
@@ -325,9 +340,10 @@ class RoceNetDevice : public FabricNetDevice
      * \param priority 0..7
      * \param ingress its ingress port, or NO_INGRESS
      * \param limit enforce MaxQueueBytes
+     * \param inPriority the priority it came in with at the ingress port
      * \return true if queued
      */
-    bool Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit);
+    bool Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit, uint8_t inPriority);
 
     /// Transport callback: a QP has data again.
     void DataReady();
@@ -348,6 +364,7 @@ class RoceNetDevice : public FabricNetDevice
     {
         Ptr<Packet> packet; //!< the frame
         uint16_t ingress;   //!< its ingress port, or NO_INGRESS
+        uint8_t inPriority; //!< the priority it arrived with at that port
     };
 
     Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)

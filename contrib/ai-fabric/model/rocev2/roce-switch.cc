@@ -7,7 +7,9 @@
 #include "roce-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
@@ -61,7 +63,20 @@ RoceSwitch::GetTypeId()
                             "(switches use different seeds to avoid hash polarization).",
                             UintegerValue(0),
                             MakeUintegerAccessor(&RoceSwitch::m_seedAttribute),
-                            MakeUintegerChecker<uint32_t>());
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("DataDscp",
+                            "DSCP of dateline class 0 (a torus's routes before the dateline). "
+                            "Default 26, RoCE's data class (priority 3).",
+                            UintegerValue(26),
+                            MakeUintegerAccessor(&RoceSwitch::m_dataDscp),
+                            MakeUintegerChecker<uint8_t>(0, 63))
+              .AddAttribute("DatelineDscp",
+                            "DSCP of dateline class 1 (after the dateline). Default 34 (AF41, "
+                            "priority 4), a second lossless class, as torus-2QoS-style "
+                            "deployments reserve one.",
+                            UintegerValue(34),
+                            MakeUintegerAccessor(&RoceSwitch::m_datelineDscp),
+                            MakeUintegerChecker<uint8_t>(0, 63));
     return tid;
 }
 
@@ -136,8 +151,16 @@ RoceSwitch::GetHashSeed() const
 }
 
 void
-RoceSwitch::SetRoutes(Ipv4Address firstAddress, const std::vector<std::vector<uint32_t>>& groups)
+RoceSwitch::SetRoutes(Ipv4Address firstAddress,
+                      const std::vector<std::vector<uint32_t>>& groups,
+                      const std::vector<uint8_t>& classes)
 {
+    NS_ABORT_MSG_IF(!classes.empty() && classes.size() != groups.size(),
+                    "RoceSwitch: " << classes.size() << " classes for " << groups.size()
+                                   << " destinations");
+    NS_ABORT_MSG_IF(!classes.empty() && (m_dataDscp >> 3) == (m_datelineDscp >> 3),
+                    "RoceSwitch: DataDscp and DatelineDscp map to one priority");
+    m_classes = classes;
     NS_LOG_FUNCTION(this << firstAddress << groups.size());
     // The fabric is cabled by now: the MMU sizes each port's headroom from its link.
     for (uint32_t i = 0; i < m_ports.size(); ++i)
@@ -243,8 +266,49 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
         return;
     }
     ++m_forwarded;
-    Simulator::Schedule(
-        m_latency, &RoceNetDevice::EnqueueForwarded, m_ports[out], p, priority, ingress, false);
+    uint8_t outPriority = priority;
+    if (!m_classes.empty() && (priority == m_dataDscp >> 3 || priority == m_datelineDscp >> 3))
+    {
+        // Dateline: the frame leaves in its class's priority; it holds buffer at this
+        // ingress under the priority it came in with.
+        const uint8_t dscp = m_classes[dst - m_firstAddress] ? m_datelineDscp : m_dataDscp;
+        if ((h[15] >> 2) != dscp)
+        {
+            p = Remark(p, dscp);
+            outPriority = dscp >> 3;
+        }
+    }
+    Simulator::Schedule(m_latency,
+                        &RoceNetDevice::EnqueueForwarded,
+                        m_ports[out],
+                        p,
+                        outPriority,
+                        ingress,
+                        false,
+                        priority);
+}
+
+Ptr<Packet>
+RoceSwitch::Remark(Ptr<const Packet> p, uint8_t dscp)
+{
+    ++m_remarked;
+    // On a copy (the sender's traces may hold the frame); the IPv4 checksum is recomputed.
+    Ptr<Packet> q = p->Copy();
+    EthernetHeader eth(false);
+    q->RemoveHeader(eth);
+    Ipv4Header ip;
+    q->RemoveHeader(ip);
+    ip.SetTos(static_cast<uint8_t>((dscp << 2) | (ip.GetTos() & 0x3)));
+    ip.EnableChecksum();
+    q->AddHeader(ip);
+    q->AddHeader(eth);
+    return q;
+}
+
+uint64_t
+RoceSwitch::GetRemarkedPackets() const
+{
+    return m_remarked;
 }
 
 void

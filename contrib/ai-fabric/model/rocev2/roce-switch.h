@@ -67,8 +67,16 @@ class RoceSwitch : public Object
      * \param firstAddress the address of destination index 0
      * \param groups for each destination index, its ECMP group (output port numbers); an empty
      *        group means no route
+     * \param classes for each destination index, the dateline class of the next hop (empty:
+     *        none). A frame of the data or the dateline priority leaves re-marked with
+     *        DataDscp (class 0) or DatelineDscp (class 1).
      */
-    void SetRoutes(Ipv4Address firstAddress, const std::vector<std::vector<uint32_t>>& groups);
+    void SetRoutes(Ipv4Address firstAddress,
+                   const std::vector<std::vector<uint32_t>>& groups,
+                   const std::vector<uint8_t>& classes = {});
+
+    /// \return frames re-marked to another dateline class
+    uint64_t GetRemarkedPackets() const;
 
     /**
      * \param destination an IPv4 address
@@ -121,6 +129,14 @@ class RoceSwitch : public Object
     void Departed(uint16_t ingress, uint8_t priority, uint32_t bytes);
 
     /**
+     * \brief Re-mark a frame's DSCP (dateline class change).
+     * \param p the frame
+     * \param dscp the new DSCP
+     * \return the re-marked copy
+     */
+    Ptr<Packet> Remark(Ptr<const Packet> p, uint8_t dscp);
+
+    /**
      * \brief The MMU sends a PFC frame out of a port.
      * \param port the port
      * \param priority the priority
@@ -136,6 +152,10 @@ class RoceSwitch : public Object
     uint32_t m_seedAttribute{0};             //!< HashSeed attribute (0: derive from node id)
     uint32_t m_seed{0};                      //!< seed in use
     uint64_t m_forwarded{0};                 //!< frames forwarded
+    std::vector<uint8_t> m_classes;          //!< dateline class per destination (or empty)
+    uint8_t m_dataDscp{26};                  //!< DSCP of class 0
+    uint8_t m_datelineDscp{34};              //!< DSCP of class 1
+    uint64_t m_remarked{0};                  //!< frames re-marked
     Ptr<RoceSwitchMmu> m_mmu;                //!< shared buffer and PFC
 };
 

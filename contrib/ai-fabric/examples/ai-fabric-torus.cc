@@ -1,0 +1,520 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * A 2D or 3D torus (or mesh) of switches with GPUs attached, or of GPUs with their own
+ * routers (TPU-pod style), on a RoCEv2 or InfiniBand fabric, runs an nccl-tests style sweep of
+ * a collective. Dimension-order routing with dateline classes by default; without datelines
+ * the rings of a torus can deadlock, and the stall detector then stops the run, names the
+ * cycle of blocked queues and exits with status 3.
+ *
+ *   ./ns3 run ai-fabric-torus
+ *   ./ns3 run "ai-fabric-torus --dims=4x4x4 --maxBytes=8M"
+ *   ./ns3 run "ai-fabric-torus --datelines=false --placement=random --bufferBytes=256K"
+ *   ./ns3 run "ai-fabric-torus --fabric=ib --routerInGpu=true --json=torus.json"
+ */
+
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/collective-sweep.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/command-line.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/fabric-stall-detector.h"
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-net-device.h"
+#include "ns3/ib-switch.h"
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/torus-helper.h"
+#include "ns3/uinteger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+using namespace ns3;
+
+namespace
+{
+const std::string PROGRAM = "ai-fabric-torus";
+
+/// Exit status of a run the stall detector stopped
+constexpr int EXIT_STALLED = 3;
+
+/**
+ * \param name the flag
+ * \param text its value
+ * \param lo smallest value
+ * \param hi largest value
+ * \return the value; exits with status 2 if it is not a whole number in [lo, hi]
+ */
+uint32_t
+Whole(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
+{
+    uint64_t v = 0;
+    if (!FabricCli::ParseUnsigned(text, v) || v < lo || v > hi)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--" + name + "=" + text + ": expected a whole number from "
+                            + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+/**
+ * \param name the flag
+ * \param text its value
+ * \return the byte count; exits with status 2 if it is not one
+ */
+uint64_t
+Bytes(const std::string& name, const std::string& text)
+{
+    uint64_t v = 0;
+    if (!FabricCli::ParseBytes(text, v) || v == 0)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
+    }
+    return v;
+}
+
+/**
+ * \param text "XxY" or "XxYxZ"
+ * \param dims the sizes
+ * \return false if the text is not two or three sizes of 2 to 64 joined by 'x'
+ */
+bool
+ParseDims(const std::string& text, std::vector<uint32_t>& dims)
+{
+    dims.clear();
+    std::size_t start = 0;
+    while (true)
+    {
+        const std::size_t x = text.find('x', start);
+        uint64_t v = 0;
+        if (!FabricCli::ParseUnsigned(text.substr(start, x - start), v) || v < 2 || v > 64)
+        {
+            return false;
+        }
+        dims.push_back(static_cast<uint32_t>(v));
+        if (x == std::string::npos)
+        {
+            break;
+        }
+        start = x + 1;
+    }
+    return dims.size() == 2 || dims.size() == 3;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Time::SetResolution(Time::PS);
+    const auto wallStart = std::chrono::steady_clock::now();
+
+    std::string dimsText = "4x4";
+    std::string wrap = "true";
+    std::string gpusPerSwitch = "1";
+    std::string routerInGpu = "false";
+    std::string fabricName = "roce";
+    std::string linkRate = "400Gbps";
+    std::string routing = "dor";
+    std::string datelines = "true";
+    std::string placement = "linear";
+    std::string collective = "allreduce";
+    std::string algo = "ring";
+    std::string minBytes = "1M";
+    std::string maxBytes = "32M";
+    std::string stepFactor = "2";
+    std::string iters = "5";
+    std::string warmup = "1";
+    std::string channels = "1";
+    std::string bufferBytes;
+    std::string stallTime = "10ms";
+    std::string failures;
+    std::string json;
+    bool quiet = false;
+    bool pfc = true;
+    bool dcqcn = true;
+
+    FabricCli::CheckKnownOptions(
+        PROGRAM,
+        argc,
+        argv,
+        {"dims",      "wrap",       "gpusPerSwitch", "routerInGpu", "fabric",   "linkRate",
+         "routing",   "datelines",  "placement",     "collective",  "algo",     "minBytes",
+         "maxBytes",  "stepFactor", "iters",         "warmup",      "channels", "bufferBytes",
+         "stallTime", "failures",   "json",          "quiet",       "pfc",      "dcqcn"},
+        {"quiet", "pfc", "dcqcn"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage("An nccl-tests style sweep of a collective on a 2D or 3D torus.");
+    cmd.AddValue("dims", "torus size per dimension: XxY or XxYxZ, each 2-64", dimsText);
+    cmd.AddValue("wrap", "wrap-around links: true (torus) or false (mesh)", wrap);
+    cmd.AddValue("gpusPerSwitch", "GPUs attached to each switch", gpusPerSwitch);
+    cmd.AddValue("routerInGpu",
+                 "each switch is its GPU's on-chip router, TPU-pod style (one GPU per switch)",
+                 routerInGpu);
+    cmd.AddValue("fabric", "roce (RoCEv2, PFC) or ib (InfiniBand, credits)", fabricName);
+    cmd.AddValue("linkRate", "rate of every link, e.g. 400Gbps", linkRate);
+    cmd.AddValue("routing",
+                 "dor (dimension order) or shortest (the fabric's own: ECMP, or the subnet "
+                 "manager's min-hop)",
+                 routing);
+    cmd.AddValue("datelines",
+                 "dateline classes on each ring (a second VL or lossless priority), so that "
+                 "dimension-order routing cannot deadlock",
+                 datelines);
+    cmd.AddValue("placement",
+                 "rank order: linear (coordinate order), stride (every other switch along X "
+                 "first: ring neighbours two hops apart) or random (drawn from the RngRun, a "
+                 "placement unaware of the torus)",
+                 placement);
+    cmd.AddValue(
+        "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
+    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise or direct", algo);
+    cmd.AddValue("minBytes", "smallest size, K/M/G suffixes (nccl-tests -b)", minBytes);
+    cmd.AddValue("maxBytes", "largest size (nccl-tests -e)", maxBytes);
+    cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
+    cmd.AddValue("iters", "timed iterations per size (nccl-tests -n)", iters);
+    cmd.AddValue("warmup", "untimed iterations per size first (nccl-tests -w)", warmup);
+    cmd.AddValue("channels", "channels (NCCL's nChannels), each with its own QPs", channels);
+    cmd.AddValue("bufferBytes",
+                 "switch buffering: the shared buffer of a RoCEv2 switch, or each VL's buffer "
+                 "of an InfiniBand port (default: the fabric's)",
+                 bufferBytes);
+    cmd.AddValue("stallTime",
+                 "no progress this long with work outstanding stops the run (e.g. 10ms)",
+                 stallTime);
+    cmd.AddValue("failures", "failures to inject (comes with the fault model)", failures);
+    cmd.AddValue("json", "write the results as JSON to this file", json);
+    cmd.AddValue("quiet", "no progress line on stderr", quiet);
+    cmd.AddValue("pfc", "PFC on the RDMA priorities (roce only)", pfc);
+    cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
+    cmd.Parse(argc, argv);
+
+    // Check everything before building anything.
+    std::vector<uint32_t> dims;
+    if (!ParseDims(dimsText, dims))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--dims=" + dimsText + ": expected XxY or XxYxZ, each from 2 to 64");
+    }
+    if (fabricName != "roce" && fabricName != "ib")
+    {
+        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
+    }
+    const bool ib = fabricName == "ib";
+    bool wrapOn = true;
+    if (!FabricCli::ParseBool(wrap, wrapOn))
+    {
+        FabricCli::Fail(PROGRAM, "--wrap=" + wrap + ": expected true or false");
+    }
+    bool inGpu = false;
+    if (!FabricCli::ParseBool(routerInGpu, inGpu))
+    {
+        FabricCli::Fail(PROGRAM, "--routerInGpu=" + routerInGpu + ": expected true or false");
+    }
+    bool datelinesOn = true;
+    if (!FabricCli::ParseBool(datelines, datelinesOn))
+    {
+        FabricCli::Fail(PROGRAM, "--datelines=" + datelines + ": expected true or false");
+    }
+    if (routing != "dor" && routing != "shortest")
+    {
+        FabricCli::Fail(PROGRAM, "--routing=" + routing + ": expected dor or shortest");
+    }
+    if (!TorusHelper::IsPlacement(placement))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--placement=" + placement + ": expected linear, stride or random");
+    }
+    DataRate rate;
+    if (!FabricCli::ParseRate(linkRate, rate))
+    {
+        FabricCli::Fail(PROGRAM, "--linkRate=" + linkRate + ": expected a rate such as 400Gbps");
+    }
+    Time stall;
+    if (!FabricCli::ParseTime(stallTime, stall) || !stall.IsStrictlyPositive())
+    {
+        FabricCli::Fail(PROGRAM, "--stallTime=" + stallTime + ": expected a time such as 10ms");
+    }
+    if (!failures.empty())
+    {
+        FabricCli::Fail(PROGRAM, "--failures: failure injection comes with the fault model");
+    }
+    uint64_t buffer = 0;
+    if (!bufferBytes.empty())
+    {
+        buffer = Bytes("bufferBytes", bufferBytes);
+        if (ib
+            && (buffer % IbNetDevice::BLOCK_BYTES != 0 || buffer < 4096 + 64
+                || buffer > 2048 * IbNetDevice::BLOCK_BYTES))
+        {
+            FabricCli::Fail(PROGRAM,
+                            "--bufferBytes=" + bufferBytes
+                                + ": an InfiniBand VL buffer is a multiple of 64 bytes from "
+                                  "4160 (one 4 KB-MTU packet) to 128K");
+        }
+    }
+    TorusHelper torus;
+    torus.SetDimensions(dims);
+    torus.SetWrap(wrapOn);
+    torus.SetGpusPerSwitch(Whole("gpusPerSwitch", gpusPerSwitch, 1, 64));
+    torus.SetRouterInGpu(inGpu);
+    torus.SetDimensionOrderRouting(routing == "dor");
+    torus.SetDatelines(datelinesOn);
+    const std::string topologyError = torus.Check();
+    if (!topologyError.empty())
+    {
+        FabricCli::Fail(PROGRAM, topologyError);
+    }
+    CollectiveType type;
+    if (!ParseCollectiveType(collective, type))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--collective=" + collective +
+                            ": choose allreduce, allgather, reducescatter, broadcast or "
+                            "alltoall");
+    }
+    const uint32_t ranks = torus.GetNGpus();
+    {
+        std::string error;
+        if (!CollectiveTuner::Create(algo, type, ranks, error))
+        {
+            FabricCli::Fail(PROGRAM, error);
+        }
+    }
+    CollectiveSweepConfig sweep;
+    sweep.type = type;
+    sweep.algorithm = algo;
+    sweep.minBytes = Bytes("minBytes", minBytes);
+    sweep.maxBytes = Bytes("maxBytes", maxBytes);
+    if (sweep.minBytes > sweep.maxBytes)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
+    }
+    sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
+    sweep.iterations = Whole("iters", iters, 1, 1 << 20);
+    sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
+    sweep.progress = !quiet;
+    const uint32_t nChannels = Whole("channels", channels, 1, 64);
+    const std::string jsonTmp = json + ".tmp";
+    std::ofstream jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.open(jsonTmp);
+        if (!jsonFile)
+        {
+            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
+        }
+    }
+
+    // Build.
+    std::unique_ptr<FabricHelper> helper;
+    if (ib)
+    {
+        auto ibHelper = std::make_unique<IbFabricHelper>();
+        if (buffer > 0)
+        {
+            ibHelper->SetDeviceAttribute("VlBufferBytes", UintegerValue(buffer));
+        }
+        helper = std::move(ibHelper);
+    }
+    else
+    {
+        auto roce = std::make_unique<RoceFabricHelper>();
+        roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+        if (buffer > 0)
+        {
+            roce->SetMmuAttribute("BufferSize", UintegerValue(buffer));
+        }
+        helper = std::move(roce);
+    }
+    FabricHelper& fabric = *helper;
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    if (dcqcn && !ib)
+    {
+        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+    }
+    torus.Install(fabric);
+    fabric.AssignStreams(1);
+    const NodeContainer gpus = torus.GetGpus(
+        placement, RngSeedManager::GetSeed() * 1000003ULL + RngSeedManager::GetRun());
+    CollectiveHelper collectives;
+    collectives.SetChannels(nChannels);
+    collectives.Install(gpus, fabric);
+
+    // The tuner's alpha: protocol step latency + both NICs + the switches of the longest
+    // dimension-order path + its cables; beta from the goodput at the MTU.
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    Ptr<RdmaTransport> nic = fabric.GetTransport(torus.GetGpus().Get(0));
+    TimeValue portLatency;
+    if (ib)
+    {
+        torus.GetSwitches().Get(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
+    }
+    else
+    {
+        torus.GetSwitches().Get(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency",
+                                                                          portLatency);
+    }
+    int64_t switchHops = 1;
+    for (uint32_t d : dims)
+    {
+        switchHops += wrapOn ? d / 2 : d - 1;
+    }
+    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                       + portLatency.Get() * switchHops
+                       + fabric.GetChannels().back()->GetDelay() * (switchHops + 1);
+    const uint32_t mtu = 4096;
+    const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                    + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
+                              : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                    + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
+    CollectiveSweep runner(collectives, tuner, sweep);
+    runner.Schedule();
+
+    Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+    detector->SetAttribute("StallTime", TimeValue(stall));
+    {
+        std::vector<Ptr<RdmaTransport>> transports;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            transports.push_back(fabric.GetTransport(gpus.Get(r)));
+        }
+        detector->Install(*fabric.GetTopology(), transports);
+    }
+    detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
+    detector->Start();
+
+    std::cout << torus.Summary() << "\n";
+    std::cout << "# fabric " << fabricName << ", " << rate.GetBitRate() / 1e9 << " Gb/s links, "
+              << placement << " placement\n";
+    std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks << " ranks, "
+              << nChannels << " channel(s), protocol " << NcclProtocolName(comm->GetProtocol())
+              << ", " << sweep.warmup << " warm-up + " << sweep.iterations
+              << " timed iterations per size\n";
+    std::cout.flush();
+
+    Simulator::Run();
+    const bool stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
+    const Time simTime = stalled ? Simulator::Now() : runner.GetEndTime();
+    const uint64_t events = Simulator::GetEventCount();
+    CollectiveSweep::PrintTable(std::cout, runner.GetRows(), type);
+    if (stalled)
+    {
+        std::cout << "# " << detector->GetReport() << "\n";
+        std::cerr << PROGRAM << ": " << detector->GetReport() << std::endl;
+    }
+    const FabricTotals totals = FabricStatsHelper::Totals();
+    const std::vector<LinkStats> links = FabricStatsHelper::Links(simTime);
+    Simulator::Destroy();
+
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    if (!quiet)
+    {
+        std::fprintf(stderr,
+                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
+                     simTime.GetSeconds() * 1e3,
+                     wall,
+                     events / wall / 1e6);
+    }
+    if (!json.empty())
+    {
+        nlohmann::ordered_json j;
+        j["scenario"] = {{"fabric", fabricName},
+                         {"topology", wrapOn ? "torus" : "mesh"},
+                         {"dims", dims},
+                         {"gpusPerSwitch", torus.GetGpusPerSwitch()},
+                         {"routerInGpu", inGpu},
+                         {"gpus", ranks},
+                         {"switches", torus.GetNSwitches()},
+                         {"switch_links", torus.GetNSwitchLinks()},
+                         {"linkRate_gbps", rate.GetBitRate() / 1e9},
+                         {"routing", routing},
+                         {"datelines", torus.HasDatelines()},
+                         {"placement", placement},
+                         {"pfc", pfc && !ib},
+                         {"dcqcn", dcqcn && !ib},
+                         {"bufferBytes", buffer},
+                         {"stallTime_us", stall.GetSeconds() * 1e6},
+                         {"collective", collective},
+                         {"algo", algo},
+                         {"channels", nChannels},
+                         {"protocol", NcclProtocolName(comm->GetProtocol())},
+                         {"minBytes", sweep.minBytes},
+                         {"maxBytes", sweep.maxBytes},
+                         {"stepFactor", sweep.stepFactor},
+                         {"iters", sweep.iterations},
+                         {"warmup", sweep.warmup},
+                         {"RngRun", RngSeedManager::GetRun()}};
+        j["results"] = nlohmann::ordered_json::array();
+        for (const CollectiveSweepRow& r : runner.GetRows())
+        {
+            j["results"].push_back({{"collective", collective},
+                                    {"algo", r.algorithm},
+                                    {"bytes", r.bytes},
+                                    {"time_us", r.timeUs},
+                                    {"algbw_GBps", r.algbwGBps},
+                                    {"busbw_GBps", r.busbwGBps}});
+        }
+        j["fabric"] = FabricStatsHelper::TotalsJson(totals);
+        j["links"] = nlohmann::ordered_json::array();
+        for (const LinkStats& l : links)
+        {
+            nlohmann::ordered_json link
+                = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
+            if (!l.creditStallUs.empty())
+            {
+                link["credit_stall_us"] = l.creditStallUs;
+            }
+            j["links"].push_back(link);
+        }
+        j["failures"] = nlohmann::ordered_json::array();
+        if (stalled)
+        {
+            j["stall"]
+                = {{"kind",
+                    detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK ? "deadlock"
+                                                                                     : "stall"},
+                   {"detected_us", detector->GetDetectionTime().GetSeconds() * 1e6},
+                   {"cycle", detector->GetCycle()},
+                   {"report", detector->GetReport()}};
+        }
+        j["sim"] = {{"wall_s", wall},
+                    {"events", events},
+                    {"sim_time_us", simTime.GetSeconds() * 1e6},
+                    {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
+        jsonFile << j.dump(2) << "\n";
+        jsonFile.close();
+        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        {
+            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            return 1;
+        }
+    }
+    return stalled ? EXIT_STALLED : 0;
+}
