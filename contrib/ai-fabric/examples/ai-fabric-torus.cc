@@ -21,9 +21,11 @@
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
+#include "ns3/collective-plan.h"
 #include "ns3/collective-sweep.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/command-line.h"
+#include "ns3/communicator.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stall-detector.h"
@@ -124,6 +126,121 @@ ParseDims(const std::string& text, std::vector<uint32_t>& dims)
     return dims.size() == 2 || dims.size() == 3;
 }
 
+/**
+ * Per-dimension traffic of the collective: the bytes of transfers between GPUs whose
+ * switches differ in one dimension, and the time such transfers were in flight. Counted over
+ * the iterations of the last plan run (the largest size).
+ */
+class DimensionStats
+{
+  public:
+    /**
+     * \param rankCoords the switch coordinates of every rank
+     */
+    explicit DimensionStats(std::vector<std::vector<uint32_t>> rankCoords)
+        : m_coords(std::move(rankCoords))
+        , m_bytes(m_coords[0].size(), 0)
+        , m_busy(m_coords[0].size())
+        , m_since(m_coords[0].size())
+        , m_inFlight(m_coords[0].size(), 0)
+    {
+    }
+
+    /**
+     * \param comm a rank's communicator
+     * \param id a transfer it sent
+     */
+    void Sent(Ptr<Communicator> comm, uint32_t id)
+    {
+        Ptr<const CollectivePlan> plan = comm->GetPlan();
+        if (plan != m_plan)
+        {
+            m_plan = plan; // a new size: count it alone
+            m_dimOf.assign(plan->GetNTransfers(), NONE);
+            std::fill(m_bytes.begin(), m_bytes.end(), 0);
+            std::fill(m_busy.begin(), m_busy.end(), Time(0));
+            std::fill(m_inFlight.begin(), m_inFlight.end(), 0);
+        }
+        const CollectiveTransfer& t = plan->GetTransfer(id);
+        uint32_t dim = NONE;
+        for (uint32_t d = 0; d < m_coords[0].size(); ++d)
+        {
+            if (m_coords[t.src][d] != m_coords[t.dst][d])
+            {
+                dim = dim == NONE ? d : MIXED;
+            }
+        }
+        if (dim == NONE || dim == MIXED)
+        {
+            return; // the same switch, or a path through several dimensions
+        }
+        m_dimOf[id] = dim;
+        m_bytes[dim] += t.bytes;
+        if (m_inFlight[dim]++ == 0)
+        {
+            m_since[dim] = Simulator::Now();
+        }
+    }
+
+    /// \param id a transfer that arrived
+    void Arrived(uint32_t id)
+    {
+        if (id >= m_dimOf.size() || m_dimOf[id] >= MIXED)
+        {
+            return;
+        }
+        const uint32_t dim = m_dimOf[id];
+        m_dimOf[id] = NONE;
+        if (--m_inFlight[dim] == 0)
+        {
+            m_busy[dim] += Simulator::Now() - m_since[dim];
+        }
+    }
+
+    /// \return bytes per dimension
+    const std::vector<uint64_t>& Bytes() const
+    {
+        return m_bytes;
+    }
+
+    /// \return busy time per dimension
+    const std::vector<Time>& Busy() const
+    {
+        return m_busy;
+    }
+
+  private:
+    static constexpr uint32_t NONE = UINT32_MAX;      //!< no dimension
+    static constexpr uint32_t MIXED = UINT32_MAX - 1; //!< several
+    std::vector<std::vector<uint32_t>> m_coords;      //!< by rank
+    Ptr<const CollectivePlan> m_plan;                 //!< plan counted
+    std::vector<uint32_t> m_dimOf;                    //!< dimension of each transfer in flight
+    std::vector<uint64_t> m_bytes;                    //!< by dimension
+    std::vector<Time> m_busy;                         //!< by dimension
+    std::vector<Time> m_since;                        //!< start of the current busy period
+    std::vector<uint32_t> m_inFlight;                 //!< transfers in flight
+};
+
+/**
+ * \param stats the statistics
+ * \param comm the sender's communicator
+ * \param id the transfer
+ */
+void
+TransferSent(DimensionStats* stats, Ptr<Communicator> comm, uint32_t id)
+{
+    stats->Sent(comm, id);
+}
+
+/**
+ * \param stats the statistics
+ * \param id the transfer
+ */
+void
+TransferArrived(DimensionStats* stats, uint32_t id)
+{
+    stats->Arrived(id);
+}
 } // namespace
 
 int
@@ -142,7 +259,7 @@ main(int argc, char* argv[])
     std::string datelines = "true";
     std::string placement = "linear";
     std::string collective = "allreduce";
-    std::string algo = "ring";
+    std::string algo = "torus";
     std::string minBytes = "1M";
     std::string maxBytes = "32M";
     std::string stepFactor = "2";
@@ -191,7 +308,10 @@ main(int argc, char* argv[])
                  placement);
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
-    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise or direct", algo);
+    cmd.AddValue("algo",
+                 "torus (reduce-scatter and all-gather along each dimension in turn), ring, "
+                 "tree, hd, chain, pairwise or direct",
+                 algo);
     cmd.AddValue("minBytes", "smallest size, K/M/G suffixes (nccl-tests -b)", minBytes);
     cmd.AddValue("maxBytes", "largest size (nccl-tests -e)", maxBytes);
     cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
@@ -318,6 +438,19 @@ main(int argc, char* argv[])
     sweep.iterations = Whole("iters", iters, 1, 1 << 20);
     sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
     sweep.progress = !quiet;
+    if (algo == "torus")
+    {
+        // The rank grid: the GPUs of a switch, then the torus's dimensions (linear
+        // placement: every line of the grid is a ring of neighbours).
+        if (torus.GetGpusPerSwitch() > 1)
+        {
+            sweep.torusDims = std::to_string(torus.GetGpusPerSwitch()) + "x";
+        }
+        for (std::size_t d = 0; d < dims.size(); ++d)
+        {
+            sweep.torusDims += (d == 0 ? "" : "x") + std::to_string(dims[d]);
+        }
+    }
     const uint32_t nChannels = Whole("channels", channels, 1, 64);
     const std::string jsonTmp = json + ".tmp";
     std::ofstream jsonFile;
@@ -409,6 +542,26 @@ main(int argc, char* argv[])
     detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
     detector->Start();
 
+    std::vector<std::vector<uint32_t>> rankCoords;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        for (uint32_t i = 0; i < ranks; ++i)
+        {
+            if (torus.GetGpus().Get(i) == gpus.Get(r))
+            {
+                rankCoords.push_back(torus.GetCoordinates(i / torus.GetGpusPerSwitch()));
+                break;
+            }
+        }
+    }
+    DimensionStats dimStats(rankCoords);
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        Ptr<Communicator> c = collectives.GetCommunicator(r);
+        c->TraceConnectWithoutContext("Send", MakeBoundCallback(&TransferSent, &dimStats, c));
+        c->TraceConnectWithoutContext("Arrival", MakeBoundCallback(&TransferArrived, &dimStats));
+    }
+
     std::cout << torus.Summary() << "\n";
     std::cout << "# fabric " << fabricName << ", " << rate.GetBitRate() / 1e9 << " Gb/s links, "
               << placement << " placement\n";
@@ -423,6 +576,38 @@ main(int argc, char* argv[])
     const Time simTime = stalled ? Simulator::Now() : runner.GetEndTime();
     const uint64_t events = Simulator::GetEventCount();
     CollectiveSweep::PrintTable(std::cout, runner.GetRows(), type);
+    // Per dimension, over the iterations of the largest size: bytes each rank sent along the
+    // dimension, the time the dimension had data in flight, and their ratio (nccl-tests'
+    // busbw is the same ratio over the whole collective).
+    const char* axis[] = {"X", "Y", "Z"};
+    nlohmann::ordered_json perDimension = nlohmann::ordered_json::array();
+    if (!runner.GetRows().empty())
+    {
+        std::cout << "# per dimension (largest size):\n";
+        const uint32_t runs = sweep.warmup + sweep.iterations;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+        {
+            const double perRank = static_cast<double>(dimStats.Bytes()[d]) / ranks / runs;
+            const double busyUs = dimStats.Busy()[d].GetSeconds() * 1e6 / runs;
+            const double busbw = busyUs > 0 ? perRank / busyUs / 1e3 : 0.0;
+            char line[160];
+            std::snprintf(line,
+                          sizeof(line),
+                          "#   %s (%u switches): %12.0f B per rank per iteration, busy %10.2f us, "
+                          "busbw %7.2f GB/s\n",
+                          axis[d],
+                          dims[d],
+                          perRank,
+                          busyUs,
+                          busbw);
+            std::cout << line;
+            perDimension.push_back({{"dimension", axis[d]},
+                                    {"size", dims[d]},
+                                    {"bytes_per_rank", perRank},
+                                    {"busy_us", busyUs},
+                                    {"busbw_GBps", busbw}});
+        }
+    }
     if (stalled)
     {
         std::cout << "# " << detector->GetReport() << "\n";
@@ -481,6 +666,7 @@ main(int argc, char* argv[])
                                     {"algbw_GBps", r.algbwGBps},
                                     {"busbw_GBps", r.busbwGBps}});
         }
+        j["dimensions"] = perDimension;
         j["fabric"] = FabricStatsHelper::TotalsJson(totals);
         j["links"] = nlohmann::ordered_json::array();
         for (const LinkStats& l : links)

@@ -10,6 +10,7 @@
 #include "ns3/abort.h"
 #include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
@@ -90,6 +91,10 @@ CollectiveSweep::Schedule()
             && m_config.gpusPerServer > 1)
         {
             algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
+        }
+        if (name == "torus" && !m_config.torusDims.empty())
+        {
+            algorithm->SetAttribute("Dims", StringValue(m_config.torusDims));
         }
         if (name == "hier" || name == "nvlstree")
         {

@@ -39,6 +39,7 @@ struct CollectiveSweepConfig
     bool progress{true};                             //!< progress line on stderr
     uint32_t gpusPerServer{0};   //!< GPUs per server (hierarchical algorithms; 0: one server)
     bool serverAwareRing{false}; //!< rings follow NCCL's server-aware order
+    std::string torusDims;       //!< the rank grid of --algo=torus ("4x4x4"; empty: squarest)
 };
 
 /**

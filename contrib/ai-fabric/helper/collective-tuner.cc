@@ -39,6 +39,9 @@ const AlgorithmEntry ALGORITHMS[] = {
     {"nvls", CollectiveType::ALL_REDUCE, "ns3::NvlsAlgorithm", false},
     {"hier", CollectiveType::ALL_REDUCE, "ns3::HierarchicalAlgorithm", false},
     {"nvlstree", CollectiveType::ALL_REDUCE, "ns3::NvlsTreeAlgorithm", false},
+    {"torus", CollectiveType::ALL_REDUCE, "ns3::TorusAllReduceAlgorithm", false},
+    {"torus", CollectiveType::ALL_GATHER, "ns3::TorusAllReduceAlgorithm", false},
+    {"torus", CollectiveType::REDUCE_SCATTER, "ns3::TorusAllReduceAlgorithm", false},
 };
 
 } // namespace
@@ -71,8 +74,17 @@ CollectiveTuner::SetScaleUp(uint32_t servers,
 std::vector<std::string>
 CollectiveTuner::GetAlgorithmNames()
 {
-    return {
-        "ring", "tree", "hd", "chain", "pairwise", "direct", "hier", "nvls", "nvlstree", "auto"};
+    return {"ring",
+            "tree",
+            "hd",
+            "chain",
+            "pairwise",
+            "direct",
+            "hier",
+            "nvls",
+            "nvlstree",
+            "torus",
+            "auto"};
 }
 
 Ptr<CollectiveAlgorithm>

@@ -430,6 +430,12 @@ Communicator::CheckDone()
     }
 }
 
+Ptr<const CollectivePlan>
+Communicator::GetPlan() const
+{
+    return m_plan;
+}
+
 const std::vector<uint64_t>&
 Communicator::GetBytesReceivedByStep() const
 {

@@ -114,6 +114,9 @@ class Communicator : public Object
      */
     Time ReductionTime(uint64_t bytes) const;
 
+    /// \return the running plan (null when idle)
+    Ptr<const CollectivePlan> GetPlan() const;
+
     /// \return payload bytes received in the last (or current) collective, by step
     const std::vector<uint64_t>& GetBytesReceivedByStep() const;
     /// \return payload bytes sent in the last (or current) collective, by step
