@@ -21,6 +21,8 @@
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/torus-helper.h"
@@ -366,7 +368,8 @@ TEST_F(TorusRoutingTest, CreditTorusDeadlocksWithoutDatelinesOnly)
 }
 
 // A stall without a cycle: a GPU's own link goes down mid-run; nothing moves, no queue waits
-// on another, and the detector says so instead of waiting for the end of time.
+// on another. The detector gives the transport two retransmission timeouts to recover, then
+// says so instead of waiting for the end of time.
 TEST_F(TorusRoutingTest, StallWithoutCycleIsReportedAsStall)
 {
     RoceFabricHelper fabric;
@@ -397,9 +400,13 @@ TEST_F(TorusRoutingTest, StallWithoutCycleIsReportedAsStall)
     EXPECT_EQ(detector->GetReport().rfind("stall: no progress for ", 0), 0u)
         << detector->GetReport();
     EXPECT_TRUE(detector->GetCycle().empty());
-    // Declared between StallTime and StallTime + one check after the link went down.
-    EXPECT_GE(detector->GetDetectionTime(), MicroSeconds(100) + MilliSeconds(2));
-    EXPECT_LE(detector->GetDetectionTime(), MicroSeconds(100) + MilliSeconds(3));
+    // Declared two timeouts after the last delivery (before the link went down), within one
+    // check (StallTime / 4).
+    const Time rto = fabric.GetTransport(torus.GetGpus().Get(0))
+                         ->GetQueuePair(RdmaTransport::FIRST_QPN)
+                         ->GetRetransmissionTimeout();
+    EXPECT_GE(detector->GetDetectionTime(), rto * 2);
+    EXPECT_LE(detector->GetDetectionTime(), MicroSeconds(100) + rto * 2 + MilliSeconds(1));
 }
 
 // Placements: linear is the coordinate order; stride visits even X first; random is a

@@ -59,6 +59,13 @@ FabricStallDetector::GetTypeId()
                             TimeValue(MilliSeconds(10)),
                             MakeTimeAccessor(&FabricStallDetector::m_stallTime),
                             MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("RecoveryAllowance",
+                            "Added to the wait before a stall without a cycle is reported: the "
+                            "time the fabric takes to detect and reroute a failure (s). "
+                            "Default 0.",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&FabricStallDetector::m_allowance),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("CheckInterval",
                             "Time between checks of the progress count (s). 0 (the default): "
                             "a quarter of StallTime.",
@@ -103,6 +110,10 @@ FabricStallDetector::Install(const FabricTopology& topology,
         {
             m_switchNodes.push_back(g[v].node);
         }
+        else
+        {
+            m_hostNames[g[v].address] = NodeName(g[v].node);
+        }
     }
     for (auto [e, end] = boost::edges(g); e != end; ++e)
     {
@@ -138,17 +149,6 @@ uint64_t
 FabricStallDetector::Progress() const
 {
     uint64_t progress = 0;
-    for (const Ptr<Node>& node : m_switchNodes)
-    {
-        if (Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>())
-        {
-            progress += sw->GetForwardedPackets();
-        }
-        else if (Ptr<IbSwitch> ib = node->GetObject<IbSwitch>())
-        {
-            progress += ib->GetForwardedPackets();
-        }
-    }
     for (const Ptr<RdmaTransport>& t : m_transports)
     {
         for (uint32_t i = 0; i < t->GetNQueuePairs(); ++i)
@@ -173,6 +173,60 @@ FabricStallDetector::Outstanding() const
     return outstanding;
 }
 
+Time
+FabricStallDetector::StallWithoutCycle() const
+{
+    Time rto(0);
+    for (const Ptr<RdmaTransport>& t : m_transports)
+    {
+        for (uint32_t i = 0; i < t->GetNQueuePairs(); ++i)
+        {
+            Ptr<RdmaQueuePair> qp = t->GetQueuePair(RdmaTransport::FIRST_QPN + i);
+            if (qp->GetOutstandingRequests() > 0 && !qp->IsInError())
+            {
+                rto = std::max(rto, qp->GetRetransmissionTimeout());
+            }
+        }
+    }
+    return std::max(m_stallTime, rto * 2 + m_allowance);
+}
+
+std::string
+FabricStallDetector::QueuePairsInError() const
+{
+    auto name = [this](uint32_t address)
+    {
+        auto it = m_hostNames.find(address);
+        return it == m_hostNames.end() ? "address " + std::to_string(address) : it->second;
+    };
+    std::ostringstream s;
+    uint32_t n = 0;
+    for (const Ptr<RdmaTransport>& t : m_transports)
+    {
+        for (uint32_t i = 0; i < t->GetNQueuePairs(); ++i)
+        {
+            Ptr<RdmaQueuePair> qp = t->GetQueuePair(RdmaTransport::FIRST_QPN + i);
+            if (!qp->IsInError())
+            {
+                continue;
+            }
+            if (n < 4)
+            {
+                s << (n == 0 ? "" : ", ") << name(t->GetAddress()) << " qp " << qp->GetQpn()
+                  << " -> " << name(qp->GetRemoteAddress());
+            }
+            ++n;
+        }
+    }
+    if (n > 4)
+    {
+        s << ", ...";
+    }
+    return n == 0 ? ""
+                  : std::to_string(n)
+                        + " queue pair(s) in the error state (retries exhausted): " + s.str();
+}
+
 void
 FabricStallDetector::Check()
 {
@@ -189,8 +243,16 @@ FabricStallDetector::Check()
     }
     else if (now - m_lastChange >= m_stallTime)
     {
-        m_detected = now;
         Analyse();
+        if (m_finding == Finding::STALL && now - m_lastChange < StallWithoutCycle())
+        {
+            // No cycle: the fabric may still recover (timeouts, a reroute). Wait longer.
+            m_finding = Finding::NONE;
+            m_report.clear();
+            m_event = Simulator::Schedule(m_interval, &FabricStallDetector::Check, this);
+            return;
+        }
+        m_detected = now;
         NS_LOG_WARN(m_report);
         m_trace(m_finding == Finding::DEADLOCK, m_report);
         if (m_stop)
@@ -333,6 +395,11 @@ FabricStallDetector::Analyse()
     {
         m_finding = Finding::STALL;
         report << "stall: " << quiet << " with " << Outstanding() << " work requests outstanding; ";
+        const std::string errors = QueuePairsInError();
+        if (!errors.empty())
+        {
+            report << errors << "; ";
+        }
         if (queues.empty())
         {
             report << "no queue is held by flow control (waiting for a timeout or an "

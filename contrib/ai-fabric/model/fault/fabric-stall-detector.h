@@ -13,6 +13,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,9 @@ class RdmaTransport;
  * \brief Stops a run whose fabric stopped moving, and says why: a deadlock's cycle of paused
  * or credit-starved queues, or the queues it is stuck on.
  *
- * Every CheckInterval it compares a progress count (packets forwarded by the switches plus
- * bytes delivered to the queue pairs) with the last one. When the count has not changed for
- * StallTime while some queue pair has work requests outstanding, it analyses the fabric:
+ * Every CheckInterval it compares a progress count (bytes delivered in order to the queue
+ * pairs) with the last one. When the count has not changed for StallTime while some queue
+ * pair has work requests outstanding, it analyses the fabric:
  *
  * - A queue (a port's priority or VL) is blocked when it holds frames and the link's flow
  *   control holds them (the peer paused the priority; the VL has no credits).
@@ -39,8 +40,12 @@ class RdmaTransport;
  *   holding that buffer sit in that switch's output queues. The queue waits for each of those
  *   output queues that is blocked too: the wait-for graph of Hu et al. (HotNets 2016).
  * - A cycle in that graph is a deadlock: the buffers wait for each other and no timer will
- *   free them. Without a cycle the run stalled for another reason (a queue pair waiting for a
- *   timeout, a destination no longer reachable); the report lists the blocked queues.
+ *   free them; it is reported at once.
+ * - Without a cycle the fabric may be recovering: queue pairs wait for their retransmission
+ *   timeout after losses (a failed link). Such a stall is reported only once nothing has
+ *   moved for two of the longest retransmission timeouts of the queue pairs with work, plus
+ *   RecoveryAllowance (the time a fault takes to be detected and rerouted); the report names
+ *   the queue pairs in the error state (retries exhausted) and the blocked queues.
  *
  * The finding goes to the Stall trace source and GetFinding(); with StopOnStall the
  * simulation stops there. Checking ends once the Done callback says the workload finished, so
@@ -93,7 +98,7 @@ class FabricStallDetector : public Object
     /// \return when the stall was declared
     Time GetDetectionTime() const;
 
-    /// \return the progress count (switch forwards plus delivered bytes)
+    /// \return the progress count (bytes delivered in order to the queue pairs)
     uint64_t Progress() const;
 
     /**
@@ -116,7 +121,15 @@ class FabricStallDetector : public Object
     /// \return work requests outstanding over all queue pairs
     uint64_t Outstanding() const;
 
+    /// \return how long a stall without a cycle must last to be reported
+    Time StallWithoutCycle() const;
+
+    /// \return the queue pairs in the error state, as "gpuA qp N -> gpuB" (up to 4)
+    std::string QueuePairsInError() const;
+
     Time m_stallTime;                                 //!< no progress this long: a stall
+    Time m_allowance;                                 //!< RecoveryAllowance
+    std::map<uint32_t, std::string> m_hostNames;      //!< endpoint name by fabric address
     Time m_interval;                                  //!< between checks
     bool m_stop{true};                                //!< stop the simulation on a finding
     std::vector<Ptr<FabricNetDevice>> m_ports;        //!< every port

@@ -216,6 +216,48 @@ IbNetDevice::DoLinkChange(bool up)
     {
         InitializeCredits(); // the link retrains: both ends exchange their limits again
     }
+    else
+    {
+        Flush();
+    }
+}
+
+void
+IbNetDevice::Flush()
+{
+    // A switch discards what is queued for a port that went down (it would wait for credits
+    // that never come), and the ingress buffers those packets held are freed.
+    for (uint32_t vl = 0; vl < m_dataVls; ++vl)
+    {
+        Lane& lane = m_lanes[vl];
+        while (!lane.queue.empty())
+        {
+            const Queued q = lane.queue.front();
+            lane.queue.pop_front();
+            const uint32_t size = q.packet->GetSize();
+            lane.queuedBytes -= size;
+            CountDrop(q.packet, FabricDropReason::LINK_DOWN);
+            if (q.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            {
+                m_departureCb(q.ingress, q.inVl, size);
+            }
+        }
+        if (lane.stalled)
+        {
+            lane.stalled = false;
+            lane.stallTime += Simulator::Now() - lane.stallStart;
+        }
+    }
+    while (!m_mgmtQueue.empty())
+    {
+        const auto [p, ingress] = m_mgmtQueue.front();
+        m_mgmtQueue.pop_front();
+        CountDrop(p, FabricDropReason::LINK_DOWN);
+        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        {
+            m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
+        }
+    }
 }
 
 uint32_t
@@ -900,6 +942,16 @@ IbNetDevice::SetDepartureCallback(DepartureCallback cb)
 void
 IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
 {
+    if (!IsLinkUp())
+    {
+        // Routed to a port whose link is down (before the subnet manager reroutes): dropped.
+        CountDrop(p, FabricDropReason::LINK_DOWN);
+        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        {
+            m_departureCb(ingress, vl == MANAGEMENT_VL ? MANAGEMENT_VL : inVl, p->GetSize());
+        }
+        return;
+    }
     if (vl == MANAGEMENT_VL)
     {
         m_mgmtQueue.emplace_back(p, ingress);

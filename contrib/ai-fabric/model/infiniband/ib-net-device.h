@@ -233,6 +233,9 @@ class IbNetDevice : public FabricNetDevice
     void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
 
+    /// The link went down: discard what waits for it (LinkDown drops), freeing its buffers.
+    void Flush();
+
   private:
     /// A packet waiting at an output VL.
     struct Queued

@@ -446,11 +446,53 @@ RoceNetDevice::Enqueue(
     return true;
 }
 
+void
+RoceNetDevice::DoLinkChange(bool up)
+{
+    // The peer's pauses end with the link; what waits for a link that went down is
+    // discarded (LinkDown drops), and the switch frees its buffer.
+    m_pausedUntil.fill(Time(0));
+    if (up)
+    {
+        return;
+    }
+    for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
+    {
+        auto& q = m_queues[prio];
+        while (!q.empty())
+        {
+            const QueuedFrame f = q.front();
+            q.pop_front();
+            const uint32_t size = f.packet->GetSize();
+            m_queueCounters[prio].bytes -= size;
+            CountDrop(f.packet, FabricDropReason::LINK_DOWN);
+            if (f.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            {
+                m_departureCb(f.ingress, f.inPriority, size);
+            }
+        }
+        m_queueTrace(prio, m_queueCounters[prio].bytes);
+    }
+    m_nonEmpty = 0;
+    m_macControl.clear();
+}
+
 bool
 RoceNetDevice::EnqueueForwarded(
     Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit, uint8_t ingressPriority)
 {
     NS_ASSERT(priority < N_PRIORITIES);
+    if (!IsLinkUp())
+    {
+        // Routed to a port whose link is down (before the reroute): dropped.
+        CountDrop(p, FabricDropReason::LINK_DOWN);
+        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        {
+            m_departureCb(
+                ingress, ingressPriority == 0xFF ? priority : ingressPriority, p->GetSize());
+        }
+        return false;
+    }
     if (!Enqueue(p, priority, ingress, limit, ingressPriority == 0xFF ? priority : ingressPriority))
     {
         return false;

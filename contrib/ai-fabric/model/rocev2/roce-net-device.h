@@ -262,6 +262,7 @@ class RoceNetDevice : public FabricNetDevice
     void DoDispose() override;
     Ptr<Packet> DequeueForTransmit() override;
     void DoReceive(Ptr<Packet> p) override;
+    void DoLinkChange(bool up) override;
 
   private:
     /**
