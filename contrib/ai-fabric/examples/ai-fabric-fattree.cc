@@ -26,11 +26,16 @@
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/fault-injector.h"
+#include "ns3/fault-schedule.h"
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-switch.h"
+#include "ns3/names.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
@@ -221,7 +226,11 @@ main(int argc, char* argv[])
                  "channels (NCCL's nChannels), each with its own QPs (default: the GPUs of a "
                  "server, up to 16; 1 with --server=none)",
                  channels);
-    cmd.AddValue("failures", "failures to inject (comes with the fault model)", failures);
+    cmd.AddValue("failures",
+                 "failures to inject: link:A-B@T, switch:S@T, nic:G@T, flap:A-B@T,period=P,"
+                 "count=N, ber:A-B@T,rate=R, up@T, separated by ';' (or a .json file); the "
+                 "sweep runs without them first, for the slowdown",
+                 failures);
     cmd.AddValue("json", "write the results as JSON to this file", json);
     cmd.AddValue("pcap", "write a pcap per GPU NIC with this prefix", pcap);
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
@@ -317,9 +326,14 @@ main(int argc, char* argv[])
             nicRate = std::to_string(server.GetServer().nicRate.GetBitRate()) + "bps";
         }
     }
+    std::vector<FaultEvent> faultEvents;
     if (!failures.empty())
     {
-        FabricCli::Fail(PROGRAM, "--failures: failure injection comes with the fault model");
+        std::string error;
+        if (!FaultSchedule::Read(failures, faultEvents, error))
+        {
+            FabricCli::Fail(PROGRAM, "--failures=" + failures + ": " + error);
+        }
     }
     if (rail.empty())
     {
@@ -436,130 +450,237 @@ main(int argc, char* argv[])
         }
     }
 
-    // Build. InfiniBand is lossless by its credits: PFC, ECN and DCQCN are RoCEv2's.
-    std::unique_ptr<FabricHelper> helper;
-    if (ib)
+    // Bad input found once the topology exists: nothing half-written is left behind.
+    auto FailClean = [&](const std::string& message)
     {
-        auto ibHelper = std::make_unique<IbFabricHelper>();
-        ibHelper->SetRoutingEngine(routing);
-        ibHelper->SetLmc(static_cast<uint32_t>(lmcValue));
-        if (ibcc)
+        if (!json.empty())
         {
-            ibHelper->SetDeviceAttribute("CcThreshold", UintegerValue(8));
-            ibHelper->SetTransportAttribute("CongestionControl",
-                                            TypeIdValue(IbCongestionControl::GetTypeId()));
+            jsonFile.close();
+            std::remove(jsonTmp.c_str());
         }
-        helper = std::move(ibHelper);
-    }
-    else
+        FabricCli::Fail(PROGRAM, message);
+    };
+
+    // One run of the sweep, with or without the failures; the program runs it without them
+    // first when failures are given, for the slowdown.
+    auto simulate = [&](bool inject, bool print) -> FailureRunOutput
     {
-        auto roce = std::make_unique<RoceFabricHelper>();
-        roce->SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
-        roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-        helper = std::move(roce);
-    }
-    FabricHelper& fabric = *helper;
-    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    if (dcqcn && !ib)
-    {
-        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(preset))
+        FatTreeHelper t = tree;
+        ServerHelper srv = server;
+        // Build. InfiniBand is lossless by its credits: PFC, ECN and DCQCN are RoCEv2's.
+        std::unique_ptr<FabricHelper> helper;
+        if (ib)
         {
-            fabric.SetCongestionControlAttribute(name, StringValue(value));
-        }
-    }
-    tree.Install(fabric);
-    if (scaleUp)
-    {
-        server.Install(tree.GetGpus()); // NVLink inside each server
-        // GPUDirect RDMA over the GPU-NIC PCIe link: it limits the NIC when slower.
-        const DataRate pcie = server.GetPcieRate();
-        if (pcie < rate)
-        {
-            for (uint32_t g = 0; g < tree.GetNGpus(); ++g)
+            auto ibHelper = std::make_unique<IbFabricHelper>();
+            ibHelper->SetRoutingEngine(routing);
+            ibHelper->SetLmc(static_cast<uint32_t>(lmcValue));
+            if (ibcc)
             {
-                Ptr<Node> gpu = tree.GetGpuByRank(g);
-                fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
-                if (!ib)
+                ibHelper->SetDeviceAttribute("CcThreshold", UintegerValue(8));
+                ibHelper->SetTransportAttribute("CongestionControl",
+                                                TypeIdValue(IbCongestionControl::GetTypeId()));
+            }
+            helper = std::move(ibHelper);
+        }
+        else
+        {
+            auto roce = std::make_unique<RoceFabricHelper>();
+            roce->SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
+            roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+            helper = std::move(roce);
+        }
+        FabricHelper& fabric = *helper;
+        fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+        if (dcqcn && !ib)
+        {
+            fabric.SetTransportAttribute("CongestionControl",
+                                         TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+            for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(preset))
+            {
+                fabric.SetCongestionControlAttribute(name, StringValue(value));
+            }
+        }
+        t.Install(fabric);
+        if (scaleUp)
+        {
+            srv.Install(t.GetGpus()); // NVLink inside each server
+            // GPUDirect RDMA over the GPU-NIC PCIe link: it limits the NIC when slower.
+            const DataRate pcie = srv.GetPcieRate();
+            if (pcie < rate)
+            {
+                for (uint32_t g = 0; g < t.GetNGpus(); ++g)
                 {
-                    fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
+                    Ptr<Node> gpu = t.GetGpuByRank(g);
+                    fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
+                    if (!ib)
+                    {
+                        fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
+                    }
                 }
             }
         }
-    }
-    fabric.AssignStreams(1);
-    if (!pcap.empty())
+        fabric.AssignStreams(1);
+        if (!pcap.empty())
+        {
+            fabric.EnablePcap(pcap, t.GetGpus(), true);
+        }
+        CollectiveHelper collectives;
+        collectives.SetChannels(nChannels);
+        collectives.Install(t.GetGpus(), fabric);
+        // The tuner's alpha: protocol step latency + both NICs + the switches of the longest path
+        // (up and down every tier) + its cables; beta from the RoCEv2 goodput at the MTU.
+        Ptr<Communicator> comm = collectives.GetCommunicator(0);
+        Ptr<RdmaTransport> nic = fabric.GetTransport(t.GetGpuByRank(0));
+        TimeValue portLatency;
+        if (ib)
+        {
+            t.GetLeaf(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
+        }
+        else
+        {
+            t.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+        }
+        const int64_t switchHops = 2 * static_cast<int64_t>(t.GetTiers()) - 1;
+        const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                           + portLatency.Get() * switchHops
+                           + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
+        const uint32_t mtu = 4096;
+        const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                        + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
+                                  : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                        + IcrcTrailer::SIZE
+                                        + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+        const double efficiency = mtu / (mtu + framing);
+        CollectiveTuner tuner(alpha, rate, efficiency);
+        if (scaleUp)
+        {
+            Ptr<NvLinkTransport> nv = t.GetGpuByRank(0)->GetObject<NvLinkTransport>();
+            DoubleValue ringEfficiency;
+            DoubleValue nvlsEfficiency;
+            nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+            nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+            tuner.SetScaleUp(nServers,
+                             nGpus,
+                             comm->GetNvLinkStepLatency(),
+                             srv.GetGpuNvLinkRate(),
+                             ringEfficiency.Get(),
+                             nvlsEfficiency.Get(),
+                             srv.GetServer().nvls);
+        }
+        CollectiveSweep runner(collectives, tuner, sweep);
+        runner.Schedule();
+
+        auto PrintHeader = [&]()
+        {
+            std::cout << t.Summary() << "\n";
+            if (scaleUp)
+            {
+                const ServerPreset& p = srv.GetServer();
+                std::cout << "servers: " << p.name << ", " << p.gpus << " GPUs per NVLink domain, "
+                          << srv.GetAllSwitches().GetN() / srv.GetNDomains()
+                          << " NVSwitch chips each, NVLink "
+                          << srv.GetGpuNvLinkRate().GetBitRate() / 8e9 << " GB/s per GPU\n";
+            }
+            std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks
+                      << " ranks, " << nChannels << " channel(s), protocol "
+                      << NcclProtocolName(comm->GetProtocol()) << ", " << sweep.warmup
+                      << " warm-up + " << sweep.iterations << " timed iterations per size\n";
+            std::cout.flush();
+        };
+
+        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+        {
+            std::vector<Ptr<RdmaTransport>> transports;
+            for (uint32_t g = 0; g < t.GetNGpus(); ++g)
+            {
+                transports.push_back(fabric.GetTransport(t.GetGpuByRank(g)));
+            }
+            detector->Install(*fabric.GetTopology(), transports);
+        }
+        detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
+        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
+        injector->SetFabricDefaults(ib);
+        injector->Install(fabric.GetTopology(),
+                          MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
+        injector->AssignStreams(1000);
+        {
+            std::string error;
+            if (!injector->Check(faultEvents, error))
+            {
+                FailClean("--failures=" + failures + ": " + error);
+            }
+            if (inject)
+            {
+                injector->Schedule(faultEvents, error);
+                TimeValue detection;
+                TimeValue reroute;
+                injector->GetAttribute("DetectionDelay", detection);
+                injector->GetAttribute("RerouteDelay", reroute);
+                detector->SetAttribute("RecoveryAllowance",
+                                       TimeValue(detection.Get() + reroute.Get()));
+            }
+        }
+        detector->Start();
+        if (print)
+        {
+            PrintHeader();
+        }
+
+        Simulator::Run();
+        FailureRunOutput out;
+        out.stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
+        out.finding
+            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
+        out.deadlock = detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
+        out.cycle = detector->GetCycle();
+        out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
+        out.events = Simulator::GetEventCount();
+        out.rows = runner.GetRows();
+        out.records = injector->GetRecords();
+        out.protocol = NcclProtocolName(comm->GetProtocol());
+        out.nvswitches = scaleUp ? srv.GetAllSwitches().GetN() : 0U;
+        out.nvlinkGBps = scaleUp ? srv.GetGpuNvLinkRate().GetBitRate() / 8e9 : 0.0;
+        if (print)
+        {
+            CollectiveSweep::PrintTable(std::cout, out.rows, type);
+        }
+        out.totals = FabricStatsHelper::Totals();
+        out.links = FabricStatsHelper::Links(out.simTime);
+        Simulator::Destroy();
+        Names::Clear();
+        return out;
+    };
+
+    FailureRunOutput base;
+    FailureRunOutput out;
+    if (!faultEvents.empty())
     {
-        fabric.EnablePcap(pcap, tree.GetGpus(), true);
-    }
-    CollectiveHelper collectives;
-    collectives.SetChannels(nChannels);
-    collectives.Install(tree.GetGpus(), fabric);
-    // The tuner's alpha: protocol step latency + both NICs + the switches of the longest path
-    // (up and down every tier) + its cables; beta from the RoCEv2 goodput at the MTU.
-    Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
-    TimeValue portLatency;
-    if (ib)
-    {
-        tree.GetLeaf(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
+        base = simulate(false, false);
+        const Time last = FaultSchedule::LastChange(faultEvents);
+        if (last >= base.simTime)
+        {
+            char message[200];
+            std::snprintf(message,
+                          sizeof(message),
+                          "--failures: a failure at %.3f us is after the end of the run (the "
+                          "sweep ends at %.3f us without failures)",
+                          last.GetSeconds() * 1e6,
+                          base.simTime.GetSeconds() * 1e6);
+            FailClean(message);
+        }
+        out = simulate(true, true);
     }
     else
     {
-        tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+        out = simulate(false, true);
     }
-    const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
-    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                       + portLatency.Get() * switchHops
-                       + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
-    const uint32_t mtu = 4096;
-    const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                    + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
-                              : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                    + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-    const double efficiency = mtu / (mtu + framing);
-    CollectiveTuner tuner(alpha, rate, efficiency);
-    if (scaleUp)
+    FailureReport::Print(std::cout, base, out, !faultEvents.empty());
+    if (!out.finding.empty())
     {
-        Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
-        DoubleValue ringEfficiency;
-        DoubleValue nvlsEfficiency;
-        nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
-        nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
-        tuner.SetScaleUp(nServers,
-                         nGpus,
-                         comm->GetNvLinkStepLatency(),
-                         server.GetGpuNvLinkRate(),
-                         ringEfficiency.Get(),
-                         nvlsEfficiency.Get(),
-                         server.GetServer().nvls);
+        std::cerr << PROGRAM << ": " << out.finding << std::endl;
     }
-    CollectiveSweep runner(collectives, tuner, sweep);
-    runner.Schedule();
-
-    std::cout << tree.Summary() << "\n";
-    if (scaleUp)
-    {
-        const ServerPreset& p = server.GetServer();
-        std::cout << "servers: " << p.name << ", " << p.gpus << " GPUs per NVLink domain, "
-                  << server.GetAllSwitches().GetN() / server.GetNDomains()
-                  << " NVSwitch chips each, NVLink " << server.GetGpuNvLinkRate().GetBitRate() / 8e9
-                  << " GB/s per GPU\n";
-    }
-    std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks << " ranks, "
-              << nChannels << " channel(s), protocol " << NcclProtocolName(comm->GetProtocol())
-              << ", " << sweep.warmup << " warm-up + " << sweep.iterations
-              << " timed iterations per size\n";
-    std::cout.flush();
-
-    Simulator::Run();
-    const Time simTime = runner.GetEndTime();
-    const uint64_t events = Simulator::GetEventCount();
-    CollectiveSweep::PrintTable(std::cout, runner.GetRows(), type);
-    const FabricTotals totals = FabricStatsHelper::Totals();
-    const std::vector<LinkStats> links = FabricStatsHelper::Links(simTime);
-    Simulator::Destroy();
-
+    const Time simTime = out.simTime;
+    const uint64_t events = out.events;
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     if (!quiet)
@@ -573,46 +694,45 @@ main(int argc, char* argv[])
     if (!json.empty())
     {
         nlohmann::ordered_json j;
-        j["scenario"] = {
-            {"fabric", fabricName},
-            {"pfc", pfc && !ib},
-            {"ecn", ecn && !ib},
-            {"dcqcn", dcqcn && !ib},
-            {"ibcc", ibcc},
-            {"lmc", lmcValue},
-            {"preset", preset},
-            {"routing", ib ? routing : std::string("ecmp")},
-            {"topology", "fat-tree"},
-            {"tiers", tree.GetTiers()},
-            {"servers", tree.GetNServers()},
-            {"server", scaleUp ? serverPreset : std::string("none")},
-            {"nvlink_GBps_per_gpu", scaleUp ? server.GetGpuNvLinkRate().GetBitRate() / 8e9 : 0.0},
-            {"nvswitches", scaleUp ? server.GetAllSwitches().GetN() : 0U},
-            {"gpusPerServer", tree.GetGpusPerServer()},
-            {"gpus", tree.GetNGpus()},
-            {"nicRate_gbps", rate.GetBitRate() / 1e9},
-            {"radix", tree.GetRadix()},
-            {"oversubscription", std::to_string(down) + ":" + std::to_string(up)},
-            {"rail", tree.IsRailOptimized()},
-            {"leaves", tree.GetNLeaves()},
-            {"spines", tree.GetNSpines()},
-            {"aggregations", tree.GetNAggregations()},
-            {"cores", tree.GetNCores()},
-            {"switches", tree.GetNSwitches()},
-            {"links", tree.GetNLinks()},
-            {"bisection_gbps", tree.GetBisectionBandwidth().GetBitRate() / 1e9},
-            {"collective", collective},
-            {"algo", algo},
-            {"channels", nChannels},
-            {"protocol", NcclProtocolName(comm->GetProtocol())},
-            {"minBytes", sweep.minBytes},
-            {"maxBytes", sweep.maxBytes},
-            {"stepFactor", sweep.stepFactor},
-            {"iters", sweep.iterations},
-            {"warmup", sweep.warmup},
-            {"RngRun", RngSeedManager::GetRun()}};
+        j["scenario"] = {{"fabric", fabricName},
+                         {"pfc", pfc && !ib},
+                         {"ecn", ecn && !ib},
+                         {"dcqcn", dcqcn && !ib},
+                         {"ibcc", ibcc},
+                         {"lmc", lmcValue},
+                         {"preset", preset},
+                         {"routing", ib ? routing : std::string("ecmp")},
+                         {"topology", "fat-tree"},
+                         {"tiers", tree.GetTiers()},
+                         {"servers", tree.GetNServers()},
+                         {"server", scaleUp ? serverPreset : std::string("none")},
+                         {"nvlink_GBps_per_gpu", out.nvlinkGBps},
+                         {"nvswitches", out.nvswitches},
+                         {"gpusPerServer", tree.GetGpusPerServer()},
+                         {"gpus", tree.GetNGpus()},
+                         {"nicRate_gbps", rate.GetBitRate() / 1e9},
+                         {"radix", tree.GetRadix()},
+                         {"oversubscription", std::to_string(down) + ":" + std::to_string(up)},
+                         {"rail", tree.IsRailOptimized()},
+                         {"leaves", tree.GetNLeaves()},
+                         {"spines", tree.GetNSpines()},
+                         {"aggregations", tree.GetNAggregations()},
+                         {"cores", tree.GetNCores()},
+                         {"switches", tree.GetNSwitches()},
+                         {"links", tree.GetNLinks()},
+                         {"bisection_gbps", tree.GetBisectionBandwidth().GetBitRate() / 1e9},
+                         {"collective", collective},
+                         {"algo", algo},
+                         {"channels", nChannels},
+                         {"protocol", out.protocol},
+                         {"minBytes", sweep.minBytes},
+                         {"maxBytes", sweep.maxBytes},
+                         {"stepFactor", sweep.stepFactor},
+                         {"iters", sweep.iterations},
+                         {"warmup", sweep.warmup},
+                         {"RngRun", RngSeedManager::GetRun()}};
         j["results"] = nlohmann::ordered_json::array();
-        for (const CollectiveSweepRow& r : runner.GetRows())
+        for (const CollectiveSweepRow& r : out.rows)
         {
             j["results"].push_back({{"collective", collective},
                                     {"algo", r.algorithm},
@@ -621,9 +741,9 @@ main(int argc, char* argv[])
                                     {"algbw_GBps", r.algbwGBps},
                                     {"busbw_GBps", r.busbwGBps}});
         }
-        j["fabric"] = FabricStatsHelper::TotalsJson(totals);
+        j["fabric"] = FabricStatsHelper::TotalsJson(out.totals);
         j["links"] = nlohmann::ordered_json::array();
-        for (const LinkStats& l : links)
+        for (const LinkStats& l : out.links)
         {
             nlohmann::ordered_json link
                 = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
@@ -633,7 +753,7 @@ main(int argc, char* argv[])
             }
             j["links"].push_back(link);
         }
-        j["failures"] = nlohmann::ordered_json::array();
+        FailureReport::AddJson(j, base, out, !faultEvents.empty());
         j["sim"] = {{"wall_s", wall},
                     {"events", events},
                     {"sim_time_us", simTime.GetSeconds() * 1e6},
@@ -646,5 +766,5 @@ main(int argc, char* argv[])
             return 1;
         }
     }
-    return 0;
+    return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
 }

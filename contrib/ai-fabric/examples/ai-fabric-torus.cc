@@ -30,9 +30,13 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/failure-report.h"
+#include "ns3/fault-injector.h"
+#include "ns3/fault-schedule.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/ib-switch.h"
+#include "ns3/names.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
@@ -57,9 +61,6 @@ using namespace ns3;
 namespace
 {
 const std::string PROGRAM = "ai-fabric-torus";
-
-/// Exit status of a run the stall detector stopped
-constexpr int EXIT_STALLED = 3;
 
 /**
  * \param name the flag
@@ -325,7 +326,11 @@ main(int argc, char* argv[])
     cmd.AddValue("stallTime",
                  "no progress this long with work outstanding stops the run (e.g. 10ms)",
                  stallTime);
-    cmd.AddValue("failures", "failures to inject (comes with the fault model)", failures);
+    cmd.AddValue("failures",
+                 "failures to inject: link:A-B@T, switch:S@T, nic:G@T, flap:A-B@T,period=P,"
+                 "count=N, ber:A-B@T,rate=R, up@T, separated by ';' (or a .json file); the "
+                 "sweep runs without them first, for the slowdown",
+                 failures);
     cmd.AddValue("json", "write the results as JSON to this file", json);
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
     cmd.AddValue("pfc", "PFC on the RDMA priorities (roce only)", pfc);
@@ -378,9 +383,14 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--stallTime=" + stallTime + ": expected a time such as 10ms");
     }
+    std::vector<FaultEvent> faultEvents;
     if (!failures.empty())
     {
-        FabricCli::Fail(PROGRAM, "--failures: failure injection comes with the fault model");
+        std::string error;
+        if (!FaultSchedule::Read(failures, faultEvents, error))
+        {
+            FabricCli::Fail(PROGRAM, "--failures=" + failures + ": " + error);
+        }
     }
     uint64_t buffer = 0;
     if (!bufferBytes.empty())
@@ -463,160 +473,247 @@ main(int argc, char* argv[])
         }
     }
 
-    // Build.
-    std::unique_ptr<FabricHelper> helper;
-    if (ib)
+    // Bad input found once the topology exists: nothing half-written is left behind.
+    auto FailClean = [&](const std::string& message)
     {
-        auto ibHelper = std::make_unique<IbFabricHelper>();
-        if (buffer > 0)
+        if (!json.empty())
         {
-            ibHelper->SetDeviceAttribute("VlBufferBytes", UintegerValue(buffer));
+            jsonFile.close();
+            std::remove(jsonTmp.c_str());
         }
-        helper = std::move(ibHelper);
-    }
-    else
-    {
-        auto roce = std::make_unique<RoceFabricHelper>();
-        roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-        if (buffer > 0)
-        {
-            roce->SetMmuAttribute("BufferSize", UintegerValue(buffer));
-        }
-        helper = std::move(roce);
-    }
-    FabricHelper& fabric = *helper;
-    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    if (dcqcn && !ib)
-    {
-        fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-    }
-    torus.Install(fabric);
-    fabric.AssignStreams(1);
-    const NodeContainer gpus = torus.GetGpus(
-        placement, RngSeedManager::GetSeed() * 1000003ULL + RngSeedManager::GetRun());
-    CollectiveHelper collectives;
-    collectives.SetChannels(nChannels);
-    collectives.Install(gpus, fabric);
+        FabricCli::Fail(PROGRAM, message);
+    };
 
-    // The tuner's alpha: protocol step latency + both NICs + the switches of the longest
-    // dimension-order path + its cables; beta from the goodput at the MTU.
-    Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    Ptr<RdmaTransport> nic = fabric.GetTransport(torus.GetGpus().Get(0));
-    TimeValue portLatency;
-    if (ib)
+    // One run of the sweep, with or without the failures; the program runs it without them
+    // first when failures are given, for the slowdown.
+    nlohmann::ordered_json perDimension = nlohmann::ordered_json::array();
+    auto simulate = [&](bool inject, bool print) -> FailureRunOutput
     {
-        torus.GetSwitches().Get(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
-    }
-    else
-    {
-        torus.GetSwitches().Get(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency",
-                                                                          portLatency);
-    }
-    int64_t switchHops = 1;
-    for (uint32_t d : dims)
-    {
-        switchHops += wrapOn ? d / 2 : d - 1;
-    }
-    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                       + portLatency.Get() * switchHops
-                       + fabric.GetChannels().back()->GetDelay() * (switchHops + 1);
-    const uint32_t mtu = 4096;
-    const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                    + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
-                              : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                    + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-    CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
-    CollectiveSweep runner(collectives, tuner, sweep);
-    runner.Schedule();
-
-    Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
-    detector->SetAttribute("StallTime", TimeValue(stall));
-    {
-        std::vector<Ptr<RdmaTransport>> transports;
-        for (uint32_t r = 0; r < ranks; ++r)
+        TorusHelper t = torus;
+        // Build.
+        std::unique_ptr<FabricHelper> helper;
+        if (ib)
         {
-            transports.push_back(fabric.GetTransport(gpus.Get(r)));
-        }
-        detector->Install(*fabric.GetTopology(), transports);
-    }
-    detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
-    detector->Start();
-
-    std::vector<std::vector<uint32_t>> rankCoords;
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        for (uint32_t i = 0; i < ranks; ++i)
-        {
-            if (torus.GetGpus().Get(i) == gpus.Get(r))
+            auto ibHelper = std::make_unique<IbFabricHelper>();
+            if (buffer > 0)
             {
-                rankCoords.push_back(torus.GetCoordinates(i / torus.GetGpusPerSwitch()));
-                break;
+                ibHelper->SetDeviceAttribute("VlBufferBytes", UintegerValue(buffer));
+            }
+            helper = std::move(ibHelper);
+        }
+        else
+        {
+            auto roce = std::make_unique<RoceFabricHelper>();
+            roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+            if (buffer > 0)
+            {
+                roce->SetMmuAttribute("BufferSize", UintegerValue(buffer));
+            }
+            helper = std::move(roce);
+        }
+        FabricHelper& fabric = *helper;
+        fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+        if (dcqcn && !ib)
+        {
+            fabric.SetTransportAttribute("CongestionControl",
+                                         TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+        }
+        t.Install(fabric);
+        fabric.AssignStreams(1);
+        const NodeContainer gpus = t.GetGpus(
+            placement, RngSeedManager::GetSeed() * 1000003ULL + RngSeedManager::GetRun());
+        CollectiveHelper collectives;
+        collectives.SetChannels(nChannels);
+        collectives.Install(gpus, fabric);
+
+        // The tuner's alpha: protocol step latency + both NICs + the switches of the longest
+        // dimension-order path + its cables; beta from the goodput at the MTU.
+        Ptr<Communicator> comm = collectives.GetCommunicator(0);
+        Ptr<RdmaTransport> nic = fabric.GetTransport(t.GetGpus().Get(0));
+        TimeValue portLatency;
+        if (ib)
+        {
+            t.GetSwitches().Get(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
+        }
+        else
+        {
+            t.GetSwitches().Get(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency",
+                                                                          portLatency);
+        }
+        int64_t switchHops = 1;
+        for (uint32_t d : dims)
+        {
+            switchHops += wrapOn ? d / 2 : d - 1;
+        }
+        const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                           + portLatency.Get() * switchHops
+                           + fabric.GetChannels().back()->GetDelay() * (switchHops + 1);
+        const uint32_t mtu = 4096;
+        const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                        + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
+                                  : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
+                                        + IcrcTrailer::SIZE
+                                        + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+        CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
+        CollectiveSweep runner(collectives, tuner, sweep);
+        runner.Schedule();
+
+        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+        detector->SetAttribute("StallTime", TimeValue(stall));
+        {
+            std::vector<Ptr<RdmaTransport>> transports;
+            for (uint32_t r = 0; r < ranks; ++r)
+            {
+                transports.push_back(fabric.GetTransport(gpus.Get(r)));
+            }
+            detector->Install(*fabric.GetTopology(), transports);
+        }
+        detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
+        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
+        injector->SetFabricDefaults(ib);
+        injector->Install(fabric.GetTopology(),
+                          MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
+        injector->AssignStreams(1000);
+        {
+            std::string error;
+            if (!injector->Check(faultEvents, error))
+            {
+                FailClean("--failures=" + failures + ": " + error);
+            }
+            if (inject)
+            {
+                injector->Schedule(faultEvents, error);
+                TimeValue detection;
+                TimeValue reroute;
+                injector->GetAttribute("DetectionDelay", detection);
+                injector->GetAttribute("RerouteDelay", reroute);
+                detector->SetAttribute("RecoveryAllowance",
+                                       TimeValue(detection.Get() + reroute.Get()));
             }
         }
-    }
-    DimensionStats dimStats(rankCoords);
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        Ptr<Communicator> c = collectives.GetCommunicator(r);
-        c->TraceConnectWithoutContext("Send", MakeBoundCallback(&TransferSent, &dimStats, c));
-        c->TraceConnectWithoutContext("Arrival", MakeBoundCallback(&TransferArrived, &dimStats));
-    }
+        detector->Start();
 
-    std::cout << torus.Summary() << "\n";
-    std::cout << "# fabric " << fabricName << ", " << rate.GetBitRate() / 1e9 << " Gb/s links, "
-              << placement << " placement\n";
-    std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks << " ranks, "
-              << nChannels << " channel(s), protocol " << NcclProtocolName(comm->GetProtocol())
-              << ", " << sweep.warmup << " warm-up + " << sweep.iterations
-              << " timed iterations per size\n";
-    std::cout.flush();
-
-    Simulator::Run();
-    const bool stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
-    const Time simTime = stalled ? Simulator::Now() : runner.GetEndTime();
-    const uint64_t events = Simulator::GetEventCount();
-    CollectiveSweep::PrintTable(std::cout, runner.GetRows(), type);
-    // Per dimension, over the iterations of the largest size: bytes each rank sent along the
-    // dimension, the time the dimension had data in flight, and their ratio (nccl-tests'
-    // busbw is the same ratio over the whole collective).
-    const char* axis[] = {"X", "Y", "Z"};
-    nlohmann::ordered_json perDimension = nlohmann::ordered_json::array();
-    if (!runner.GetRows().empty())
-    {
-        std::cout << "# per dimension (largest size):\n";
-        const uint32_t runs = sweep.warmup + sweep.iterations;
-        for (std::size_t d = 0; d < dims.size(); ++d)
+        std::vector<std::vector<uint32_t>> rankCoords;
+        for (uint32_t r = 0; r < ranks; ++r)
         {
-            const double perRank = static_cast<double>(dimStats.Bytes()[d]) / ranks / runs;
-            const double busyUs = dimStats.Busy()[d].GetSeconds() * 1e6 / runs;
-            const double busbw = busyUs > 0 ? perRank / busyUs / 1e3 : 0.0;
-            char line[160];
-            std::snprintf(line,
-                          sizeof(line),
-                          "#   %s (%u switches): %12.0f B per rank per iteration, busy %10.2f us, "
-                          "busbw %7.2f GB/s\n",
-                          axis[d],
-                          dims[d],
-                          perRank,
-                          busyUs,
-                          busbw);
-            std::cout << line;
-            perDimension.push_back({{"dimension", axis[d]},
-                                    {"size", dims[d]},
-                                    {"bytes_per_rank", perRank},
-                                    {"busy_us", busyUs},
-                                    {"busbw_GBps", busbw}});
+            for (uint32_t i = 0; i < ranks; ++i)
+            {
+                if (t.GetGpus().Get(i) == gpus.Get(r))
+                {
+                    rankCoords.push_back(t.GetCoordinates(i / t.GetGpusPerSwitch()));
+                    break;
+                }
+            }
         }
-    }
-    if (stalled)
-    {
-        std::cout << "# " << detector->GetReport() << "\n";
-        std::cerr << PROGRAM << ": " << detector->GetReport() << std::endl;
-    }
-    const FabricTotals totals = FabricStatsHelper::Totals();
-    const std::vector<LinkStats> links = FabricStatsHelper::Links(simTime);
-    Simulator::Destroy();
+        DimensionStats dimStats(rankCoords);
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            Ptr<Communicator> c = collectives.GetCommunicator(r);
+            c->TraceConnectWithoutContext("Send", MakeBoundCallback(&TransferSent, &dimStats, c));
+            c->TraceConnectWithoutContext("Arrival",
+                                          MakeBoundCallback(&TransferArrived, &dimStats));
+        }
 
+        if (print)
+        {
+            std::cout << t.Summary() << "\n";
+            std::cout << "# fabric " << fabricName << ", " << rate.GetBitRate() / 1e9
+                      << " Gb/s links, " << placement << " placement\n";
+            std::cout << "# collective " << collective << ", algo " << algo << ", " << ranks
+                      << " ranks, " << nChannels << " channel(s), protocol "
+                      << NcclProtocolName(comm->GetProtocol()) << ", " << sweep.warmup
+                      << " warm-up + " << sweep.iterations << " timed iterations per size\n";
+            std::cout.flush();
+        }
+
+        Simulator::Run();
+        FailureRunOutput out;
+        out.stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
+        out.deadlock = detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
+        out.finding
+            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
+        out.cycle = detector->GetCycle();
+        out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
+        out.events = Simulator::GetEventCount();
+        out.rows = runner.GetRows();
+        out.records = injector->GetRecords();
+        out.protocol = NcclProtocolName(comm->GetProtocol());
+        if (!print)
+        {
+            Simulator::Destroy();
+            Names::Clear();
+            return out;
+        }
+        CollectiveSweep::PrintTable(std::cout, out.rows, type);
+        // Per dimension, over the iterations of the largest size: bytes each rank sent along the
+        // dimension, the time the dimension had data in flight, and their ratio (nccl-tests'
+        // busbw is the same ratio over the whole collective).
+        const char* axis[] = {"X", "Y", "Z"};
+        if (!out.rows.empty())
+        {
+            std::cout << "# per dimension (largest size):\n";
+            const uint32_t runs = sweep.warmup + sweep.iterations;
+            for (std::size_t d = 0; d < dims.size(); ++d)
+            {
+                const double perRank = static_cast<double>(dimStats.Bytes()[d]) / ranks / runs;
+                const double busyUs = dimStats.Busy()[d].GetSeconds() * 1e6 / runs;
+                const double busbw = busyUs > 0 ? perRank / busyUs / 1e3 : 0.0;
+                char line[160];
+                std::snprintf(
+                    line,
+                    sizeof(line),
+                    "#   %s (%u switches): %12.0f B per rank per iteration, busy %10.2f us, "
+                    "busbw %7.2f GB/s\n",
+                    axis[d],
+                    dims[d],
+                    perRank,
+                    busyUs,
+                    busbw);
+                std::cout << line;
+                perDimension.push_back({{"dimension", axis[d]},
+                                        {"size", dims[d]},
+                                        {"bytes_per_rank", perRank},
+                                        {"busy_us", busyUs},
+                                        {"busbw_GBps", busbw}});
+            }
+        }
+        out.totals = FabricStatsHelper::Totals();
+        out.links = FabricStatsHelper::Links(out.simTime);
+        Simulator::Destroy();
+        Names::Clear();
+        return out;
+    };
+
+    FailureRunOutput base;
+    FailureRunOutput out;
+    if (!faultEvents.empty())
+    {
+        base = simulate(false, false);
+        const Time last = FaultSchedule::LastChange(faultEvents);
+        if (last >= base.simTime)
+        {
+            char message[200];
+            std::snprintf(message,
+                          sizeof(message),
+                          "--failures: a failure at %.3f us is after the end of the run (the "
+                          "sweep ends at %.3f us without failures)",
+                          FailureReport::Us(last),
+                          FailureReport::Us(base.simTime));
+            FailClean(message);
+        }
+        out = simulate(true, true);
+    }
+    else
+    {
+        out = simulate(false, true);
+    }
+    FailureReport::Print(std::cout, base, out, !faultEvents.empty());
+    if (!out.finding.empty())
+    {
+        std::cerr << PROGRAM << ": " << out.finding << std::endl;
+    }
+    const Time simTime = out.simTime;
+    const uint64_t events = out.events;
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     if (!quiet)
@@ -649,7 +746,7 @@ main(int argc, char* argv[])
                          {"collective", collective},
                          {"algo", algo},
                          {"channels", nChannels},
-                         {"protocol", NcclProtocolName(comm->GetProtocol())},
+                         {"protocol", out.protocol},
                          {"minBytes", sweep.minBytes},
                          {"maxBytes", sweep.maxBytes},
                          {"stepFactor", sweep.stepFactor},
@@ -657,7 +754,7 @@ main(int argc, char* argv[])
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
         j["results"] = nlohmann::ordered_json::array();
-        for (const CollectiveSweepRow& r : runner.GetRows())
+        for (const CollectiveSweepRow& r : out.rows)
         {
             j["results"].push_back({{"collective", collective},
                                     {"algo", r.algorithm},
@@ -667,9 +764,9 @@ main(int argc, char* argv[])
                                     {"busbw_GBps", r.busbwGBps}});
         }
         j["dimensions"] = perDimension;
-        j["fabric"] = FabricStatsHelper::TotalsJson(totals);
+        j["fabric"] = FabricStatsHelper::TotalsJson(out.totals);
         j["links"] = nlohmann::ordered_json::array();
-        for (const LinkStats& l : links)
+        for (const LinkStats& l : out.links)
         {
             nlohmann::ordered_json link
                 = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
@@ -679,17 +776,7 @@ main(int argc, char* argv[])
             }
             j["links"].push_back(link);
         }
-        j["failures"] = nlohmann::ordered_json::array();
-        if (stalled)
-        {
-            j["stall"]
-                = {{"kind",
-                    detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK ? "deadlock"
-                                                                                     : "stall"},
-                   {"detected_us", detector->GetDetectionTime().GetSeconds() * 1e6},
-                   {"cycle", detector->GetCycle()},
-                   {"report", detector->GetReport()}};
-        }
+        FailureReport::AddJson(j, base, out, !faultEvents.empty());
         j["sim"] = {{"wall_s", wall},
                     {"events", events},
                     {"sim_time_us", simTime.GetSeconds() * 1e6},
@@ -702,5 +789,5 @@ main(int argc, char* argv[])
             return 1;
         }
     }
-    return stalled ? EXIT_STALLED : 0;
+    return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
 }

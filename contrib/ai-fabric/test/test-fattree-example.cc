@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -192,7 +193,9 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
                                    "--server=dgx-h100 --gpusPerServer=13 --servers=1 --radix=32",
                                    "--server=dgx-a100 --servers=1 --algo=nvls",
                                    "--server=dgx-h100 --servers=2 --algo=nvls",
-                                   "--failures=link:leaf0-spine0@1ms",
+                                   "--failures=link:leaf0-spine99@1ms",
+                                   "--failures=link:leaf0-spine0@1",
+                                   "--failures=melt:leaf0@1ms",
                                    "--nicRate=fast",
                                    "--rail=maybe",
                                    "--stepFactor=1",
@@ -306,4 +309,67 @@ TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
     EXPECT_LT(maxUplink(full), maxUplink(over));
     EXPECT_EQ(over["fabric"]["drops"], 0);
     EXPECT_EQ(full["fabric"]["drops"], 0);
+}
+
+// A spine-leaf link fails 200 us into an 8 MiB all-reduce: the table shows the sweep with
+// the failure, the lines after it the failure's detection and reroute and the slowdown, and
+// the JSON's failures section and failure_impact the same. RoCEv2 (BFD 30 ms, ECMP 5 ms) and
+// InfiniBand (the subnet manager's trap 1 ms, sweep 50 ms).
+TEST_F(FattreeExampleTest, FailureShowsDetectionRerouteAndSlowdown)
+{
+    const std::string args
+        = "--server=none --servers=8 --radix=4 --minBytes=8M --maxBytes=8M "
+          "--iters=1 --warmup=0 --algo=ring --quiet "
+          "--failures=link:leaf0-spine0@200us";
+    for (const bool ib : {false, true})
+    {
+        char dir[] = "/tmp/ai-fabric-fattree-fail-XXXXXX";
+        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const Outcome o = Fattree(args + (ib ? " --fabric=ib" : "") + " --json=" + json);
+        ASSERT_EQ(o.status, 0) << o.err;
+        const double detected = ib ? 1200 : 30200;
+        const double rerouted = ib ? 51200 : 35200;
+        std::ostringstream line;
+        line << "# failure: link leaf0-spine0 down at 200 us, detected " << detected
+             << " us, rerouted " << rerouted << " us\n";
+        EXPECT_NE(o.out.find(line.str()), std::string::npos) << o.out;
+        EXPECT_NE(o.out.find("# sweep time: "), std::string::npos) << o.out;
+        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        ASSERT_EQ(j["failures"].size(), 1u);
+        EXPECT_EQ(j["failures"][0]["what"], "link leaf0-spine0 down");
+        EXPECT_EQ(j["failures"][0]["time_us"], 200.0);
+        EXPECT_EQ(j["failures"][0]["detected_us"], detected);
+        EXPECT_EQ(j["failures"][0]["rerouted_us"], rerouted);
+        const nlohmann::json& impact = j["failure_impact"];
+        EXPECT_TRUE(impact["completed"].get<bool>());
+        EXPECT_GT(impact["slowdown"].get<double>(), 1.0);
+        EXPECT_GT(impact["sweep_time_us_with"].get<double>(), rerouted);
+        EXPECT_EQ(impact["sizes"].size(), 1u);
+        EXPECT_EQ(j["results"].size(), 1u);
+        EXPECT_FALSE(j.contains("finding"));
+    }
+}
+
+// A failure scheduled after the run ends is bad input (exit 2, one line, no JSON); a GPU's
+// NIC failing ends the run with the unreachable finding (exit 3).
+TEST_F(FattreeExampleTest, FailureAfterTheEndAndNicDown)
+{
+    const std::string args
+        = "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M "
+          "--iters=1 --warmup=0 --quiet";
+    char dir[] = "/tmp/ai-fabric-fattree-fail-XXXXXX";
+    const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+    const Outcome late = Fattree(args + " --failures=link:leaf0-spine0@1s --json=" + json);
+    EXPECT_EQ(late.status, 2);
+    EXPECT_EQ(late.out, "");
+    EXPECT_EQ(std::count(late.err.begin(), late.err.end(), '\n'), 1) << late.err;
+    EXPECT_NE(late.err.find("is after the end of the run"), std::string::npos) << late.err;
+    EXPECT_FALSE(std::ifstream(json).good());
+    EXPECT_FALSE(std::ifstream(json + ".tmp").good());
+
+    const Outcome nic = Fattree(args + " --failures=nic:gpu3@10us");
+    EXPECT_EQ(nic.status, 3);
+    EXPECT_EQ(nic.err,
+              "ai-fabric-fattree: unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 "
+              "down\n");
 }

@@ -90,7 +90,7 @@ TEST_F(TorusExampleTest, PrintsTheTablePerDimensionAndIsDeterministic)
     EXPECT_EQ(j["results"][1]["algo"], "torus");
     EXPECT_EQ(j["fabric"]["drops"], 0);
     EXPECT_EQ(j["scenario"]["datelines"], true);
-    EXPECT_FALSE(j.contains("stall"));
+    EXPECT_FALSE(j.contains("finding"));
 }
 
 // A 4x4x4 torus (64 GPUs): the all-reduce completes and each dimension's share is reported:
@@ -134,8 +134,8 @@ TEST_F(TorusExampleTest, DeadlockIsFoundAndNamed)
     EXPECT_NE(r.out.find("# deadlock: "), std::string::npos);
     EXPECT_TRUE(Rows(r.out).empty());
     const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
-    EXPECT_EQ(j["stall"]["kind"], "deadlock");
-    EXPECT_EQ(j["stall"]["cycle"].size(), 4u);
+    EXPECT_EQ(j["finding"]["kind"], "deadlock");
+    EXPECT_EQ(j["finding"]["cycle"].size(), 4u);
     EXPECT_EQ(j["fabric"]["drops"], 0);
 
     const CommandResult ok = Torus(args + " --datelines=true");
@@ -175,4 +175,25 @@ TEST_F(TorusExampleTest, BadInputIsRefused)
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
         EXPECT_EQ(o.err.rfind("ai-fabric-torus: ", 0), 0u) << o.err;
     }
+}
+
+// A failed torus link: with shortest-path routing the fabric reroutes around it and the
+// all-reduce completes, slower; with dimension-order routing there is no detour, and the run
+// ends as a stall that says packets found no route (exit status 3).
+TEST_F(TorusExampleTest, FailedLinkReroutesOnlyWithShortestPaths)
+{
+    const std::string args
+        = "--minBytes=4M --maxBytes=4M --iters=1 --warmup=0 --quiet "
+          "--failures=link:torus0-0-torus1-0@100us";
+    const CommandResult shortest = Torus(args + " --routing=shortest");
+    EXPECT_EQ(shortest.status, 0) << shortest.err;
+    EXPECT_NE(shortest.out.find("# failure: link torus0-0-torus1-0 down at 100 us, detected "
+                                "30100 us, rerouted 35100 us"),
+              std::string::npos)
+        << shortest.out;
+    EXPECT_EQ(Rows(shortest.out).size(), 1u);
+    const CommandResult dor = Torus(args + " --routing=dor");
+    EXPECT_EQ(dor.status, 3);
+    EXPECT_EQ(dor.err.rfind("ai-fabric-torus: stall: no progress for ", 0), 0u) << dor.err;
+    EXPECT_NE(dor.err.find("dropped for want of a route"), std::string::npos) << dor.err;
 }

@@ -400,6 +400,17 @@ FabricStallDetector::Analyse()
         {
             report << errors << "; ";
         }
+        uint64_t noRoute = 0;
+        for (const Ptr<FabricNetDevice>& port : m_ports)
+        {
+            noRoute
+                += port->GetCounters().drops[static_cast<std::size_t>(FabricDropReason::NO_ROUTE)];
+        }
+        if (noRoute > 0)
+        {
+            report << noRoute << " packet(s) dropped for want of a route (the routing engine has "
+                   << "no path around a failure); ";
+        }
         if (queues.empty())
         {
             report << "no queue is held by flow control (waiting for a timeout or an "

@@ -116,7 +116,9 @@ FaultInjector::AssignStreams(int64_t stream)
 }
 
 bool
-FaultInjector::Schedule(const std::vector<FaultEvent>& events, std::string& error)
+FaultInjector::Resolve(const std::vector<FaultEvent>& events,
+                       std::vector<std::vector<Ptr<FabricChannel>>>& resolved,
+                       std::string& error) const
 {
     NS_ABORT_MSG_IF(!m_topology, "FaultInjector: Install() first");
     const FabricTopology::Graph& g = m_topology->GetGraph();
@@ -172,7 +174,7 @@ FaultInjector::Schedule(const std::vector<FaultEvent>& events, std::string& erro
     };
 
     // Resolve everything first: a bad name schedules nothing.
-    std::vector<std::vector<Ptr<FabricChannel>>> resolved;
+    resolved.clear();
     for (const FaultEvent& e : events)
     {
         std::vector<Ptr<FabricChannel>> cables;
@@ -220,7 +222,24 @@ FaultInjector::Schedule(const std::vector<FaultEvent>& events, std::string& erro
         }
         resolved.push_back(cables);
     }
+    return true;
+}
 
+bool
+FaultInjector::Check(const std::vector<FaultEvent>& events, std::string& error) const
+{
+    std::vector<std::vector<Ptr<FabricChannel>>> resolved;
+    return Resolve(events, resolved, error);
+}
+
+bool
+FaultInjector::Schedule(const std::vector<FaultEvent>& events, std::string& error)
+{
+    std::vector<std::vector<Ptr<FabricChannel>>> resolved;
+    if (!Resolve(events, resolved, error))
+    {
+        return false;
+    }
     for (std::size_t i = 0; i < events.size(); ++i)
     {
         const FaultEvent& e = events[i];

@@ -84,6 +84,14 @@ class FaultInjector : public Object
     bool Schedule(const std::vector<FaultEvent>& events, std::string& error);
 
     /**
+     * \brief Resolve the events' names without scheduling them.
+     * \param events the events
+     * \param error one line naming what does not exist
+     * \return false if a name does not resolve
+     */
+    bool Check(const std::vector<FaultEvent>& events, std::string& error) const;
+
+    /**
      * \param stream first random stream (bit-error models)
      * \return streams used
      */
@@ -105,12 +113,6 @@ class FaultInjector : public Object
     void DoDispose() override;
 
   private:
-    /// A resolved event
-    struct Target
-    {
-        std::vector<Ptr<FabricChannel>> cables; //!< the cables it changes
-    };
-
     /**
      * \param cables cables
      * \param up their new state
@@ -124,6 +126,16 @@ class FaultInjector : public Object
      * \param what the record's description
      */
     void SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string what);
+
+    /**
+     * \param events events
+     * \param resolved the cables of each
+     * \param error one line naming what does not exist
+     * \return false if a name does not resolve
+     */
+    bool Resolve(const std::vector<FaultEvent>& events,
+                 std::vector<std::vector<Ptr<FabricChannel>>>& resolved,
+                 std::string& error) const;
 
     /// \param record the record whose failure was just noticed
     void Detected(std::size_t record);
