@@ -1,0 +1,389 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * A failure study: one collective on a two-tier fat-tree, run once healthy and then once per
+ * leaf-spine link with that link failing during the collective. Each row gives the link,
+ * when the failure was detected and rerouted, the collective's time with it, the slowdown
+ * against the healthy run, the packets lost and resent, or the finding that ended the run.
+ *
+ *   ./ns3 run ai-fabric-failure-sweep
+ *   ./ns3 run "ai-fabric-failure-sweep --fabric=ib --bytes=16M --json=sweep.json"
+ */
+
+#include "ns3/collective-helper.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/command-line.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/fabric-stall-detector.h"
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/failure-report.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/fault-injector.h"
+#include "ns3/fault-schedule.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/names.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/simulator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+using namespace ns3;
+
+namespace
+{
+const std::string PROGRAM = "ai-fabric-failure-sweep";
+
+/// One run's outcome
+struct SweepRun
+{
+    bool completed{false};   //!< the collective finished
+    Time time;               //!< its time
+    FaultRecord record;      //!< the failure's record (if any)
+    std::string finding;     //!< why it did not finish
+    uint64_t lost{0};        //!< packets lost on or for the failed link
+    uint64_t retransmits{0}; //!< packets resent
+};
+
+/// end of the collective (negative: not yet)
+Time g_end(-1);
+
+/**
+ * \param s start
+ * \param e end
+ */
+void
+Done(Time /* s */, Time e)
+{
+    g_end = e;
+}
+
+/// \return whether the collective finished
+bool
+IsDone()
+{
+    return !g_end.IsNegative();
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Time::SetResolution(Time::PS);
+    std::string fabricName = "roce";
+    std::string servers = "16";
+    std::string radix = "8";
+    std::string collective = "allreduce";
+    std::string algo = "ring";
+    std::string bytesText = "32M";
+    std::string channels = "4";
+    std::string at;
+    std::string json;
+    bool quiet = false;
+    FabricCli::CheckKnownOptions(PROGRAM,
+                                 argc,
+                                 argv,
+                                 {"fabric",
+                                  "servers",
+                                  "radix",
+                                  "collective",
+                                  "algo",
+                                  "bytes",
+                                  "channels",
+                                  "at",
+                                  "json",
+                                  "quiet"},
+                                 {"quiet"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage(
+        "A collective on a two-tier fat-tree, healthy and with each leaf-spine link "
+        "failing in turn.");
+    cmd.AddValue("fabric", "roce (RoCEv2: BFD and ECMP) or ib (the subnet manager)", fabricName);
+    cmd.AddValue("servers", "one-GPU servers", servers);
+    cmd.AddValue("radix", "ports per switch", radix);
+    cmd.AddValue(
+        "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
+    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise or direct", algo);
+    cmd.AddValue("bytes", "the collective's size (K/M/G suffixes)", bytesText);
+    cmd.AddValue("channels", "channels, each with its own QPs", channels);
+    cmd.AddValue("at", "when each link fails (default: a quarter into the healthy run)", at);
+    cmd.AddValue("json", "write the rows as JSON to this file", json);
+    cmd.AddValue("quiet", "no progress on stderr", quiet);
+    cmd.Parse(argc, argv);
+
+    if (fabricName != "roce" && fabricName != "ib")
+    {
+        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
+    }
+    const bool ib = fabricName == "ib";
+    uint64_t nServers = 0;
+    uint64_t nRadix = 0;
+    uint64_t nChannels = 0;
+    uint64_t bytes = 0;
+    if (!FabricCli::ParseUnsigned(servers, nServers) || nServers < 2 || nServers > 4096)
+    {
+        FabricCli::Fail(PROGRAM, "--servers=" + servers + ": expected 2 to 4096");
+    }
+    if (!FabricCli::ParseUnsigned(radix, nRadix) || nRadix < 2 || nRadix > 512)
+    {
+        FabricCli::Fail(PROGRAM, "--radix=" + radix + ": expected 2 to 512");
+    }
+    if (!FabricCli::ParseUnsigned(channels, nChannels) || nChannels < 1 || nChannels > 64)
+    {
+        FabricCli::Fail(PROGRAM, "--channels=" + channels + ": expected 1 to 64");
+    }
+    if (!FabricCli::ParseBytes(bytesText, bytes) || bytes == 0)
+    {
+        FabricCli::Fail(PROGRAM, "--bytes=" + bytesText + ": expected a positive size (e.g. 32M)");
+    }
+    Time failAt(-1);
+    if (!at.empty() && !FabricCli::ParseTime(at, failAt))
+    {
+        FabricCli::Fail(PROGRAM, "--at=" + at + ": expected a time such as 200us");
+    }
+    CollectiveType type;
+    if (!ParseCollectiveType(collective, type))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--collective=" + collective +
+                            ": choose allreduce, allgather, reducescatter, broadcast or "
+                            "alltoall");
+    }
+    std::string error;
+    Ptr<CollectiveAlgorithm> algorithm
+        = CollectiveTuner::Create(algo, type, static_cast<uint32_t>(nServers), error);
+    if (!algorithm)
+    {
+        FabricCli::Fail(PROGRAM, error);
+    }
+    FatTreeHelper tree;
+    tree.SetServers(static_cast<uint32_t>(nServers));
+    tree.SetRadix(static_cast<uint32_t>(nRadix));
+    tree.SetTiers(2);
+    const std::string topologyError = tree.Check();
+    if (!topologyError.empty())
+    {
+        FabricCli::Fail(PROGRAM, topologyError);
+    }
+    const std::string jsonTmp = json + ".tmp";
+    std::ofstream jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.open(jsonTmp);
+        if (!jsonFile)
+        {
+            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
+        }
+    }
+
+    // One run: healthy (empty link) or with the link failing at failAt.
+    std::vector<std::string> links;
+    auto simulate = [&](const std::string& link) -> SweepRun
+    {
+        std::unique_ptr<FabricHelper> fabric;
+        if (ib)
+        {
+            fabric = std::make_unique<IbFabricHelper>();
+        }
+        else
+        {
+            fabric = std::make_unique<RoceFabricHelper>();
+        }
+        FatTreeHelper t = tree;
+        t.Install(*fabric);
+        fabric->AssignStreams(1);
+        if (links.empty())
+        {
+            for (uint32_t l = 0; l < t.GetNLeaves(); ++l)
+            {
+                for (uint32_t s = 0; s < t.GetNSpines(); ++s)
+                {
+                    links.push_back("leaf" + std::to_string(l) + "-spine" + std::to_string(s));
+                }
+            }
+        }
+        CollectiveHelper collectives;
+        collectives.SetChannels(static_cast<uint32_t>(nChannels));
+        collectives.Install(t.GetGpus(), *fabric);
+        Ptr<CollectivePlan> plan = algorithm->Build(type,
+                                                    static_cast<uint32_t>(nServers),
+                                                    bytes,
+                                                    static_cast<uint32_t>(nChannels),
+                                                    collectives.GetChunkBytes());
+        collectives.Connect(*plan);
+        g_end = Time(-1);
+        Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
+        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
+        injector->SetFabricDefaults(ib);
+        injector->Install(fabric->GetTopology(),
+                          MakeCallback(&FabricHelper::ComputeRoutes, fabric.get()));
+        TimeValue detection;
+        TimeValue reroute;
+        injector->GetAttribute("DetectionDelay", detection);
+        injector->GetAttribute("RerouteDelay", reroute);
+        if (!link.empty())
+        {
+            std::vector<FaultEvent> events(1);
+            events[0].kind = FaultEvent::Kind::LINK_DOWN;
+            events[0].target = link;
+            events[0].at = failAt;
+            std::string why;
+            NS_ABORT_MSG_IF(!injector->Schedule(events, why), why);
+        }
+        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+        detector->SetAttribute("RecoveryAllowance", TimeValue(detection.Get() + reroute.Get()));
+        std::vector<Ptr<RdmaTransport>> transports;
+        for (uint32_t g = 0; g < t.GetNGpus(); ++g)
+        {
+            transports.push_back(fabric->GetTransport(t.GetGpuByRank(g)));
+        }
+        detector->Install(*fabric->GetTopology(), transports);
+        detector->SetDoneCallback(MakeCallback(&IsDone));
+        detector->Start();
+        Simulator::Run();
+        SweepRun r;
+        r.completed = IsDone();
+        r.time = g_end;
+        if (!injector->GetRecords().empty())
+        {
+            r.record = injector->GetRecords()[0];
+        }
+        r.finding
+            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
+        for (const Ptr<FabricChannel>& c : fabric->GetChannels())
+        {
+            for (std::size_t i = 0; i < c->GetNDevices(); ++i)
+            {
+                r.lost += StaticCast<FabricNetDevice>(c->GetDevice(i))
+                              ->GetCounters()
+                              .drops[static_cast<std::size_t>(FabricDropReason::LINK_DOWN)];
+            }
+        }
+        r.retransmits = FabricStatsHelper::Totals().retransmits;
+        Simulator::Destroy();
+        Names::Clear();
+        return r;
+    };
+
+    const SweepRun healthy = simulate("");
+    if (!healthy.completed)
+    {
+        std::cerr << PROGRAM << ": the healthy run did not complete: " << healthy.finding
+                  << std::endl;
+        return FailureReport::EXIT_STALLED;
+    }
+    if (failAt.IsNegative())
+    {
+        failAt = healthy.time / 4;
+    }
+    else if (failAt >= healthy.time)
+    {
+        if (!json.empty())
+        {
+            jsonFile.close();
+            std::remove(jsonTmp.c_str());
+        }
+        char message[160];
+        std::snprintf(message,
+                      sizeof(message),
+                      "--at=%s is after the end of the collective (%.3f us healthy)",
+                      at.c_str(),
+                      FailureReport::Us(healthy.time));
+        FabricCli::Fail(PROGRAM, message);
+    }
+    std::printf(
+        "# %s of %s on %s, %u GPUs, radix %u, %u leaves x %u spines, %s; each "
+        "leaf-spine link fails at %.3f us\n",
+        collective.c_str(),
+        bytesText.c_str(),
+        fabricName.c_str(),
+        tree.GetNGpus(),
+        tree.GetRadix(),
+        tree.GetNLeaves(),
+        tree.GetNSpines(),
+        algo.c_str(),
+        FailureReport::Us(failAt));
+    std::printf("# healthy: %.3f us\n", FailureReport::Us(healthy.time));
+    std::printf("# %-16s %12s %12s %14s %9s %9s %9s\n",
+                "link",
+                "detected_us",
+                "rerouted_us",
+                "time_us",
+                "slowdown",
+                "lost",
+                "resent");
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    bool allCompleted = true;
+    for (const std::string& link : links)
+    {
+        if (!quiet)
+        {
+            std::fprintf(stderr, "# failing %s\n", link.c_str());
+        }
+        const SweepRun r = simulate(link);
+        nlohmann::ordered_json row = {{"link", link},
+                                      {"failed_us", FailureReport::Us(r.record.at)},
+                                      {"detected_us", FailureReport::Us(r.record.detected)},
+                                      {"rerouted_us", FailureReport::Us(r.record.rerouted)},
+                                      {"completed", r.completed},
+                                      {"lost_packets", r.lost},
+                                      {"retransmits", r.retransmits}};
+        if (r.completed)
+        {
+            const double slowdown = r.time.GetSeconds() / healthy.time.GetSeconds();
+            std::printf("  %-16s %12.3f %12.3f %14.3f %9.2f %9lu %9lu\n",
+                        link.c_str(),
+                        FailureReport::Us(r.record.detected),
+                        FailureReport::Us(r.record.rerouted),
+                        FailureReport::Us(r.time),
+                        slowdown,
+                        static_cast<unsigned long>(r.lost),
+                        static_cast<unsigned long>(r.retransmits));
+            row["time_us"] = FailureReport::Us(r.time);
+            row["slowdown"] = slowdown;
+        }
+        else
+        {
+            allCompleted = false;
+            std::printf("  %-16s %s\n", link.c_str(), r.finding.c_str());
+            row["finding"] = r.finding;
+        }
+        rows.push_back(row);
+    }
+    if (!json.empty())
+    {
+        nlohmann::ordered_json j;
+        j["scenario"] = {{"fabric", fabricName},
+                         {"servers", nServers},
+                         {"radix", nRadix},
+                         {"leaves", tree.GetNLeaves()},
+                         {"spines", tree.GetNSpines()},
+                         {"collective", collective},
+                         {"algo", algo},
+                         {"bytes", bytes},
+                         {"channels", nChannels},
+                         {"fail_at_us", FailureReport::Us(failAt)}};
+        j["healthy_time_us"] = FailureReport::Us(healthy.time);
+        j["links"] = rows;
+        jsonFile << j.dump(2) << "\n";
+        jsonFile.close();
+        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        {
+            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            return 1;
+        }
+    }
+    return allCompleted ? 0 : FailureReport::EXIT_STALLED;
+}
