@@ -161,6 +161,12 @@ main(int argc, char* argv[])
                             ": choose allreduce, allgather, reducescatter, broadcast or "
                             "alltoall");
     }
+    if (algo != "ring" && algo != "tree" && algo != "hd" && algo != "chain" && algo != "pairwise"
+        && algo != "direct")
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--algo=" + algo + ": expected ring, tree, hd, chain, pairwise or direct");
+    }
     std::string error;
     Ptr<CollectiveAlgorithm> algorithm
         = CollectiveTuner::Create(algo, type, static_cast<uint32_t>(nServers), error);
