@@ -4,7 +4,7 @@
  * Copyright (c) 2026 ai-fabric authors
  */
 
-// ai-fabric-failure-sweep as a program: one row per leaf-spine link, each failure detected and
+// failure-sweep as a program: one row per leaf-spine link, each failure detected and
 // rerouted at the fabric's delays, every collective completed and slower than the healthy
 // one; the JSON's rows; bad input.
 
@@ -32,7 +32,7 @@ class FailureSweepExampleTest : public AiFabricTest
 CommandResult
 Sweep(const std::string& args)
 {
-    return RunCommand(ProgramPath("ai-fabric-failure-sweep") + " " + args);
+    return RunCommand(ProgramPath("failure-sweep") + " " + args);
 }
 
 } // namespace
@@ -79,6 +79,6 @@ TEST_F(FailureSweepExampleTest, BadInputIsRefused)
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_EQ(o.out, "") << args;
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
-        EXPECT_EQ(o.err.rfind("ai-fabric-failure-sweep: ", 0), 0u) << o.err;
+        EXPECT_EQ(o.err.rfind("failure-sweep: ", 0), 0u) << o.err;
     }
 }

@@ -12,8 +12,8 @@
  * when the failure was detected and rerouted, the collective's time with it, the slowdown
  * against the healthy run, the packets lost and resent, or the finding that ended the run.
  *
- *   ./ns3 run ai-fabric-failure-sweep
- *   ./ns3 run "ai-fabric-failure-sweep --fabric=ib --bytes=16M --json=sweep.json"
+ *   ./ns3 run failure-sweep
+ *   ./ns3 run "failure-sweep --fabric=ib --bytes=16M --json=sweep.json"
  */
 
 #include "ns3/collective-helper.h"
@@ -44,7 +44,7 @@ using namespace ns3;
 
 namespace
 {
-const std::string PROGRAM = "ai-fabric-failure-sweep";
+const std::string PROGRAM = "failure-sweep";
 
 /// One run's outcome
 struct SweepRun
