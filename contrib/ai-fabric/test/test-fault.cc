@@ -21,7 +21,10 @@
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/ib-fabric-helper.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 
@@ -353,4 +356,46 @@ TEST_F(FaultTest, UnknownNamesAreRefused)
     }
     Simulator::Run();
     EXPECT_TRUE(injector->GetRecords().empty());
+}
+
+// A QP that exhausts its retries (the peer's cable cut, nothing rerouted, RetryCount 0) ends
+// the run with a finding that names it, instead of aborting or hanging.
+TEST_F(FaultTest, QueuePairOutOfRetriesIsAFinding)
+{
+    RoceFabricHelper fabric;
+    fabric.SetQueuePairAttribute("RetryCount", UintegerValue(0));
+    FatTreeHelper tree;
+    tree.SetServers(8);
+    tree.SetRadix(4);
+    tree.Install(fabric);
+    CollectiveHelper collectives;
+    collectives.Install(tree.GetGpus(), fabric);
+    Ptr<CollectivePlan> plan = CreateObject<RingAlgorithm>()->Build(
+        CollectiveType::ALL_REDUCE, 8, 8 << 20, 1, collectives.GetChunkBytes());
+    collectives.Connect(*plan);
+    g_end = Time(-1);
+    Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
+    Ptr<FabricChannel> cable = fabric.GetHostPort(tree.GetGpuByRank(5))->GetFabricChannel();
+    Simulator::Schedule(MicroSeconds(100), &FabricChannel::SetLinkUp, cable, false);
+    Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+    std::vector<Ptr<RdmaTransport>> transports;
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        transports.push_back(fabric.GetTransport(tree.GetGpuByRank(r)));
+    }
+    detector->Install(*fabric.GetTopology(), transports);
+    detector->SetDoneCallback(MakeCallback(&IsDone));
+    detector->Start();
+    Simulator::Run();
+    EXPECT_FALSE(IsDone());
+    EXPECT_EQ(detector->GetFinding(), FabricStallDetector::Finding::STALL);
+    // Both of gpu5's QPs: to it (gpu4's) and from it (its own, whose ACKs never come).
+    EXPECT_EQ(detector->GetReport(),
+              "stall: 2 queue pair(s) in the error state (retries exhausted): gpu4 qp 257 -> "
+              "gpu5, gpu5 qp 257 -> gpu6");
+    // One timeout (67.1 ms) after the last packet, within one check (2.5 ms).
+    const Time rto
+        = transports[4]->GetQueuePair(RdmaTransport::FIRST_QPN)->GetRetransmissionTimeout();
+    EXPECT_GE(detector->GetDetectionTime(), rto);
+    EXPECT_LE(detector->GetDetectionTime(), MicroSeconds(100) + rto + MilliSeconds(3));
 }

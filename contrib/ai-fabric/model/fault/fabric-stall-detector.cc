@@ -235,6 +235,20 @@ FabricStallDetector::Check()
         return; // the workload finished: stop checking
     }
     const Time now = Simulator::Now();
+    if (!QueuePairsInError().empty())
+    {
+        // A queue pair gave up (retries exhausted): its transfer never completes.
+        m_detected = now;
+        m_finding = Finding::STALL;
+        m_report = "stall: " + QueuePairsInError();
+        NS_LOG_WARN(m_report);
+        m_trace(false, m_report);
+        if (m_stop)
+        {
+            Simulator::Stop();
+        }
+        return;
+    }
     const uint64_t progress = Progress();
     if (progress != m_lastProgress || Outstanding() == 0)
     {

@@ -22,10 +22,17 @@ NS_OBJECT_ENSURE_REGISTERED(GpuTransport);
 TypeId
 GpuTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::GpuTransport")
-                            .SetParent<Object>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<GpuTransport>();
+    static TypeId tid
+        = TypeId("ns3::GpuTransport")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<GpuTransport>()
+              .AddTraceSource("QpFailed",
+                              "A QP's write failed: the transport retry counter was exceeded (the "
+                              "peer is unreachable). The transfer never completes: the collective "
+                              "stops there (FabricStallDetector reports it).",
+                              MakeTraceSourceAccessor(&GpuTransport::m_qpFailedTrace),
+                              "ns3::GpuTransport::QpFailedTracedCallback");
     return tid;
 }
 
@@ -185,10 +192,14 @@ GpuTransport::Arrived(Ptr<RdmaQueuePair> /* qp */, uint64_t bytes, uint32_t imme
 void
 GpuTransport::Completed(Ptr<RdmaQueuePair> qp, const RdmaCompletion& completion)
 {
-    NS_ABORT_MSG_IF(completion.status != RdmaCompletionStatus::SUCCESS,
-                    "GpuTransport: rank " << m_rank << ": QP 0x" << std::hex << qp->GetQpn()
-                                          << std::dec
+    if (completion.status != RdmaCompletionStatus::SUCCESS)
+    {
+        // The peer is unreachable: the transfer never completes and the collective stops here.
+        NS_LOG_WARN("GpuTransport: rank " << m_rank << ": QP " << qp->GetQpn()
                                           << " failed (transport retry counter exceeded)");
+        m_qpFailedTrace(m_rank, qp->GetQpn());
+        return;
+    }
     if (!m_sendCb.IsNull())
     {
         m_sendCb(static_cast<uint32_t>(completion.wrId));

@@ -9,6 +9,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <vector>
@@ -48,6 +49,13 @@ class GpuTransport : public Object
     typedef Callback<void, uint32_t, uint64_t> ReceiveCallback;
     /// A transfer this GPU sent completed (acknowledged): (tag).
     typedef Callback<void, uint32_t> SendCallback;
+
+    /**
+     * TracedCallback signature for a failed QP.
+     * \param rank this GPU's rank
+     * \param qpn the QP's number
+     */
+    typedef void (*QpFailedTracedCallback)(uint32_t rank, uint32_t qpn);
 
     /**
      * \param rank this GPU's rank
@@ -167,8 +175,9 @@ class GpuTransport : public Object
     std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by peer x channels + channel
     ReceiveCallback m_receiveCb;           //!< arrivals
     SendCallback m_sendCb;                 //!< completions
-    uint64_t m_bytesSent{0};               //!< bytes written
-    uint64_t m_bytesReceived{0};           //!< bytes arrived
+    TracedCallback<uint32_t, uint32_t> m_qpFailedTrace; //!< (rank, QPN) of a failed QP
+    uint64_t m_bytesSent{0};                            //!< bytes written
+    uint64_t m_bytesReceived{0};                        //!< bytes arrived
 };
 
 } // namespace ns3
