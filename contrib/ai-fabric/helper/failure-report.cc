@@ -68,6 +68,12 @@ FailureReport::AddJson(nlohmann::ordered_json& j,
                             {"rerouted_us", Us(r.rerouted)}});
     }
     j["failures"] = failures;
+    // The run's outcome as numbers (0 or 1), for scripts and ./ns3 validate.
+    const bool unreachable = !run.finding.empty() && !run.stalled;
+    j["outcome"] = {{"completed", run.finding.empty() ? 1 : 0},
+                    {"deadlock", run.deadlock ? 1 : 0},
+                    {"stall", run.stalled && !run.deadlock ? 1 : 0},
+                    {"unreachable", unreachable ? 1 : 0}};
     if (withFailures)
     {
         nlohmann::ordered_json sizes = nlohmann::ordered_json::array();

@@ -73,7 +73,8 @@ class FailureReport
                       bool withFailures);
 
     /**
-     * \brief Add "failures" (time_us, what, detected_us, rerouted_us; -1: never), with
+     * \brief Add "failures" (time_us, what, detected_us, rerouted_us; -1: never), "outcome"
+     *        (completed, deadlock, stall, unreachable: each 0 or 1), with
      *        failures "failure_impact" (the sweep's and each size's time without and with them,
      *        and the slowdowns), and after a finding "finding" (kind, report, cycle, time_us).
      * \param j the JSON object

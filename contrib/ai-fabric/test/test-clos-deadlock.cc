@@ -11,24 +11,13 @@
 // the line rate, complete. Add one flow that oversubscribes a link of the cycle and every
 // buffer of the cycle fills: the detector names the four paused queues.
 
+#include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
-#include "ns3/data-rate.h"
-#include "ns3/fabric-channel.h"
-#include "ns3/fabric-stall-detector.h"
-#include "ns3/fabric-stats-helper.h"
-#include "ns3/fat-tree-helper.h"
-#include "ns3/fault-injector.h"
-#include "ns3/fault-schedule.h"
-#include "ns3/rdma-queue-pair.h"
-#include "ns3/rdma-transport.h"
-#include "ns3/roce-fabric-helper.h"
-#include "ns3/roce-switch.h"
-#include "ns3/uinteger.h"
+#include "ns3/clos-deadlock-scenario.h"
 
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <map>
+#include <algorithm>
 #include <set>
 
 using namespace ns3;
@@ -40,192 +29,6 @@ class ClosDeadlockTest : public AiFabricTest
 {
 };
 
-/// A directed link: (switch node id, output port)
-using Channel = std::pair<uint32_t, uint32_t>;
-
-/**
- * \brief The channel dependency graph of every ECMP path between every pair of GPUs.
- * \param fabric the fabric
- * \param tree the fat-tree
- * \return true if it has a cycle
- */
-bool
-RoutesHaveCycle(RoceFabricHelper& fabric, FatTreeHelper& tree)
-{
-    std::map<Channel, std::set<Channel>> cdg;
-    const uint32_t n = tree.GetNGpus();
-    for (uint32_t s = 0; s < n; ++s)
-    {
-        for (uint32_t d = 0; d < n; ++d)
-        {
-            if (tree.GetLeafOfGpu(s) == tree.GetLeafOfGpu(d))
-            {
-                continue;
-            }
-            const Ipv4Address dst = fabric.GetAddress(tree.GetGpuByRank(d));
-            // Every path from the source's leaf, depth first.
-            std::function<void(Ptr<Node>, const Channel*, uint32_t)> walk
-                = [&](Ptr<Node> node, const Channel* previous, uint32_t depth)
-            {
-                Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
-                if (!sw || depth > 8)
-                {
-                    return;
-                }
-                for (uint32_t port : sw->GetRoute(dst))
-                {
-                    const Channel c{node->GetId(), port};
-                    if (previous)
-                    {
-                        cdg[*previous].insert(c);
-                    }
-                    Ptr<FabricNetDevice> dev = sw->GetPort(port);
-                    walk(dev->GetFabricChannel()->GetPeer(PeekPointer(dev))->GetNode(),
-                         &c,
-                         depth + 1);
-                }
-            };
-            walk(tree.GetLeaf(tree.GetLeafOfGpu(s)), nullptr, 0);
-        }
-    }
-    std::map<Channel, int> state;
-    std::function<bool(const Channel&)> visit = [&](const Channel& c)
-    {
-        state[c] = 1;
-        for (const Channel& next : cdg[c])
-        {
-            if (state[next] == 1 || (state[next] == 0 && visit(next)))
-            {
-                return true;
-            }
-        }
-        state[c] = 2;
-        return false;
-    };
-    for (const auto& [c, next] : cdg)
-    {
-        if (state[c] == 0 && visit(c))
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-/// What one run found
-struct ClosRun
-{
-    bool cycleBefore{false};              //!< CBD in the routes before the failures
-    bool cycleAfter{false};               //!< CBD after the reroute
-    bool completed{false};                //!< every write completed
-    FabricStallDetector::Finding finding; //!< the detector's
-    std::vector<std::string> cycle;       //!< its cycle
-    std::string report;                   //!< its report
-    uint64_t drops{0};                    //!< drops of any reason
-};
-
-/// the QPs whose writes must complete
-std::vector<Ptr<RdmaQueuePair>> g_qps;
-
-/// \return true once every QP's writes completed
-bool
-AllDone()
-{
-    for (const Ptr<RdmaQueuePair>& qp : g_qps)
-    {
-        if (qp->GetOutstandingRequests() > 0)
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-/**
- * \brief 8 GPUs on a radix-4 leaf-spine (4 leaves, 2 spines, RoCEv2 with PFC, no DCQCN);
- *        leaf0-spine0 and leaf1-spine1 fail at 0 and are rerouted (ECMP over the links that
- *        are up) before traffic starts at 1 ms.
- * \param bottleneck add the flow gpu5 -> gpu3, not rate-limited, over the cycle's link
- *        leaf2 -> spine0
- * \return what happened
- */
-ClosRun
-RunClos(bool bottleneck)
-{
-    RoceFabricHelper fabric;
-    fabric.SetMmuAttribute("BufferSize", UintegerValue(2 << 20)); // a small switch: 2 MB
-    FatTreeHelper tree;
-    tree.SetServers(8);
-    tree.SetRadix(4);
-    tree.Install(fabric);
-    fabric.AssignStreams(1);
-    ClosRun r;
-    r.cycleBefore = RoutesHaveCycle(fabric, tree);
-
-    Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-    injector->SetAttribute("DetectionDelay", TimeValue(Time(0)));
-    injector->SetAttribute("RerouteDelay", TimeValue(Time(0)));
-    injector->Install(fabric.GetTopology(), MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
-    std::vector<FaultEvent> events;
-    std::string error;
-    EXPECT_TRUE(FaultSchedule::Parse("link:leaf0-spine0@0ms;link:leaf1-spine1@0ms", events, error));
-    EXPECT_TRUE(injector->Schedule(events, error)) << error;
-
-    // The flows that close the cycle: leaf0 <-> leaf1 (bouncing through leaf2 or leaf3) and
-    // leaf2 <-> leaf3, four QPs each so that ECMP takes every path; their hosts send at half
-    // the line rate (PCIe-limited), so no link carries more than its rate.
-    g_qps.clear();
-    auto flow = [&](uint32_t a, uint32_t b, uint32_t qps, uint64_t bytes)
-    {
-        Ptr<RdmaTransport> ta = fabric.GetTransport(tree.GetGpuByRank(a));
-        Ptr<RdmaTransport> tb = fabric.GetTransport(tree.GetGpuByRank(b));
-        for (uint32_t q = 0; q < qps; ++q)
-        {
-            Ptr<RdmaQueuePair> qa = ta->CreateQueuePair();
-            Ptr<RdmaQueuePair> qb = tb->CreateQueuePair();
-            qa->Connect(tb->GetAddress(), qb->GetQpn(), 0, 0);
-            qb->Connect(ta->GetAddress(), qa->GetQpn(), 0, 0);
-            Simulator::Schedule(MilliSeconds(1), &RdmaQueuePair::PostWrite, qa, bytes, q);
-            g_qps.push_back(qa);
-        }
-    };
-    for (uint32_t g : {0, 2, 4, 6})
-    {
-        fabric.GetTransport(tree.GetGpuByRank(g))
-            ->SetAttribute("PcieRate", DataRateValue(DataRate("200Gbps")));
-    }
-    flow(0, 2, 4, 4 << 20);
-    flow(2, 0, 4, 4 << 20);
-    flow(4, 6, 4, 4 << 20);
-    flow(6, 4, 4, 4 << 20);
-    if (bottleneck)
-    {
-        // leaf2 -> spine0 -> leaf1 at the full line rate, with the bounced leaf0 -> leaf1
-        // traffic: spine0 -> leaf1 is oversubscribed and backs up into the cycle.
-        flow(5, 3, 1, 16 << 20);
-    }
-
-    Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
-    std::vector<Ptr<RdmaTransport>> transports;
-    for (uint32_t g = 0; g < 8; ++g)
-    {
-        transports.push_back(fabric.GetTransport(tree.GetGpuByRank(g)));
-    }
-    detector->Install(*fabric.GetTopology(), transports);
-    detector->SetDoneCallback(MakeCallback(&AllDone));
-    Simulator::Schedule(MilliSeconds(1), &FabricStallDetector::Start, detector);
-    Simulator::Schedule(MicroSeconds(500),
-                        [&r, &fabric, &tree]() { r.cycleAfter = RoutesHaveCycle(fabric, tree); });
-    Simulator::Run();
-    r.completed = AllDone();
-    r.finding = detector->GetFinding();
-    r.cycle = detector->GetCycle();
-    r.report = detector->GetReport();
-    r.drops = FabricStatsHelper::Totals().drops;
-    g_qps.clear();
-    return r;
-}
-
 } // namespace
 
 // Up-down routes have no cyclic buffer dependency; the bounce routes after the failures do.
@@ -233,7 +36,7 @@ RunClos(bool bottleneck)
 // dropped (a CBD alone is not enough).
 TEST_F(ClosDeadlockTest, CyclicDependencyAloneDoesNotDeadlock)
 {
-    const ClosRun r = RunClos(false);
+    const ClosDeadlockResult r = ClosDeadlockScenario().Run(false);
     EXPECT_FALSE(r.cycleBefore);
     EXPECT_TRUE(r.cycleAfter);
     EXPECT_TRUE(r.completed) << r.report;
@@ -247,7 +50,7 @@ TEST_F(ClosDeadlockTest, CyclicDependencyAloneDoesNotDeadlock)
 // detector stops the run and names the four queues of the cycle, and still nothing was dropped.
 TEST_F(ClosDeadlockTest, BottleneckFlowDeadlocksTheCycle)
 {
-    const ClosRun r = RunClos(true);
+    const ClosDeadlockResult r = ClosDeadlockScenario().Run(true);
     EXPECT_TRUE(r.cycleAfter);
     EXPECT_FALSE(r.completed);
     ASSERT_EQ(r.finding, FabricStallDetector::Finding::DEADLOCK) << r.report;
@@ -266,4 +69,24 @@ TEST_F(ClosDeadlockTest, BottleneckFlowDeadlocksTheCycle)
         (std::set<std::string>{"spine1>leaf2", "leaf2>spine0", "spine0>leaf3", "leaf3>spine1"}))
         << r.report;
     EXPECT_EQ(r.drops, 0u);
+}
+
+// The study as a program: exit status 0 without the bottleneck, 3 with it and one line on
+// standard error naming the cycle; bad input gets status 2.
+TEST_F(ClosDeadlockTest, ProgramReportsTheOutcome)
+{
+    const CommandResult ok = RunCommand(ProgramPath("clos-deadlock"));
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_NE(ok.out.find("before the failures no, after yes"), std::string::npos) << ok.out;
+    const CommandResult dead = RunCommand(ProgramPath("clos-deadlock") + " --bottleneck=true");
+    EXPECT_EQ(dead.status, 3);
+    EXPECT_EQ(dead.err.rfind("clos-deadlock: deadlock: a cycle of 4 blocked queues: ", 0), 0u)
+        << dead.err;
+    EXPECT_EQ(std::count(dead.err.begin(), dead.err.end(), '\n'), 1);
+    for (const std::string args : {"--bottleneck=maybe", "--bufferBytes=1", "--bogus=1"})
+    {
+        const CommandResult bad = RunCommand(ProgramPath("clos-deadlock") + " " + args);
+        EXPECT_EQ(bad.status, 2) << args;
+        EXPECT_EQ(bad.out, "") << args;
+    }
 }

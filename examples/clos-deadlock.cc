@@ -1,0 +1,114 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * PFC deadlock after failures in a Clos (Hu et al., HotNets 2016): two leaf-spine links fail,
+ * traffic bounces up-down-up, and the routes hold a cyclic buffer dependency. The four flows
+ * that close it complete on their own; with --bottleneck a fifth flow oversubscribes a link of
+ * the cycle, the cycle deadlocks, and the stall detector names it (exit status 3). See
+ * ClosDeadlockScenario.
+ *
+ *   ./ns3 run clos-deadlock
+ *   ./ns3 run "clos-deadlock --bottleneck=true --json=deadlock.json"
+ */
+
+#include "ns3/clos-deadlock-scenario.h"
+#include "ns3/command-line.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/failure-report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    Time::SetResolution(Time::PS);
+    const std::string program = "clos-deadlock";
+    std::string bottleneck = "false";
+    std::string bufferBytes = "2M";
+    std::string json;
+    FabricCli::CheckKnownOptions(program, argc, argv, {"bottleneck", "bufferBytes", "json"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage("PFC deadlock from bounce routes after two link failures in a leaf-spine.");
+    cmd.AddValue("bottleneck",
+                 "add the flow gpu5 -> gpu3 that oversubscribes a link of the cycle",
+                 bottleneck);
+    cmd.AddValue("bufferBytes", "each switch's shared buffer (K/M suffixes)", bufferBytes);
+    cmd.AddValue("json", "write the outcome as JSON to this file", json);
+    cmd.Parse(argc, argv);
+    bool withBottleneck = false;
+    if (!FabricCli::ParseBool(bottleneck, withBottleneck))
+    {
+        FabricCli::Fail(program, "--bottleneck=" + bottleneck + ": expected true or false");
+    }
+    uint64_t buffer = 0;
+    if (!FabricCli::ParseBytes(bufferBytes, buffer) || buffer < (64 << 10) || buffer > (1u << 30))
+    {
+        FabricCli::Fail(program, "--bufferBytes=" + bufferBytes + ": expected 64K to 1G");
+    }
+    const std::string jsonTmp = json + ".tmp";
+    std::ofstream jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.open(jsonTmp);
+        if (!jsonFile)
+        {
+            FabricCli::Fail(program, "--json=" + json + ": cannot write this file");
+        }
+    }
+
+    ClosDeadlockScenario scenario;
+    scenario.SetBufferBytes(static_cast<uint32_t>(buffer));
+    const ClosDeadlockResult r = scenario.Run(withBottleneck);
+    const bool deadlock = r.finding == FabricStallDetector::Finding::DEADLOCK;
+    std::printf("# leaf-spine, 4 leaves x 2 spines, 8 GPUs; leaf0-spine0 and leaf1-spine1 down\n");
+    std::printf("# cyclic buffer dependency in the routes: before the failures %s, after %s\n",
+                r.cycleBefore ? "yes" : "no",
+                r.cycleAfter ? "yes" : "no");
+    std::printf("# flows: gpu0<->gpu2 (bouncing), gpu4<->gpu6, 4 QPs each%s\n",
+                withBottleneck ? ", and the bottleneck gpu5->gpu3" : "");
+    if (r.completed)
+    {
+        std::printf("completed at %.3f us; %lu PFC pauses, %lu drops\n",
+                    FailureReport::Us(r.end),
+                    static_cast<unsigned long>(r.pauses),
+                    static_cast<unsigned long>(r.drops));
+    }
+    else
+    {
+        std::printf("# %s\n", r.report.c_str());
+        std::cerr << program << ": " << r.report << std::endl;
+    }
+    if (!json.empty())
+    {
+        nlohmann::ordered_json j;
+        j["scenario"] = {{"bottleneck", withBottleneck}, {"bufferBytes", buffer}};
+        j["cycle_in_routes"] = {{"before", r.cycleBefore ? 1 : 0}, {"after", r.cycleAfter ? 1 : 0}};
+        j["outcome"] = {{"completed", r.completed ? 1 : 0},
+                        {"deadlock", deadlock ? 1 : 0},
+                        {"time_us", FailureReport::Us(r.end)},
+                        {"pfc_pause_frames", r.pauses},
+                        {"drops", r.drops},
+                        {"cycle", r.cycle},
+                        {"report", r.report}};
+        jsonFile << j.dump(2) << "\n";
+        jsonFile.close();
+        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        {
+            std::cerr << program << ": could not write " << json << std::endl;
+            return 1;
+        }
+    }
+    return r.completed ? 0 : FailureReport::EXIT_STALLED;
+}
