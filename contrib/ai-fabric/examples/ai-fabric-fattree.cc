@@ -86,42 +86,6 @@ ParseRatio(const std::string& text, uint32_t& down, uint32_t& up)
     return true;
 }
 
-/**
- * \param name the flag
- * \param text its value
- * \param lo smallest value
- * \param hi largest value
- * \return the value; exits with status 2 if it is not a whole number in [lo, hi]
- */
-uint32_t
-Whole(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
-{
-    uint64_t v = 0;
-    if (!FabricCli::ParseUnsigned(text, v) || v < lo || v > hi)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--" + name + "=" + text + ": expected a whole number from "
-                            + std::to_string(lo) + " to " + std::to_string(hi));
-    }
-    return static_cast<uint32_t>(v);
-}
-
-/**
- * \param name the flag
- * \param text its value
- * \return the byte count; exits with status 2 if it is not one
- */
-uint64_t
-Bytes(const std::string& name, const std::string& text)
-{
-    uint64_t v = 0;
-    if (!FabricCli::ParseBytes(text, v) || v == 0)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
-    }
-    return v;
-}
 } // namespace
 
 int
@@ -340,8 +304,8 @@ main(int argc, char* argv[])
         rail = "false";
     }
     FatTreeHelper tree;
-    const uint32_t nServers = Whole("servers", servers, 1, 1 << 20);
-    const uint32_t nGpus = Whole("gpusPerServer", gpusPerServer, 1, 1024);
+    const uint32_t nServers = FabricCli::Whole(PROGRAM, "servers", servers, 1, 1 << 20);
+    const uint32_t nGpus = FabricCli::Whole(PROGRAM, "gpusPerServer", gpusPerServer, 1, 1024);
     DataRate rate;
     if (!FabricCli::ParseRate(nicRate, rate))
     {
@@ -366,8 +330,8 @@ main(int argc, char* argv[])
     }
     tree.SetServers(nServers);
     tree.SetGpusPerServer(nGpus);
-    tree.SetTiers(Whole("tiers", tiers, 1, 1000));
-    tree.SetRadix(Whole("radix", radix, 1, 65536));
+    tree.SetTiers(FabricCli::Whole(PROGRAM, "tiers", tiers, 1, 1000));
+    tree.SetRadix(FabricCli::Whole(PROGRAM, "radix", radix, 1, 65536));
     tree.SetOversubscription(down, up);
     tree.SetRailOptimized(railOptimized);
     tree.SetLinkRate(rate);
@@ -418,27 +382,15 @@ main(int argc, char* argv[])
             FabricCli::Fail(PROGRAM, error);
         }
     }
-    CollectiveSweepConfig sweep;
-    sweep.type = type;
-    sweep.algorithm = algo;
-    sweep.minBytes = Bytes("minBytes", minBytes);
-    sweep.maxBytes = Bytes("maxBytes", maxBytes);
-    if (sweep.minBytes > sweep.maxBytes)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
-    }
-    sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
+    CollectiveSweepConfig sweep = CollectiveSweep::FromFlags(
+        PROGRAM, type, algo, minBytes, maxBytes, stepFactor, iters, warmup, quiet);
     sweep.gpusPerServer = nGpus;
     sweep.serverAwareRing = scaleUp; // NCCL's rail-aligned rings over NVLink servers
-    sweep.iterations = Whole("iters", iters, 1, 1 << 20);
-    sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
-    sweep.progress = !quiet;
     if (channels.empty())
     {
         channels = std::to_string(scaleUp ? std::min<uint32_t>(nGpus, 16) : 1);
     }
-    const uint32_t nChannels = Whole("channels", channels, 1, 64);
+    const uint32_t nChannels = FabricCli::Whole(PROGRAM, "channels", channels, 1, 64);
     const std::string jsonTmp = json + ".tmp";
     std::ofstream jsonFile;
     if (!json.empty())
@@ -588,39 +540,26 @@ main(int argc, char* argv[])
             std::cout.flush();
         };
 
-        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+        NodeContainer gpuOrder;
+        for (uint32_t g = 0; g < t.GetNGpus(); ++g)
         {
-            std::vector<Ptr<RdmaTransport>> transports;
-            for (uint32_t g = 0; g < t.GetNGpus(); ++g)
-            {
-                transports.push_back(fabric.GetTransport(t.GetGpuByRank(g)));
-            }
-            detector->Install(*fabric.GetTopology(), transports);
+            gpuOrder.Add(t.GetGpuByRank(g));
         }
-        detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
-        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-        injector->SetFabricDefaults(ib);
-        injector->Install(fabric.GetTopology(),
-                          MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
-        injector->AssignStreams(1000);
+        FailureWatch watch;
         {
             std::string error;
-            if (!injector->Check(faultEvents, error))
+            if (!FailureReport::Arm(fabric,
+                                    gpuOrder,
+                                    ib,
+                                    MakeCallback(&CollectiveSweep::IsDone, &runner),
+                                    faultEvents,
+                                    inject,
+                                    watch,
+                                    error))
             {
                 FailClean("--failures=" + failures + ": " + error);
             }
-            if (inject)
-            {
-                injector->Schedule(faultEvents, error);
-                TimeValue detection;
-                TimeValue reroute;
-                injector->GetAttribute("DetectionDelay", detection);
-                injector->GetAttribute("RerouteDelay", reroute);
-                detector->SetAttribute("RecoveryAllowance",
-                                       TimeValue(detection.Get() + reroute.Get()));
-            }
         }
-        detector->Start();
         if (print)
         {
             PrintHeader();
@@ -628,15 +567,10 @@ main(int argc, char* argv[])
 
         Simulator::Run();
         FailureRunOutput out;
-        out.stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
-        out.finding
-            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
-        out.deadlock = detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
-        out.cycle = detector->GetCycle();
+        FailureReport::Collect(watch, out);
         out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
         out.events = Simulator::GetEventCount();
         out.rows = runner.GetRows();
-        out.records = injector->GetRecords();
         out.protocol = NcclProtocolName(comm->GetProtocol());
         out.nvswitches = scaleUp ? srv.GetAllSwitches().GetN() : 0U;
         out.nvlinkGBps = scaleUp ? srv.GetGpuNvLinkRate().GetBitRate() / 8e9 : 0.0;
@@ -652,45 +586,11 @@ main(int argc, char* argv[])
     };
 
     FailureRunOutput base;
-    FailureRunOutput out;
-    if (!faultEvents.empty())
-    {
-        base = simulate(false, false);
-        const Time last = FaultSchedule::LastChange(faultEvents);
-        if (last >= base.simTime)
-        {
-            char message[200];
-            std::snprintf(message,
-                          sizeof(message),
-                          "--failures: a failure at %.3f us is after the end of the run (the "
-                          "sweep ends at %.3f us without failures)",
-                          last.GetSeconds() * 1e6,
-                          base.simTime.GetSeconds() * 1e6);
-            FailClean(message);
-        }
-        out = simulate(true, true);
-    }
-    else
-    {
-        out = simulate(false, true);
-    }
-    FailureReport::Print(std::cout, base, out, !faultEvents.empty());
-    if (!out.finding.empty())
-    {
-        std::cerr << PROGRAM << ": " << out.finding << std::endl;
-    }
-    const Time simTime = out.simTime;
-    const uint64_t events = out.events;
+    const FailureRunOutput out
+        = FailureReport::RunWithBaseline(simulate, faultEvents, FailClean, base);
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    if (!quiet)
-    {
-        std::fprintf(stderr,
-                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
-                     simTime.GetSeconds() * 1e3,
-                     wall,
-                     events / wall / 1e6);
-    }
+    FailureReport::Finish(PROGRAM, base, out, !faultEvents.empty(), quiet, wall);
     if (!json.empty())
     {
         nlohmann::ordered_json j;
@@ -731,33 +631,7 @@ main(int argc, char* argv[])
                          {"iters", sweep.iterations},
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
-        j["results"] = nlohmann::ordered_json::array();
-        for (const CollectiveSweepRow& r : out.rows)
-        {
-            j["results"].push_back({{"collective", collective},
-                                    {"algo", r.algorithm},
-                                    {"bytes", r.bytes},
-                                    {"time_us", r.timeUs},
-                                    {"algbw_GBps", r.algbwGBps},
-                                    {"busbw_GBps", r.busbwGBps}});
-        }
-        j["fabric"] = FabricStatsHelper::TotalsJson(out.totals);
-        j["links"] = nlohmann::ordered_json::array();
-        for (const LinkStats& l : out.links)
-        {
-            nlohmann::ordered_json link
-                = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
-            if (!l.creditStallUs.empty())
-            {
-                link["credit_stall_us"] = l.creditStallUs; // per data VL (InfiniBand)
-            }
-            j["links"].push_back(link);
-        }
-        FailureReport::AddJson(j, base, out, !faultEvents.empty());
-        j["sim"] = {{"wall_s", wall},
-                    {"events", events},
-                    {"sim_time_us", simTime.GetSeconds() * 1e6},
-                    {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
+        FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
         jsonFile << j.dump(2) << "\n";
         jsonFile.close();
         if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)

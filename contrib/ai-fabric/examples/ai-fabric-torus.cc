@@ -26,6 +26,7 @@
 #include "ns3/collective-tuner.h"
 #include "ns3/command-line.h"
 #include "ns3/communicator.h"
+#include "ns3/config.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stall-detector.h"
@@ -61,43 +62,6 @@ using namespace ns3;
 namespace
 {
 const std::string PROGRAM = "ai-fabric-torus";
-
-/**
- * \param name the flag
- * \param text its value
- * \param lo smallest value
- * \param hi largest value
- * \return the value; exits with status 2 if it is not a whole number in [lo, hi]
- */
-uint32_t
-Whole(const std::string& name, const std::string& text, uint64_t lo, uint64_t hi)
-{
-    uint64_t v = 0;
-    if (!FabricCli::ParseUnsigned(text, v) || v < lo || v > hi)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--" + name + "=" + text + ": expected a whole number from "
-                            + std::to_string(lo) + " to " + std::to_string(hi));
-    }
-    return static_cast<uint32_t>(v);
-}
-
-/**
- * \param name the flag
- * \param text its value
- * \return the byte count; exits with status 2 if it is not one
- */
-uint64_t
-Bytes(const std::string& name, const std::string& text)
-{
-    uint64_t v = 0;
-    if (!FabricCli::ParseBytes(text, v) || v == 0)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
-    }
-    return v;
-}
 
 /**
  * \param text "XxY" or "XxYxZ"
@@ -395,7 +359,7 @@ main(int argc, char* argv[])
     uint64_t buffer = 0;
     if (!bufferBytes.empty())
     {
-        buffer = Bytes("bufferBytes", bufferBytes);
+        buffer = FabricCli::Bytes(PROGRAM, "bufferBytes", bufferBytes);
         if (ib
             && (buffer % IbNetDevice::BLOCK_BYTES != 0 || buffer < 4096 + 64
                 || buffer > 2048 * IbNetDevice::BLOCK_BYTES))
@@ -409,7 +373,7 @@ main(int argc, char* argv[])
     TorusHelper torus;
     torus.SetDimensions(dims);
     torus.SetWrap(wrapOn);
-    torus.SetGpusPerSwitch(Whole("gpusPerSwitch", gpusPerSwitch, 1, 64));
+    torus.SetGpusPerSwitch(FabricCli::Whole(PROGRAM, "gpusPerSwitch", gpusPerSwitch, 1, 64));
     torus.SetRouterInGpu(inGpu);
     torus.SetDimensionOrderRouting(routing == "dor");
     torus.SetDatelines(datelinesOn);
@@ -434,20 +398,8 @@ main(int argc, char* argv[])
             FabricCli::Fail(PROGRAM, error);
         }
     }
-    CollectiveSweepConfig sweep;
-    sweep.type = type;
-    sweep.algorithm = algo;
-    sweep.minBytes = Bytes("minBytes", minBytes);
-    sweep.maxBytes = Bytes("maxBytes", maxBytes);
-    if (sweep.minBytes > sweep.maxBytes)
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
-    }
-    sweep.stepFactor = Whole("stepFactor", stepFactor, 2, 1 << 20);
-    sweep.iterations = Whole("iters", iters, 1, 1 << 20);
-    sweep.warmup = Whole("warmup", warmup, 0, 1 << 20);
-    sweep.progress = !quiet;
+    CollectiveSweepConfig sweep = CollectiveSweep::FromFlags(
+        PROGRAM, type, algo, minBytes, maxBytes, stepFactor, iters, warmup, quiet);
     if (algo == "torus")
     {
         // The rank grid: the GPUs of a switch, then the torus's dimensions (linear
@@ -461,7 +413,7 @@ main(int argc, char* argv[])
             sweep.torusDims += (d == 0 ? "" : "x") + std::to_string(dims[d]);
         }
     }
-    const uint32_t nChannels = Whole("channels", channels, 1, 64);
+    const uint32_t nChannels = FabricCli::Whole(PROGRAM, "channels", channels, 1, 64);
     const std::string jsonTmp = json + ".tmp";
     std::ofstream jsonFile;
     if (!json.empty())
@@ -472,6 +424,8 @@ main(int argc, char* argv[])
             FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
         }
     }
+
+    Config::SetDefault("ns3::FabricStallDetector::StallTime", TimeValue(stall));
 
     // Bad input found once the topology exists: nothing half-written is left behind.
     auto FailClean = [&](const std::string& message)
@@ -558,40 +512,21 @@ main(int argc, char* argv[])
         CollectiveSweep runner(collectives, tuner, sweep);
         runner.Schedule();
 
-        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
-        detector->SetAttribute("StallTime", TimeValue(stall));
-        {
-            std::vector<Ptr<RdmaTransport>> transports;
-            for (uint32_t r = 0; r < ranks; ++r)
-            {
-                transports.push_back(fabric.GetTransport(gpus.Get(r)));
-            }
-            detector->Install(*fabric.GetTopology(), transports);
-        }
-        detector->SetDoneCallback(MakeCallback(&CollectiveSweep::IsDone, &runner));
-        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-        injector->SetFabricDefaults(ib);
-        injector->Install(fabric.GetTopology(),
-                          MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
-        injector->AssignStreams(1000);
+        FailureWatch watch;
         {
             std::string error;
-            if (!injector->Check(faultEvents, error))
+            if (!FailureReport::Arm(fabric,
+                                    gpus,
+                                    ib,
+                                    MakeCallback(&CollectiveSweep::IsDone, &runner),
+                                    faultEvents,
+                                    inject,
+                                    watch,
+                                    error))
             {
                 FailClean("--failures=" + failures + ": " + error);
             }
-            if (inject)
-            {
-                injector->Schedule(faultEvents, error);
-                TimeValue detection;
-                TimeValue reroute;
-                injector->GetAttribute("DetectionDelay", detection);
-                injector->GetAttribute("RerouteDelay", reroute);
-                detector->SetAttribute("RecoveryAllowance",
-                                       TimeValue(detection.Get() + reroute.Get()));
-            }
         }
-        detector->Start();
 
         std::vector<std::vector<uint32_t>> rankCoords;
         for (uint32_t r = 0; r < ranks; ++r)
@@ -628,15 +563,10 @@ main(int argc, char* argv[])
 
         Simulator::Run();
         FailureRunOutput out;
-        out.stalled = detector->GetFinding() != FabricStallDetector::Finding::NONE;
-        out.deadlock = detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
-        out.finding
-            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
-        out.cycle = detector->GetCycle();
+        FailureReport::Collect(watch, out);
         out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
         out.events = Simulator::GetEventCount();
         out.rows = runner.GetRows();
-        out.records = injector->GetRecords();
         out.protocol = NcclProtocolName(comm->GetProtocol());
         if (!print)
         {
@@ -685,45 +615,11 @@ main(int argc, char* argv[])
     };
 
     FailureRunOutput base;
-    FailureRunOutput out;
-    if (!faultEvents.empty())
-    {
-        base = simulate(false, false);
-        const Time last = FaultSchedule::LastChange(faultEvents);
-        if (last >= base.simTime)
-        {
-            char message[200];
-            std::snprintf(message,
-                          sizeof(message),
-                          "--failures: a failure at %.3f us is after the end of the run (the "
-                          "sweep ends at %.3f us without failures)",
-                          FailureReport::Us(last),
-                          FailureReport::Us(base.simTime));
-            FailClean(message);
-        }
-        out = simulate(true, true);
-    }
-    else
-    {
-        out = simulate(false, true);
-    }
-    FailureReport::Print(std::cout, base, out, !faultEvents.empty());
-    if (!out.finding.empty())
-    {
-        std::cerr << PROGRAM << ": " << out.finding << std::endl;
-    }
-    const Time simTime = out.simTime;
-    const uint64_t events = out.events;
+    const FailureRunOutput out
+        = FailureReport::RunWithBaseline(simulate, faultEvents, FailClean, base);
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    if (!quiet)
-    {
-        std::fprintf(stderr,
-                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
-                     simTime.GetSeconds() * 1e3,
-                     wall,
-                     events / wall / 1e6);
-    }
+    FailureReport::Finish(PROGRAM, base, out, !faultEvents.empty(), quiet, wall);
     if (!json.empty())
     {
         nlohmann::ordered_json j;
@@ -753,34 +649,8 @@ main(int argc, char* argv[])
                          {"iters", sweep.iterations},
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
-        j["results"] = nlohmann::ordered_json::array();
-        for (const CollectiveSweepRow& r : out.rows)
-        {
-            j["results"].push_back({{"collective", collective},
-                                    {"algo", r.algorithm},
-                                    {"bytes", r.bytes},
-                                    {"time_us", r.timeUs},
-                                    {"algbw_GBps", r.algbwGBps},
-                                    {"busbw_GBps", r.busbwGBps}});
-        }
         j["dimensions"] = perDimension;
-        j["fabric"] = FabricStatsHelper::TotalsJson(out.totals);
-        j["links"] = nlohmann::ordered_json::array();
-        for (const LinkStats& l : out.links)
-        {
-            nlohmann::ordered_json link
-                = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
-            if (!l.creditStallUs.empty())
-            {
-                link["credit_stall_us"] = l.creditStallUs;
-            }
-            j["links"].push_back(link);
-        }
-        FailureReport::AddJson(j, base, out, !faultEvents.empty());
-        j["sim"] = {{"wall_s", wall},
-                    {"events", events},
-                    {"sim_time_us", simTime.GetSeconds() * 1e6},
-                    {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
+        FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
         jsonFile << j.dump(2) << "\n";
         jsonFile.close();
         if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)

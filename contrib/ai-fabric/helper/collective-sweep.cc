@@ -7,6 +7,7 @@
 #include "collective-sweep.h"
 
 #include "collective-helper.h"
+#include "fabric-cli.h"
 #include "ns3/abort.h"
 #include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/simulator.h"
@@ -68,6 +69,34 @@ CollectiveSweep::GetSizes() const
         size *= m_config.stepFactor;
     }
     return sizes;
+}
+
+CollectiveSweepConfig
+CollectiveSweep::FromFlags(const std::string& program,
+                           CollectiveType type,
+                           const std::string& algorithm,
+                           const std::string& minBytes,
+                           const std::string& maxBytes,
+                           const std::string& stepFactor,
+                           const std::string& iters,
+                           const std::string& warmup,
+                           bool quiet)
+{
+    CollectiveSweepConfig sweep;
+    sweep.type = type;
+    sweep.algorithm = algorithm;
+    sweep.minBytes = FabricCli::Bytes(program, "minBytes", minBytes);
+    sweep.maxBytes = FabricCli::Bytes(program, "maxBytes", maxBytes);
+    if (sweep.minBytes > sweep.maxBytes)
+    {
+        FabricCli::Fail(program,
+                        "--minBytes=" + minBytes + " is larger than --maxBytes=" + maxBytes);
+    }
+    sweep.stepFactor = FabricCli::Whole(program, "stepFactor", stepFactor, 2, 1 << 20);
+    sweep.iterations = FabricCli::Whole(program, "iters", iters, 1, 1 << 20);
+    sweep.warmup = FabricCli::Whole(program, "warmup", warmup, 0, 1 << 20);
+    sweep.progress = !quiet;
+    return sweep;
 }
 
 void

@@ -80,6 +80,30 @@ class CollectiveSweep
                     const CollectiveTuner& tuner,
                     const CollectiveSweepConfig& config);
 
+    /**
+     * \brief The sweep of nccl-tests' flags, checked: a bad value exits with status 2 and one
+     *        line naming the flag (FabricCli::Fail).
+     * \param program the program's name
+     * \param type the collective
+     * \param algorithm the algorithm's name, or "auto"
+     * \param minBytes --minBytes (-b)
+     * \param maxBytes --maxBytes (-e), not below minBytes
+     * \param stepFactor --stepFactor (-f), 2 or more
+     * \param iters --iters (-n), 1 or more
+     * \param warmup --warmup (-w)
+     * \param quiet no progress line
+     * \return the configuration
+     */
+    static CollectiveSweepConfig FromFlags(const std::string& program,
+                                           CollectiveType type,
+                                           const std::string& algorithm,
+                                           const std::string& minBytes,
+                                           const std::string& maxBytes,
+                                           const std::string& stepFactor,
+                                           const std::string& iters,
+                                           const std::string& warmup,
+                                           bool quiet);
+
     /// \return the sizes the sweep runs, after rounding
     std::vector<uint64_t> GetSizes() const;
 

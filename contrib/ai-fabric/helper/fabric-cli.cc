@@ -7,6 +7,7 @@
 #include "fabric-cli.h"
 
 #include "ns3/config.h"
+#include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -294,31 +295,35 @@ FabricCli::ParseProbability(const std::string& text, double& value)
 bool
 FabricCli::ParseTime(const std::string& text, Time& time)
 {
-    static const std::pair<const char*, double> units[]
-        = {{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1.0}};
-    for (const auto& [unit, scale] : units)
+    return FaultSchedule::ParseTime(text, time);
+}
+
+uint32_t
+FabricCli::Whole(const std::string& program,
+                 const std::string& name,
+                 const std::string& text,
+                 uint64_t lo,
+                 uint64_t hi)
+{
+    uint64_t v = 0;
+    if (!ParseUnsigned(text, v) || v < lo || v > hi)
     {
-        const std::size_t n = std::strlen(unit);
-        if (text.size() <= n || text.compare(text.size() - n, n, unit) != 0)
-        {
-            continue;
-        }
-        const std::string number = text.substr(0, text.size() - n);
-        if (number.find_first_not_of("0123456789.") != std::string::npos)
-        {
-            return false;
-        }
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(number.c_str(), &end);
-        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0) || v * scale > 1e6)
-        {
-            return false;
-        }
-        time = Seconds(v * scale);
-        return true;
+        Fail(program,
+             "--" + name + "=" + text + ": expected a whole number from " + std::to_string(lo)
+                 + " to " + std::to_string(hi));
     }
-    return false;
+    return static_cast<uint32_t>(v);
+}
+
+uint64_t
+FabricCli::Bytes(const std::string& program, const std::string& name, const std::string& text)
+{
+    uint64_t v = 0;
+    if (!ParseBytes(text, v) || v == 0)
+    {
+        Fail(program, "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
+    }
+    return v;
 }
 
 } // namespace ns3

@@ -85,6 +85,30 @@ class FabricCli
     static bool ParseUnsigned(const std::string& text, uint64_t& value);
 
     /**
+     * \param program the program's name
+     * \param name the flag
+     * \param text its value
+     * \param lo smallest value
+     * \param hi largest value
+     * \return the value; exits with status 2 if it is not a whole number in [lo, hi]
+     */
+    static uint32_t Whole(const std::string& program,
+                          const std::string& name,
+                          const std::string& text,
+                          uint64_t lo,
+                          uint64_t hi);
+
+    /**
+     * \param program the program's name
+     * \param name the flag
+     * \param text its value
+     * \return the byte count; exits with status 2 if it is not a positive one
+     */
+    static uint64_t Bytes(const std::string& program,
+                          const std::string& name,
+                          const std::string& text);
+
+    /**
      * \brief Parse a rate: an ns-3 DataRate ("400Gbps", "400Gb/s") or a number with a K, M or
      *        G suffix meaning bit/s ("400G"). A bare number ("400") is refused: it would be
      *        400 bit/s.

@@ -6,7 +6,12 @@
 
 #include "failure-report.h"
 
+#include "fabric-helper.h"
+#include "ns3/fault-schedule.h"
+#include "ns3/node-container.h"
+
 #include <cstdio>
+#include <iostream>
 
 namespace ns3
 {
@@ -15,6 +20,144 @@ double
 FailureReport::Us(Time t)
 {
     return t.IsNegative() ? -1.0 : static_cast<double>(t.GetPicoSeconds()) / 1e6;
+}
+
+bool
+FailureReport::Arm(FabricHelper& fabric,
+                   const NodeContainer& gpus,
+                   bool infiniband,
+                   Callback<bool> done,
+                   const std::vector<FaultEvent>& events,
+                   bool inject,
+                   FailureWatch& watch,
+                   std::string& error)
+{
+    watch.detector = CreateObject<FabricStallDetector>();
+    std::vector<Ptr<RdmaTransport>> transports;
+    for (uint32_t g = 0; g < gpus.GetN(); ++g)
+    {
+        transports.push_back(fabric.GetTransport(gpus.Get(g)));
+    }
+    watch.detector->Install(*fabric.GetTopology(), transports);
+    watch.detector->SetDoneCallback(done);
+    watch.injector = CreateObject<FaultInjector>();
+    watch.injector->SetFabricDefaults(infiniband);
+    watch.injector->Install(fabric.GetTopology(),
+                            MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
+    watch.injector->AssignStreams(1000);
+    if (!watch.injector->Check(events, error))
+    {
+        return false;
+    }
+    if (inject)
+    {
+        watch.injector->Schedule(events, error);
+        TimeValue detection;
+        TimeValue reroute;
+        watch.injector->GetAttribute("DetectionDelay", detection);
+        watch.injector->GetAttribute("RerouteDelay", reroute);
+        watch.detector->SetAttribute("RecoveryAllowance",
+                                     TimeValue(detection.Get() + reroute.Get()));
+    }
+    watch.detector->Start();
+    return true;
+}
+
+void
+FailureReport::Collect(const FailureWatch& watch, FailureRunOutput& out)
+{
+    out.stalled = watch.detector->GetFinding() != FabricStallDetector::Finding::NONE;
+    out.deadlock = watch.detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
+    out.finding = !watch.injector->GetFinding().empty() ? watch.injector->GetFinding()
+                                                        : watch.detector->GetReport();
+    out.cycle = watch.detector->GetCycle();
+    out.records = watch.injector->GetRecords();
+}
+
+FailureRunOutput
+FailureReport::RunWithBaseline(const std::function<FailureRunOutput(bool, bool)>& simulate,
+                               const std::vector<FaultEvent>& events,
+                               const std::function<void(const std::string&)>& fail,
+                               FailureRunOutput& base)
+{
+    if (events.empty())
+    {
+        return simulate(false, true);
+    }
+    base = simulate(false, false);
+    const Time last = FaultSchedule::LastChange(events);
+    if (last >= base.simTime)
+    {
+        char message[200];
+        std::snprintf(message,
+                      sizeof(message),
+                      "--failures: a failure at %.3f us is after the end of the run (the sweep "
+                      "ends at %.3f us without failures)",
+                      Us(last),
+                      Us(base.simTime));
+        fail(message);
+    }
+    return simulate(true, true);
+}
+
+void
+FailureReport::Finish(const std::string& program,
+                      const FailureRunOutput& base,
+                      const FailureRunOutput& run,
+                      bool withFailures,
+                      bool quiet,
+                      double wallSeconds)
+{
+    Print(std::cout, base, run, withFailures);
+    if (!run.finding.empty())
+    {
+        std::cerr << program << ": " << run.finding << std::endl;
+    }
+    if (!quiet)
+    {
+        std::fprintf(stderr,
+                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
+                     run.simTime.GetSeconds() * 1e3,
+                     wallSeconds,
+                     static_cast<double>(run.events) / wallSeconds / 1e6);
+    }
+}
+
+void
+FailureReport::AddRunJson(nlohmann::ordered_json& j,
+                          const std::string& collective,
+                          const FailureRunOutput& base,
+                          const FailureRunOutput& run,
+                          bool withFailures,
+                          double wallSeconds)
+{
+    j["results"] = nlohmann::ordered_json::array();
+    for (const CollectiveSweepRow& r : run.rows)
+    {
+        j["results"].push_back({{"collective", collective},
+                                {"algo", r.algorithm},
+                                {"bytes", r.bytes},
+                                {"time_us", r.timeUs},
+                                {"algbw_GBps", r.algbwGBps},
+                                {"busbw_GBps", r.busbwGBps}});
+    }
+    j["fabric"] = FabricStatsHelper::TotalsJson(run.totals);
+    j["links"] = nlohmann::ordered_json::array();
+    for (const LinkStats& l : run.links)
+    {
+        nlohmann::ordered_json link
+            = {{"name", l.name}, {"tx_bytes", l.txBytes}, {"utilization", l.utilization}};
+        if (!l.creditStallUs.empty())
+        {
+            link["credit_stall_us"] = l.creditStallUs; // per data VL (InfiniBand)
+        }
+        j["links"].push_back(link);
+    }
+    AddJson(j, base, run, withFailures);
+    j["sim"] = {{"wall_s", wallSeconds},
+                {"events", run.events},
+                {"sim_time_us", run.simTime.GetSeconds() * 1e6},
+                {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
 }
 
 void

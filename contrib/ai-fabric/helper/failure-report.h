@@ -7,19 +7,35 @@
 #ifndef FAILURE_REPORT_H
 #define FAILURE_REPORT_H
 
+#include "ns3/callback.h"
 #include "ns3/collective-sweep.h"
+#include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+class FabricHelper;
+class NodeContainer;
+
+/**
+ * \ingroup ai-fabric
+ * The stall detector and the fault injector of one run.
+ */
+struct FailureWatch
+{
+    Ptr<FabricStallDetector> detector; //!< finds deadlocks and stalls
+    Ptr<FaultInjector> injector;       //!< plays the failures
+};
 
 /**
  * \ingroup ai-fabric
@@ -58,6 +74,87 @@ class FailureReport
      * \return it in microseconds, exactly from picoseconds, or -1
      */
     static double Us(Time t);
+
+    /**
+     * \brief Watch a run: a stall detector on the GPUs' transports and a fault injector with
+     *        the fabric's detection and reroute delays; with inject, the failures are scheduled
+     *        and the detector allows for their recovery. The detector is started.
+     * \param fabric the fabric (its routes are recomputed after each failure)
+     * \param gpus the GPUs
+     * \param infiniband the fabric is InfiniBand (the subnet manager's delays)
+     * \param done returns true once the workload finished
+     * \param events the failures (checked even when not injected)
+     * \param inject schedule them
+     * \param watch set to the detector and the injector
+     * \param error one line when an event names what does not exist
+     * \return false if an event names what does not exist
+     */
+    static bool Arm(FabricHelper& fabric,
+                    const NodeContainer& gpus,
+                    bool infiniband,
+                    Callback<bool> done,
+                    const std::vector<FaultEvent>& events,
+                    bool inject,
+                    FailureWatch& watch,
+                    std::string& error);
+
+    /**
+     * \brief Copy the watch's findings and records into a run's output.
+     * \param watch the watch
+     * \param out the output
+     */
+    static void Collect(const FailureWatch& watch, FailureRunOutput& out);
+
+    /**
+     * \brief Without failures, run once; with them, run without first (the baseline, silent),
+     *        refuse failures at or after its end (fail() is called with one line), then run
+     *        with them.
+     * \param simulate runs the sweep: (inject the failures, print the table)
+     * \param events the failures
+     * \param fail reports bad input and does not return
+     * \param base set to the baseline (empty without failures)
+     * \return the run that counts
+     */
+    static FailureRunOutput RunWithBaseline(
+        const std::function<FailureRunOutput(bool, bool)>& simulate,
+        const std::vector<FaultEvent>& events,
+        const std::function<void(const std::string&)>& fail,
+        FailureRunOutput& base);
+
+    /**
+     * \brief What a sweep program prints after its table: Print() on standard output, the
+     *        finding as one line "<program>: <finding>" on standard error, and unless quiet the
+     *        "# done" line (simulated time, wall time, events per second) on standard error.
+     * \param program the program's name
+     * \param base the run without failures
+     * \param run the run
+     * \param withFailures failures were given
+     * \param quiet no "# done" line
+     * \param wallSeconds the process's wall time
+     */
+    static void Finish(const std::string& program,
+                       const FailureRunOutput& base,
+                       const FailureRunOutput& run,
+                       bool withFailures,
+                       bool quiet,
+                       double wallSeconds);
+
+    /**
+     * \brief Add what a sweep program's JSON has after its "scenario": "results", "fabric",
+     *        "links", the failure keys of AddJson(), and "sim".
+     * \param j the JSON object
+     * \param collective the collective's name
+     * \param base the run without failures
+     * \param run the run
+     * \param withFailures failures were given
+     * \param wallSeconds the process's wall time
+     */
+    static void AddRunJson(nlohmann::ordered_json& j,
+                           const std::string& collective,
+                           const FailureRunOutput& base,
+                           const FailureRunOutput& run,
+                           bool withFailures,
+                           double wallSeconds);
 
     /**
      * \brief Print "# failure: ..." per record, the sweep's time without and with the

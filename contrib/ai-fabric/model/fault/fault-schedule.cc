@@ -18,40 +18,6 @@ namespace ns3
 
 namespace
 {
-/**
- * \param text a number and a unit (s, ms, us, ns)
- * \param t the time
- * \return false if malformed or beyond 10^6 s
- */
-bool
-ParseDuration(const std::string& text, Time& t)
-{
-    static const std::pair<const char*, double> units[]
-        = {{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1.0}};
-    for (const auto& [unit, scale] : units)
-    {
-        const std::string u(unit);
-        if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0)
-        {
-            continue;
-        }
-        const std::string number = text.substr(0, text.size() - u.size());
-        if (number.find_first_not_of("0123456789.") != std::string::npos)
-        {
-            return false;
-        }
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(number.c_str(), &end);
-        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0) || v * scale > 1e6)
-        {
-            return false;
-        }
-        t = Seconds(v * scale);
-        return true;
-    }
-    return false;
-}
 
 /**
  * \param text a probability written as a decimal or in exponent form
@@ -139,7 +105,7 @@ SetOption(FaultEvent& e, const std::string& key, const std::string& value, std::
 {
     if (key == "period" && e.kind == FaultEvent::Kind::FLAP)
     {
-        if (!ParseDuration(value, e.period) || !e.period.IsStrictlyPositive())
+        if (!FaultSchedule::ParseTime(value, e.period) || !e.period.IsStrictlyPositive())
         {
             error = "period=" + value + ": expected a time such as 1ms";
             return false;
@@ -227,6 +193,36 @@ FaultKindName(FaultEvent::Kind kind)
 }
 
 bool
+FaultSchedule::ParseTime(const std::string& text, Time& t)
+{
+    static const std::pair<const char*, double> units[]
+        = {{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1.0}};
+    for (const auto& [unit, scale] : units)
+    {
+        const std::string u(unit);
+        if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0)
+        {
+            continue;
+        }
+        const std::string number = text.substr(0, text.size() - u.size());
+        if (number.find_first_not_of("0123456789.") != std::string::npos)
+        {
+            return false;
+        }
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(number.c_str(), &end);
+        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0) || v * scale > 1e6)
+        {
+            return false;
+        }
+        t = Seconds(v * scale);
+        return true;
+    }
+    return false;
+}
+
+bool
 FaultSchedule::Parse(const std::string& text, std::vector<FaultEvent>& events, std::string& error)
 {
     events.clear();
@@ -281,7 +277,7 @@ FaultSchedule::Parse(const std::string& text, std::vector<FaultEvent>& events, s
                 return false;
             }
         }
-        if (!ParseDuration(when, e.at))
+        if (!FaultSchedule::ParseTime(when, e.at))
         {
             error = "'" + item + "': '" + when + "' is not a time (e.g. 2ms, 500us)";
             return false;
@@ -361,7 +357,7 @@ FaultSchedule::ParseJsonFile(const std::string& path,
             return false;
         }
         e.target = f["target"].get<std::string>();
-        if (!ParseDuration(f["at"].get<std::string>(), e.at))
+        if (!FaultSchedule::ParseTime(f["at"].get<std::string>(), e.at))
         {
             error = where + ": \"at\" is not a time (e.g. 2ms)";
             return false;
@@ -392,7 +388,7 @@ FaultSchedule::ParseJsonFile(const std::string& path,
             FaultEvent up;
             up.kind = RepairOf(e);
             up.target = e.target;
-            if (!f["up"].is_string() || !ParseDuration(f["up"].get<std::string>(), up.at)
+            if (!f["up"].is_string() || !FaultSchedule::ParseTime(f["up"].get<std::string>(), up.at)
                 || up.at <= e.at || e.kind == FaultEvent::Kind::FLAP)
             {
                 error = where + ": \"up\" is a time after \"at\" (not for a flap)";

@@ -101,6 +101,15 @@ class FaultSchedule
     static bool Read(const std::string& spec, std::vector<FaultEvent>& events, std::string& error);
 
     /**
+     * \brief Parse a time: a non-negative decimal number and a unit, s, ms, us or ns
+     *        ("2ms", "0.5us"), at most 10^6 s.
+     * \param text the text
+     * \param time the result
+     * \return false if the text is not such a time
+     */
+    static bool ParseTime(const std::string& text, Time& time);
+
+    /**
      * \param events events
      * \return the latest time at which one of them changes something
      */
