@@ -286,6 +286,11 @@ main(int argc, char* argv[])
     const SweepRun healthy = simulate("");
     if (!healthy.completed)
     {
+        if (!json.empty())
+        {
+            jsonFile.close();
+            std::remove(jsonTmp.c_str());
+        }
         std::cerr << PROGRAM << ": the healthy run did not complete: " << healthy.finding
                   << std::endl;
         return FailureReport::EXIT_STALLED;

@@ -471,8 +471,8 @@ main(int argc, char* argv[])
                 }
             }
         }
-        fabric.AssignStreams(1);
-        if (!pcap.empty())
+        const int64_t streams = fabric.AssignStreams(1);
+        if (print && !pcap.empty()) // captures of the run that counts, not of the baseline
         {
             fabric.EnablePcap(pcap, t.GetGpus(), true);
         }
@@ -519,7 +519,9 @@ main(int argc, char* argv[])
                              nvlsEfficiency.Get(),
                              srv.GetServer().nvls);
         }
-        CollectiveSweep runner(collectives, tuner, sweep);
+        CollectiveSweepConfig runConfig = sweep;
+        runConfig.progress = sweep.progress && print; // the baseline run is silent
+        CollectiveSweep runner(collectives, tuner, runConfig);
         runner.Schedule();
 
         auto PrintHeader = [&]()
@@ -554,6 +556,7 @@ main(int argc, char* argv[])
                                     MakeCallback(&CollectiveSweep::IsDone, &runner),
                                     faultEvents,
                                     inject,
+                                    1 + streams,
                                     watch,
                                     error))
             {

@@ -473,7 +473,7 @@ main(int argc, char* argv[])
                                          TypeIdValue(RdmaCcDcqcn::GetTypeId()));
         }
         t.Install(fabric);
-        fabric.AssignStreams(1);
+        const int64_t streams = fabric.AssignStreams(1);
         const NodeContainer gpus = t.GetGpus(
             placement, RngSeedManager::GetSeed() * 1000003ULL + RngSeedManager::GetRun());
         CollectiveHelper collectives;
@@ -509,7 +509,9 @@ main(int argc, char* argv[])
                                         + IcrcTrailer::SIZE
                                         + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
         CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
-        CollectiveSweep runner(collectives, tuner, sweep);
+        CollectiveSweepConfig runConfig = sweep;
+        runConfig.progress = sweep.progress && print; // the baseline run is silent
+        CollectiveSweep runner(collectives, tuner, runConfig);
         runner.Schedule();
 
         FailureWatch watch;
@@ -521,6 +523,7 @@ main(int argc, char* argv[])
                                     MakeCallback(&CollectiveSweep::IsDone, &runner),
                                     faultEvents,
                                     inject,
+                                    1 + streams,
                                     watch,
                                     error))
             {

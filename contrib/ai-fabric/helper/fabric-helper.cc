@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/names.h"
 #include "ns3/node.h"
 
 #include <sstream>
@@ -208,6 +209,53 @@ Ptr<FabricRoutingEngine>
 FabricHelper::GetCustomRoutingEngine() const
 {
     return m_customEngine;
+}
+
+std::string
+FabricHelper::FindMissingRoute() const
+{
+    if (!m_lastRoutes)
+    {
+        return "";
+    }
+    const FabricTopology::Graph& g = m_topology->GetGraph();
+    const uint32_t nVertices = m_topology->GetNVertices();
+    auto name = [&g](uint32_t v)
+    {
+        const std::string named = Names::FindName(g[v].node); // the topology helpers' names
+        return !named.empty() ? named : g[v].name;
+    };
+    for (uint32_t ep = 0; ep < m_topology->GetNEndpoints(); ++ep)
+    {
+        // The switches connected to the endpoint over links that are up.
+        const uint32_t target = m_topology->GetEndpointVertex(ep);
+        std::vector<bool> seen(nVertices, false);
+        std::vector<uint32_t> frontier{target};
+        seen[target] = true;
+        while (!frontier.empty())
+        {
+            const uint32_t v = frontier.back();
+            frontier.pop_back();
+            for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+            {
+                const uint32_t u = static_cast<uint32_t>(boost::target(*e, g));
+                if (!seen[u] && g[*e].channel->IsLinkUp()
+                    && g[u].kind == FabricTopology::Kind::SWITCH)
+                {
+                    seen[u] = true;
+                    frontier.push_back(u);
+                }
+            }
+        }
+        for (uint32_t v = 0; v < nVertices; ++v)
+        {
+            if (seen[v] && v != target && m_lastRoutes->GetPorts(v, ep).empty())
+            {
+                return name(v) + " has no route to " + name(target);
+            }
+        }
+    }
+    return "";
 }
 
 } // namespace ns3

@@ -17,6 +17,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/trace-helper.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +110,14 @@ class FabricHelper : public PcapHelperForDevice
     Ptr<FabricRoutingEngine> GetCustomRoutingEngine() const;
 
     /**
+     * \brief Check the routes of the last ComputeRoutes() against the links that are up.
+     * \return empty, or the first switch that is connected to an endpoint but has no route to
+     *         it ("torus0-0 has no route to gpu1"), as dimension-order routing leaves behind a
+     *         failed link
+     */
+    std::string FindMissingRoute() const;
+
+    /**
      * \param host a host installed by InstallHosts()
      * \return its port
      */
@@ -180,6 +189,7 @@ class FabricHelper : public PcapHelperForDevice
     Ptr<FabricTopology> m_topology;               //!< the graph
     std::vector<Ptr<RdmaTransport>> m_transports; //!< transports, in install order
     Ptr<FabricRoutingEngine> m_customEngine;      //!< UseRoutingEngine()
+    std::optional<FabricRouteTable> m_lastRoutes; //!< the last ComputeRoutes()' table
 
   private:
     /**

@@ -29,6 +29,7 @@ FailureReport::Arm(FabricHelper& fabric,
                    Callback<bool> done,
                    const std::vector<FaultEvent>& events,
                    bool inject,
+                   int64_t firstStream,
                    FailureWatch& watch,
                    std::string& error)
 {
@@ -43,8 +44,8 @@ FailureReport::Arm(FabricHelper& fabric,
     watch.injector = CreateObject<FaultInjector>();
     watch.injector->SetFabricDefaults(infiniband);
     watch.injector->Install(fabric.GetTopology(),
-                            MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
-    watch.injector->AssignStreams(1000);
+                            MakeCallback(&FabricHelper::ComputeRoutes, &fabric),
+                            MakeCallback(&FabricHelper::FindMissingRoute, &fabric));
     if (!watch.injector->Check(events, error))
     {
         return false;
@@ -52,6 +53,7 @@ FailureReport::Arm(FabricHelper& fabric,
     if (inject)
     {
         watch.injector->Schedule(events, error);
+        watch.injector->AssignStreams(firstStream);
         TimeValue detection;
         TimeValue reroute;
         watch.injector->GetAttribute("DetectionDelay", detection);

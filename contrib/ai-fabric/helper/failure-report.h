@@ -85,6 +85,7 @@ class FailureReport
      * \param done returns true once the workload finished
      * \param events the failures (checked even when not injected)
      * \param inject schedule them
+     * \param firstStream the first random stream free after the fabric's (bit errors)
      * \param watch set to the detector and the injector
      * \param error one line when an event names what does not exist
      * \return false if an event names what does not exist
@@ -95,6 +96,7 @@ class FailureReport
                     Callback<bool> done,
                     const std::vector<FaultEvent>& events,
                     bool inject,
+                    int64_t firstStream,
                     FailureWatch& watch,
                     std::string& error);
 

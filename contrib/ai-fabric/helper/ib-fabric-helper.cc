@@ -216,6 +216,7 @@ IbFabricHelper::ComputeRoutes()
         }
         g[v].node->GetObject<IbSwitch>()->SetLft(std::move(lft), std::move(classes));
     }
+    m_lastRoutes = table;
 }
 
 Ptr<IbNetDevice>

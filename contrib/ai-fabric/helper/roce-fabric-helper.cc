@@ -134,6 +134,7 @@ RoceFabricHelper::ComputeRoutes()
                                                       table.HasClasses() ? table.GetSwitchClasses(v)
                                                                          : std::vector<uint8_t>());
     }
+    m_lastRoutes = table;
 }
 
 Ptr<RoceNetDevice>

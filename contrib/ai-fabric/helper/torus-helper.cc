@@ -10,6 +10,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/ib-net-device.h"
 #include "ns3/names.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node.h"
@@ -316,7 +317,10 @@ TorusHelper::Install(FabricHelper& fabric)
                                            : StaticCast<FabricNetDevice>(ports.Get(0))
                                                  ->GetDataRate()
                                                  .GetBitRate();
-                    bps += r * (m_dims[d] == 2 || !m_wrap ? 1 : 2);
+                    bps += r
+                           * (m_dims[d] == 2
+                                  ? 1
+                                  : 2); // two ports a dimension (a mesh edge leaves one idle)
                 }
                 ports.Get(0)->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
                 ports.Get(1)->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
@@ -356,7 +360,15 @@ TorusHelper::Install(FabricHelper& fabric)
     }
     if (HasDatelines())
     {
-        // The dateline class is a second lossless priority on RoCEv2 switches.
+        // The dateline class is a second VL on InfiniBand and a second lossless priority on
+        // RoCEv2 switches; a setting that would leave it without effect is refused.
+        const Ptr<NetDevice> nic = fabric.GetHostPort(m_gpus.Get(0));
+        if (Ptr<IbNetDevice> ib = DynamicCast<IbNetDevice>(nic))
+        {
+            NS_ABORT_MSG_IF(ib->GetDataVls() < 2,
+                            "TorusHelper: datelines need 2 data VLs (DataVls is "
+                                << ib->GetDataVls() << ")");
+        }
         for (uint32_t i = 0; i < nSwitches; ++i)
         {
             Ptr<RoceSwitch> sw = m_switches.Get(i)->GetObject<RoceSwitch>();
@@ -364,6 +376,14 @@ TorusHelper::Install(FabricHelper& fabric)
             {
                 continue;
             }
+            UintegerValue rdmaDscp;
+            nic->GetAttribute("RdmaDscp", rdmaDscp);
+            UintegerValue dataDscp;
+            sw->GetAttribute("DataDscp", dataDscp);
+            NS_ABORT_MSG_IF((rdmaDscp.Get() >> 3) != (dataDscp.Get() >> 3),
+                            "TorusHelper: datelines re-mark the RDMA priority: the NICs' RdmaDscp ("
+                                << rdmaDscp.Get() << ") must map to the switches' DataDscp's ("
+                                << dataDscp.Get() << ")");
             UintegerValue dscp;
             sw->GetAttribute("DatelineDscp", dscp);
             UintegerValue mask;

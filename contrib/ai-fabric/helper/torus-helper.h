@@ -38,7 +38,8 @@ class FabricHelper;
  *
  * With SetRouterInGpu(true) (one GPU per switch), each switch is the GPU's own router, as in
  * a TPU pod's chips: the GPU-to-router link is on the chip, as fast as all of the router's
- * torus links together and with no cable delay.
+ * ports together (two per dimension, one in a dimension of size 2; a mesh's edge routers leave
+ * one idle) and with no cable delay.
  */
 class TorusHelper
 {

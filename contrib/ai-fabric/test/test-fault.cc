@@ -209,7 +209,8 @@ TEST_F(FaultTest, ScheduleTextForm)
                                   "ber:a-b@1ms,rate=2",
                                   "ber:a-b@1ms,rate=x",
                                   "link:a-b@1ms,rate=1e-6",
-                                  "link:a-b@1ms,period"})
+                                  "link:a-b@1ms,period",
+                                  "link:a-b@1ms;up@2ms;up@3ms"})
     {
         EXPECT_FALSE(FaultSchedule::Parse(bad, e, error)) << bad;
         EXPECT_FALSE(error.empty()) << bad;
@@ -240,7 +241,8 @@ TEST_F(FaultTest, ScheduleJsonForm)
           R"([{"what": "link", "target": "a-b"}])",
           R"([{"what": "melt", "target": "a-b", "at": "1ms"}])",
           R"([{"what": "link", "target": "a-b", "at": "1ms", "up": "0ms"}])",
-          R"([{"what": "ber", "target": "a-b", "at": "1ms"}])"})
+          R"([{"what": "ber", "target": "a-b", "at": "1ms"}])",
+          R"([{"what": "link", "target": "a-b", "at": "1ms", "upp": "2ms"}])"})
     {
         std::ofstream(bad) << text;
         EXPECT_FALSE(FaultSchedule::Read(bad, e, error)) << text;

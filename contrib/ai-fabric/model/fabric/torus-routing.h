@@ -31,9 +31,10 @@ namespace ns3
  * cycle (Dally and Seitz, IEEE Trans. Computers 1987). Fabrics carry the class as a virtual
  * lane (InfiniBand) or a PFC priority (RoCEv2).
  *
- * The engine routes only over links that are up; a destination whose dimension-order path
- * crosses a failed link has no route from the switches before the failure (dimension-order
- * routing has no detour).
+ * The engine routes only over links that are up. Dimension-order routing has no detour: the
+ * switch at a failed link has no route to the destinations whose path crosses it (the
+ * switches before it still forward toward it, and those packets are dropped there as
+ * NoRoute); FabricHelper::FindMissingRoute() finds such holes after a reroute.
  */
 class DimensionOrderRoutingEngine : public FabricRoutingEngine
 {

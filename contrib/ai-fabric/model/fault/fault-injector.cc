@@ -91,6 +91,7 @@ FaultInjector::DoDispose()
 {
     m_topology = nullptr;
     m_recompute = Callback<void>();
+    m_missingRoute = Callback<std::string>();
     Object::DoDispose();
 }
 
@@ -102,17 +103,20 @@ FaultInjector::SetFabricDefaults(bool infiniband)
 }
 
 void
-FaultInjector::Install(Ptr<FabricTopology> topology, Callback<void> recomputeRoutes)
+FaultInjector::Install(Ptr<FabricTopology> topology,
+                       Callback<void> recomputeRoutes,
+                       Callback<std::string> missingRoute)
 {
     m_topology = topology;
     m_recompute = recomputeRoutes;
+    m_missingRoute = missingRoute;
 }
 
 int64_t
 FaultInjector::AssignStreams(int64_t stream)
 {
     m_stream = stream;
-    return 64; // one per bit-error event, up to 64
+    return 2 * static_cast<int64_t>(m_berEvents); // one per direction of each bit-error event
 }
 
 bool
@@ -278,7 +282,8 @@ FaultInjector::Schedule(const std::vector<FaultEvent>& events, std::string& erro
                                 this,
                                 cables[0],
                                 e.kind == FaultEvent::Kind::BER ? e.rate : 0.0,
-                                what.str());
+                                what.str(),
+                                e.kind == FaultEvent::Kind::BER ? m_berEvents++ : 0U);
             break;
         }
         default:
@@ -318,7 +323,7 @@ FaultInjector::Change(std::vector<Ptr<FabricChannel>> cables, bool up, std::stri
 }
 
 void
-FaultInjector::SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string what)
+FaultInjector::SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string what, uint32_t index)
 {
     for (std::size_t i = 0; i < cable->GetNDevices(); ++i)
     {
@@ -330,7 +335,8 @@ FaultInjector::SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string w
             em->SetRate(rate);
             if (m_stream >= 0)
             {
-                em->AssignStreams(m_stream + static_cast<int64_t>(m_records.size()));
+                em->AssignStreams(m_stream + 2 * static_cast<int64_t>(index)
+                                  + static_cast<int64_t>(i));
             }
             model = em;
         }
@@ -356,7 +362,15 @@ FaultInjector::Rerouted(std::size_t record)
     }
     m_records[record].rerouted = Simulator::Now();
     m_rerouteTrace(m_records[record].what);
-    const std::string unreachable = CheckReachability();
+    std::string unreachable = CheckReachability();
+    if (unreachable.empty() && !m_missingRoute.IsNull())
+    {
+        const std::string missing = m_missingRoute();
+        if (!missing.empty())
+        {
+            unreachable = missing + " (the routing engine has no path around the failure)";
+        }
+    }
     if (!unreachable.empty() && m_finding.empty())
     {
         m_finding = "unreachable: " + unreachable + " after " + m_records[record].what;

@@ -72,8 +72,12 @@ class FaultInjector : public Object
     /**
      * \param topology the fabric
      * \param recomputeRoutes recomputes every switch's table (FabricHelper::ComputeRoutes)
+     * \param missingRoute after a reroute: empty, or a switch without a route to an endpoint
+     *        it is connected to (FabricHelper::FindMissingRoute; null: not checked)
      */
-    void Install(Ptr<FabricTopology> topology, Callback<void> recomputeRoutes);
+    void Install(Ptr<FabricTopology> topology,
+                 Callback<void> recomputeRoutes,
+                 Callback<std::string> missingRoute = Callback<std::string>());
 
     /**
      * \brief Resolve the events' names and schedule them.
@@ -92,8 +96,10 @@ class FaultInjector : public Object
     bool Check(const std::vector<FaultEvent>& events, std::string& error) const;
 
     /**
-     * \param stream first random stream (bit-error models)
-     * \return streams used
+     * \brief Use fixed random streams: bit-error event k of the schedule (in the order
+     *        scheduled) uses stream + k.
+     * \param stream first random stream
+     * \return streams used so far (one per bit-error event scheduled)
      */
     int64_t AssignStreams(int64_t stream);
 
@@ -124,8 +130,9 @@ class FaultInjector : public Object
      * \param cable a cable
      * \param rate bit error rate (0: none)
      * \param what the record's description
+     * \param index the bit-error event's index in the schedule (its random stream)
      */
-    void SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string what);
+    void SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string what, uint32_t index);
 
     /**
      * \param events events
@@ -146,14 +153,16 @@ class FaultInjector : public Object
     /// \return empty, or which endpoint cannot reach which
     std::string CheckReachability() const;
 
-    Time m_detection;                   //!< DetectionDelay
-    Time m_reroute;                     //!< RerouteDelay
-    bool m_stop{true};                  //!< StopWhenUnreachable
-    int64_t m_stream{-1};               //!< first stream for error models (-1: not assigned)
-    Ptr<FabricTopology> m_topology;     //!< the fabric
-    Callback<void> m_recompute;         //!< recompute routes
-    std::vector<FaultRecord> m_records; //!< what happened
-    std::string m_finding;              //!< unreachable
+    Time m_detection;                     //!< DetectionDelay
+    Time m_reroute;                       //!< RerouteDelay
+    bool m_stop{true};                    //!< StopWhenUnreachable
+    uint32_t m_berEvents{0};              //!< bit-error events scheduled
+    int64_t m_stream{-1};                 //!< first stream for error models (-1: not assigned)
+    Ptr<FabricTopology> m_topology;       //!< the fabric
+    Callback<void> m_recompute;           //!< recompute routes
+    Callback<std::string> m_missingRoute; //!< check the routes
+    std::vector<FaultRecord> m_records;   //!< what happened
+    std::string m_finding;                //!< unreachable
     TracedCallback<const std::string&> m_faultTrace;   //!< a failure or repair struck
     TracedCallback<const std::string&> m_rerouteTrace; //!< tables recomputed after one
 };

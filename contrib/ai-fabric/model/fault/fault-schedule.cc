@@ -254,7 +254,11 @@ FaultSchedule::Parse(const std::string& text, std::vector<FaultEvent>& events, s
         FaultEvent e;
         if (head == "up")
         {
-            if (events.empty() || events.back().kind == FaultEvent::Kind::FLAP)
+            if (events.empty() || events.back().kind == FaultEvent::Kind::FLAP
+                || events.back().kind == FaultEvent::Kind::LINK_UP
+                || events.back().kind == FaultEvent::Kind::SWITCH_UP
+                || events.back().kind == FaultEvent::Kind::NIC_UP
+                || events.back().kind == FaultEvent::Kind::BER_CLEAR)
             {
                 error = "'" + item + "': up@ follows a link, switch, nic or ber failure";
                 return false;
@@ -349,6 +353,15 @@ FaultSchedule::ParseJsonFile(const std::string& path,
         {
             error = where + ": expected {\"what\", \"target\", \"at\"} strings";
             return false;
+        }
+        for (const auto& [key, value] : f.items())
+        {
+            if (key != "what" && key != "target" && key != "at" && key != "up" && key != "period"
+                && key != "count" && key != "rate")
+            {
+                error = where + ": unknown key \"" + key + "\"";
+                return false;
+            }
         }
         FaultEvent e;
         if (!KindOf(f["what"].get<std::string>(), e))

@@ -248,6 +248,7 @@ IbNetDevice::Flush()
             lane.stallTime += Simulator::Now() - lane.stallStart;
         }
     }
+    m_fcQueue.clear();
     while (!m_mgmtQueue.empty())
     {
         const auto [p, ingress] = m_mgmtQueue.front();
@@ -445,6 +446,10 @@ IbNetDevice::InitializeCredits()
 void
 IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
 {
+    if (!IsLinkUp())
+    {
+        return; // nobody to tell; the link's retraining sends the limits again
+    }
     Lane& lane = m_lanes[vl];
     const uint64_t limit = lane.receivedBlocks + (BufferBlocks() - lane.occupiedBlocks);
     IbFlowControlHeader fc;

@@ -621,6 +621,10 @@ void
 RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
 {
     NS_ASSERT(priority < N_PRIORITIES);
+    if (!IsLinkUp())
+    {
+        return; // no peer to pause while the link is down
+    }
     Ptr<Packet> p = Create<Packet>();
     PfcHeader pfc;
     pfc.SetPause(priority, quanta);
