@@ -359,7 +359,12 @@ TEST_F(FattreeExampleTest, FailureAfterTheEndAndNicDown)
           "--iters=1 --warmup=0 --quiet";
     char dir[] = "/tmp/ai-fabric-fattree-fail-XXXXXX";
     const std::string json = std::string(mkdtemp(dir)) + "/run.json";
-    const Outcome late = Fattree(args + " --failures=link:leaf0-spine0@1s --json=" + json);
+    // Without --quiet too: the baseline run prints no progress line before the refusal.
+    const Outcome late = Fattree(
+        "--server=none --servers=8 --radix=4 --minBytes=1M "
+        "--maxBytes=1M --iters=1 --warmup=0 "
+        "--failures=link:leaf0-spine0@1s --json="
+        + json);
     EXPECT_EQ(late.status, 2);
     EXPECT_EQ(late.out, "");
     EXPECT_EQ(std::count(late.err.begin(), late.err.end(), '\n'), 1) << late.err;
