@@ -175,7 +175,7 @@ main(int argc, char* argv[])
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
     cmd.AddValue("algo",
                  "ring, tree, hd, chain, pairwise, direct, nvls (one NVLS server), nvlstree (NVLS "
-                 "servers), hier or auto",
+                 "servers), hier, torus (per dimension of the squarest 2D grid of ranks) or auto",
                  algo);
     cmd.AddValue("server",
                  "server preset: dgx-a100, dgx-h100, hgx-b200, gb200-nvl72 (NVLink domain, "

@@ -10,13 +10,11 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-topology.h"
-#include "ns3/ib-switch.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
 #include <cstdio>
@@ -93,7 +91,6 @@ FabricStallDetector::DoDispose()
 {
     m_event.Cancel();
     m_ports.clear();
-    m_switchNodes.clear();
     m_transports.clear();
     m_done = Callback<bool>();
     Object::DoDispose();
@@ -106,11 +103,7 @@ FabricStallDetector::Install(const FabricTopology& topology,
     const FabricTopology::Graph& g = topology.GetGraph();
     for (uint32_t v = 0; v < topology.GetNVertices(); ++v)
     {
-        if (g[v].kind == FabricTopology::Kind::SWITCH)
-        {
-            m_switchNodes.push_back(g[v].node);
-        }
-        else
+        if (g[v].kind == FabricTopology::Kind::ENDPOINT)
         {
             m_hostNames[g[v].address] = NodeName(g[v].node);
         }

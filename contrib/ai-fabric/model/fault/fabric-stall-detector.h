@@ -72,7 +72,7 @@ class FabricStallDetector : public Object
     };
 
     /**
-     * \brief Watch a fabric: its switches' and hosts' ports, its switches, its transports.
+     * \brief Watch a fabric: every port of its links and the hosts' transports.
      * \param topology the fabric graph
      * \param transports the hosts' transports
      */
@@ -133,7 +133,6 @@ class FabricStallDetector : public Object
     Time m_interval;                                  //!< between checks
     bool m_stop{true};                                //!< stop the simulation on a finding
     std::vector<Ptr<FabricNetDevice>> m_ports;        //!< every port
-    std::vector<Ptr<Node>> m_switchNodes;             //!< switch nodes
     std::vector<Ptr<RdmaTransport>> m_transports;     //!< hosts' transports
     Callback<bool> m_done;                            //!< workload finished?
     uint64_t m_lastProgress{0};                       //!< count at the last change
