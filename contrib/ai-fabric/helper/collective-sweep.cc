@@ -9,6 +9,7 @@
 #include "collective-helper.h"
 #include "fabric-cli.h"
 #include "ns3/abort.h"
+#include "ns3/communicator.h"
 #include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 namespace ns3
 {
@@ -66,7 +68,8 @@ CollectiveSweep::GetSizes() const
         {
             break;
         }
-        size *= m_config.stepFactor;
+        // After a size of zero comes one element (nccl-tests' -b 0 would never grow).
+        size = size == 0 ? unit : size * m_config.stepFactor;
     }
     return sizes;
 }
@@ -85,8 +88,17 @@ CollectiveSweep::FromFlags(const std::string& program,
     CollectiveSweepConfig sweep;
     sweep.type = type;
     sweep.algorithm = algorithm;
-    sweep.minBytes = FabricCli::Bytes(program, "minBytes", minBytes);
-    sweep.maxBytes = FabricCli::Bytes(program, "maxBytes", maxBytes);
+    for (const auto& [name, text, bytes] :
+         {std::tie("minBytes", minBytes, sweep.minBytes),
+          std::tie("maxBytes", maxBytes, sweep.maxBytes)})
+    {
+        if (!FabricCli::ParseBytes(text, bytes))
+        {
+            FabricCli::Fail(program,
+                            std::string("--") + name + "=" + text
+                                + ": expected a size (e.g. 0, 8, 64K, 1G)");
+        }
+    }
     if (sweep.minBytes > sweep.maxBytes)
     {
         FabricCli::Fail(program,
@@ -131,8 +143,15 @@ CollectiveSweep::Schedule()
                 "GpusPerServer",
                 UintegerValue(m_config.gpusPerServer > 0 ? m_config.gpusPerServer : n));
         }
+        // NCCL runs small collectives on fewer channels (NVLS has its own channel count, and
+        // all-to-all is point-to-point work with one message per peer).
+        const bool ncclChannels = name != "nvls" && m_config.type != CollectiveType::ALL_TO_ALL;
+        const uint32_t channels =
+            ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
+                               size, m_collectives.GetChannels(), name == "ring")
+                         : m_collectives.GetChannels();
         Ptr<CollectivePlan> plan = algorithm->Build(
-            m_config.type, n, size, m_collectives.GetChannels(), m_collectives.GetChunkBytes());
+            m_config.type, n, size, channels, m_collectives.GetChunkBytes());
         m_collectives.Connect(*plan);
         m_plans.push_back(plan);
     }

@@ -23,6 +23,14 @@
 namespace ns3
 {
 
+template <>
+bool
+CommandLineHelper::UserItemParse<std::string>(const std::string& value, std::string& dest)
+{
+    dest = value;
+    return true;
+}
+
 void
 FabricCli::Fail(const std::string& program, const std::string& message)
 {

@@ -7,6 +7,7 @@
 #ifndef FABRIC_CLI_H
 #define FABRIC_CLI_H
 
+#include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
@@ -16,6 +17,23 @@
 
 namespace ns3
 {
+
+namespace CommandLineHelper
+{
+/**
+ * \brief A string option takes its whole value.
+ *
+ * ns-3.37 reads a string option with operator>>, which stops at the first blank: "--json=a b"
+ * silently wrote to "a", "--minBytes=1 M" ran 1 byte and a failure list with a blank after a
+ * ';' lost the next failure. Every ai-fabric program includes this header before it declares
+ * its options, so they take the value as given and their own parsers judge it.
+ * \param [in] value the option's value
+ * \param [out] dest the string to set
+ * \return true
+ */
+template <>
+bool UserItemParse<std::string>(const std::string& value, std::string& dest);
+} // namespace CommandLineHelper
 
 /**
  * \ingroup ai-fabric

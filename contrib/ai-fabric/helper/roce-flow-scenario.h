@@ -7,6 +7,7 @@
 #ifndef ROCE_FLOW_SCENARIO_H
 #define ROCE_FLOW_SCENARIO_H
 
+#include "fabric-cli.h"
 #include "fabric-stats-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"

@@ -57,7 +57,8 @@ CollectiveAlgorithm::Build(CollectiveType type,
     NS_ABORT_MSG_IF(channels == 0 || chunkBytes == 0,
                     "CollectiveAlgorithm: channels and chunk size must be positive");
     Ptr<CollectivePlan> plan = Create<CollectivePlan>(type, nRanks, bytes, GetName());
-    if (nRanks > 1)
+    // A collective of zero bytes moves nothing: NCCL returns at once for a count of zero.
+    if (nRanks > 1 && bytes > 0)
     {
         const std::vector<uint64_t> shares = Split(bytes, channels);
         for (uint32_t c = 0; c < channels; ++c)

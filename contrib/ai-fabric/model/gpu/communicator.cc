@@ -13,7 +13,9 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -37,6 +39,14 @@ constexpr uint32_t TAG_SEQUENCE_MASK = 0xFF;
 /// A peer may run at most this many collectives ahead (a root that waits for nobody, as the
 /// chain broadcast's, runs ahead by about one collective per hop of latency).
 constexpr uint32_t MAX_LEAD = 127;
+/// NCCL's threads per channel (NCCL_SIMPLE_MAX_NTHREADS, NCCL_LL_MAX_NTHREADS).
+constexpr uint64_t NCCL_MAX_THREADS = 512;
+/// NCCL's LL128 threads per channel (NCCL_LL128_MAX_NTHREADS).
+constexpr uint64_t NCCL_LL128_MAX_THREADS = 640;
+/// NCCL_SIMPLE_THREAD_THRESHOLD: bytes per thread before another channel is used.
+constexpr uint64_t NCCL_SIMPLE_THREAD_BYTES = 64;
+/// NCCL_LL_THREAD_THRESHOLD and NCCL_LL128_THREAD_THRESHOLD.
+constexpr uint64_t NCCL_LL_THREAD_BYTES = 8;
 } // namespace
 
 const char*
@@ -120,6 +130,14 @@ Communicator::GetTypeId()
                             DataRateValue(DataRate("26800Gbps")),
                             MakeDataRateAccessor(&Communicator::m_reduceBandwidth),
                             MakeDataRateChecker())
+              .AddAttribute("MinBytesPerChannel",
+                            "Bytes a collective must have per channel before NCCL uses another "
+                            "channel (bytes). 0 (the default): NCCL's rule, threads per channel "
+                            "x bytes per thread of the protocol (Simple 512 x 64 B = 32 KiB; LL "
+                            "512 x 8 B, times the ranks on a ring; LL128 640 x 8 B).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&Communicator::m_minBytesPerChannel),
+                            MakeUintegerChecker<uint64_t>())
               .AddTraceSource("Send",
                               "A transfer of the plan was handed to the transport.",
                               MakeTraceSourceAccessor(&Communicator::m_sendTrace),
@@ -230,6 +248,29 @@ Communicator::WireBytes(uint64_t payloadBytes) const
     const double efficiency = GetProtocolEfficiency();
     return efficiency >= 1.0 ? payloadBytes
                              : static_cast<uint64_t>(std::ceil(payloadBytes / efficiency));
+}
+
+uint32_t
+Communicator::ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const
+{
+    uint64_t perChannel = m_minBytesPerChannel;
+    if (perChannel == 0)
+    {
+        switch (m_protocol)
+        {
+        case NCCL_SIMPLE:
+            perChannel = NCCL_MAX_THREADS * NCCL_SIMPLE_THREAD_BYTES;
+            break;
+        case NCCL_LL:
+            perChannel = NCCL_MAX_THREADS * NCCL_LL_THREAD_BYTES * (ring ? m_nRanks : 1);
+            break;
+        case NCCL_LL128:
+            perChannel = NCCL_LL128_MAX_THREADS * NCCL_LL_THREAD_BYTES;
+            break;
+        }
+    }
+    const uint64_t fit = bytes / perChannel;
+    return static_cast<uint32_t>(std::clamp<uint64_t>(fit, 1, std::max(maxChannels, 1U)));
 }
 
 Time

@@ -114,6 +114,21 @@ class Communicator : public Object
      */
     Time ReductionTime(uint64_t bytes) const;
 
+    /**
+     * \brief The channels NCCL runs a collective of this size on.
+     *
+     * NCCL gives each channel (a thread block) at least threads x a per-thread threshold of
+     * bytes: it drops channels one at a time while bytes < channels x threads x threshold,
+     * down to one (NCCL 2.12-2.18, enqueue.cc getChannelThreads; thresholds from tuning.cc:
+     * Simple 64 B per thread on 512 threads, LL 8 B on 512 threads (times the ranks on a
+     * ring), LL128 8 B on 640 threads). MinBytesPerChannel, when set, replaces the product.
+     * \param bytes the collective's size
+     * \param maxChannels the communicator's channels
+     * \param ring the algorithm is a ring (LL's threshold scales with the ranks)
+     * \return channels to use, from 1 to maxChannels
+     */
+    uint32_t ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const;
+
     /// \return the running plan (null when idle)
     Ptr<const CollectivePlan> GetPlan() const;
 
@@ -173,6 +188,7 @@ class Communicator : public Object
     Time m_nvlLl128Latency;                  //!< LL128: latency per NVLink step
     double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
     DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
+    uint64_t m_minBytesPerChannel{0};        //!< bytes a channel needs (0: NCCL's rule)
 
     Ptr<const CollectivePlan> m_plan;    //!< running plan (null when idle)
     DoneCallback m_done;                 //!< caller's callback

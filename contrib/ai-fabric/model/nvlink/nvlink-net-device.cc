@@ -251,12 +251,12 @@ NvLinkNetDevice::DequeueForTransmit()
 void
 NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> p)
 {
-    if (p->GetSize() == NvLinkHeader::SIZE)
-    {
-        return; // a credit packet
-    }
     NvLinkHeader h;
     p->PeekHeader(h);
+    if (h.type == NvLinkHeader::CREDIT)
+    {
+        return; // a credit packet (a data packet of zero bytes has the same size)
+    }
     m_dataBytesSent += h.bytes;
     if (m_transport)
     {
