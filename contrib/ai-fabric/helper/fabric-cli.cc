@@ -23,7 +23,7 @@
 namespace ns3
 {
 
-template <>
+template<>
 bool
 CommandLineHelper::UserItemParse<std::string>(const std::string& value, std::string& dest)
 {

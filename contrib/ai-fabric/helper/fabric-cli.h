@@ -31,7 +31,7 @@ namespace CommandLineHelper
  * \param [out] dest the string to set
  * \return true
  */
-template <>
+template<>
 bool UserItemParse<std::string>(const std::string& value, std::string& dest);
 } // namespace CommandLineHelper
 

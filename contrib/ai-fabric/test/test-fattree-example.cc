@@ -179,7 +179,8 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
 {
     for (const std::string args : {"--collective=bogus",
                                    "--minBytes=8M --maxBytes=1M",
-                                   "--minBytes=0",
+                                   "--minBytes=-1",
+                                   "'--minBytes=1 M'",
                                    "--servers=100 --radix=4",
                                    "--radix=8 --oversubscription=2:1",
                                    "--oversubscription=fast",
