@@ -28,6 +28,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
@@ -144,6 +145,8 @@ main(int argc, char* argv[])
                                   "warmup",
                                   "channels",
                                   "failures",
+                                  "maxEvents",
+                                  "maxWallTime",
                                   "json",
                                   "pcap",
                                   "quiet",
@@ -213,6 +216,7 @@ main(int argc, char* argv[])
                  "InfiniBand LID mask control 0-7: 2^lmc LIDs per host, each routed on its own "
                  "path, QPs spread over them (ib only)",
                  lmc);
+    FabricWatchdog::AddCommandLine(cmd);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.

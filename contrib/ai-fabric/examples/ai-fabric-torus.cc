@@ -31,6 +31,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
@@ -243,10 +244,11 @@ main(int argc, char* argv[])
         PROGRAM,
         argc,
         argv,
-        {"dims",      "wrap",       "gpusPerSwitch", "routerInGpu", "fabric",   "linkRate",
-         "routing",   "datelines",  "placement",     "collective",  "algo",     "minBytes",
-         "maxBytes",  "stepFactor", "iters",         "warmup",      "channels", "bufferBytes",
-         "stallTime", "failures",   "json",          "quiet",       "pfc",      "dcqcn"},
+        {"maxEvents", "maxWallTime", "dims",      "wrap",       "gpusPerSwitch", "routerInGpu",
+         "fabric",    "linkRate",    "routing",   "datelines",  "placement",     "collective",
+         "algo",      "minBytes",    "maxBytes",  "stepFactor", "iters",         "warmup",
+         "channels",  "bufferBytes", "stallTime", "failures",   "json",          "quiet",
+         "pfc",       "dcqcn"},
         {"quiet", "pfc", "dcqcn"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a 2D or 3D torus.");
@@ -299,6 +301,7 @@ main(int argc, char* argv[])
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
     cmd.AddValue("pfc", "PFC on the RDMA priorities (roce only)", pfc);
     cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
+    FabricWatchdog::AddCommandLine(cmd);
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.

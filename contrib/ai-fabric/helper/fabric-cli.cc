@@ -148,6 +148,20 @@ FabricCli::CheckKnownOptions(const std::string& program,
         {
             Fail(program, "--" + name + "=" + value + ": expected true or false");
         }
+        // The watchdog's limits (FabricWatchdog::AddCommandLine), checked here: ns-3 aborts
+        // on a malformed attribute value.
+        uint64_t events = 0;
+        Time wall;
+        if (name == "maxEvents" && !ParseUnsigned(value, events))
+        {
+            Fail(program, "--maxEvents=" + value + ": expected a whole number of events (0: none)");
+        }
+        if (name == "maxWallTime" && (!ParseTime(value, wall) || wall.IsNegative()))
+        {
+            Fail(program,
+                 "--maxWallTime=" + value + ": expected a time with its unit, e.g. 30s or 500ms "
+                 "(0s: none)");
+        }
         if (std::find(known.begin(), known.end(), name) != known.end()
             || std::find(builtin.begin(), builtin.end(), name) != builtin.end())
         {

@@ -62,6 +62,8 @@ FailureReport::Arm(FabricHelper& fabric,
                                      TimeValue(detection.Get() + reroute.Get()));
     }
     watch.detector->Start();
+    watch.watchdog = CreateObject<FabricWatchdog>();
+    watch.watchdog->Install();
     return true;
 }
 
@@ -72,6 +74,11 @@ FailureReport::Collect(const FailureWatch& watch, FailureRunOutput& out)
     out.deadlock = watch.detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
     out.finding = !watch.injector->GetFinding().empty() ? watch.injector->GetFinding()
                                                         : watch.detector->GetReport();
+    if (watch.watchdog->HasFired())
+    {
+        out.watchdog = true;
+        out.finding = watch.watchdog->GetReport();
+    }
     out.cycle = watch.detector->GetCycle();
     out.records = watch.injector->GetRecords();
 }
@@ -87,6 +94,10 @@ FailureReport::RunWithBaseline(const std::function<FailureRunOutput(bool, bool)>
         return simulate(false, true);
     }
     base = simulate(false, false);
+    if (!base.finding.empty())
+    {
+        return base; // the run without failures could not complete (a watchdog limit)
+    }
     const Time last = FaultSchedule::LastChange(events);
     if (last >= base.simTime)
     {
@@ -214,11 +225,12 @@ FailureReport::AddJson(nlohmann::ordered_json& j,
     }
     j["failures"] = failures;
     // The run's outcome as numbers (0 or 1), for scripts and ./ns3 validate.
-    const bool unreachable = !run.finding.empty() && !run.stalled;
+    const bool unreachable = !run.finding.empty() && !run.stalled && !run.watchdog;
     j["outcome"] = {{"completed", run.finding.empty() ? 1 : 0},
                     {"deadlock", run.deadlock ? 1 : 0},
                     {"stall", run.stalled && !run.deadlock ? 1 : 0},
-                    {"unreachable", unreachable ? 1 : 0}};
+                    {"unreachable", unreachable ? 1 : 0},
+                    {"watchdog", run.watchdog ? 1 : 0}};
     if (withFailures)
     {
         nlohmann::ordered_json sizes = nlohmann::ordered_json::array();
@@ -242,9 +254,10 @@ FailureReport::AddJson(nlohmann::ordered_json& j,
     if (!run.finding.empty())
     {
         j["finding"] = {{"kind",
-                         run.deadlock  ? "deadlock"
-                         : run.stalled ? "stall"
-                                       : "unreachable"},
+                         run.deadlock   ? "deadlock"
+                         : run.stalled  ? "stall"
+                         : run.watchdog ? "watchdog"
+                                        : "unreachable"},
                         {"report", run.finding},
                         {"cycle", run.cycle},
                         {"time_us", Us(run.simTime)}};

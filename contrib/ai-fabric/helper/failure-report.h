@@ -11,6 +11,7 @@
 #include "ns3/collective-sweep.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/fault-injector.h"
 #include "ns3/nstime.h"
 
@@ -35,6 +36,7 @@ struct FailureWatch
 {
     Ptr<FabricStallDetector> detector; //!< finds deadlocks and stalls
     Ptr<FaultInjector> injector;       //!< plays the failures
+    Ptr<FabricWatchdog> watchdog;      //!< ends a run that would not end
 };
 
 /**
@@ -52,6 +54,7 @@ struct FailureRunOutput
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it
     bool deadlock{false};                 //!< ... on a cycle of blocked queues
+    bool watchdog{false};                 //!< the watchdog stopped it (a limit fired)
     std::vector<std::string> cycle;       //!< the cycle
     std::string protocol;                 //!< NCCL protocol
     uint32_t nvswitches{0};               //!< NVSwitch chips

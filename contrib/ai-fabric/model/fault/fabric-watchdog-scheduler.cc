@@ -1,0 +1,260 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-watchdog-scheduler.h"
+
+#include "ns3/abort.h"
+#include "ns3/event-impl.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricWatchdogScheduler");
+NS_OBJECT_ENSURE_REGISTERED(FabricWatchdogScheduler);
+
+namespace
+{
+/**
+ * \param type an event implementation's type
+ * \return the class whose method the event calls ("ns3::Communicator"), or a short name
+ */
+std::string
+EventSource(const std::type_info* type)
+{
+    if (!type)
+    {
+        return "?";
+    }
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(type->name(), nullptr, nullptr, &status);
+    std::string name = status == 0 && demangled ? demangled : type->name();
+    std::free(demangled);
+    // A member function's event: "...MakeEvent<void (ns3::Class::*)(...), ...>...".
+    const std::size_t member = name.find("::*)");
+    if (member != std::string::npos)
+    {
+        const std::size_t open = name.rfind('(', member);
+        if (open != std::string::npos)
+        {
+            return name.substr(open + 1, member - open - 1);
+        }
+    }
+    if (name.find("(*)(") != std::string::npos)
+    {
+        return "a function";
+    }
+    return name.size() > 60 ? name.substr(0, 57) + "..." : name;
+}
+
+/**
+ * \param context an event's context
+ * \return the node's name, "node N", or "no node"
+ */
+std::string
+ContextName(uint32_t context)
+{
+    if (context >= NodeList::GetNNodes())
+    {
+        return "no node";
+    }
+    const std::string name = Names::FindName(NodeList::GetNode(context));
+    return name.empty() ? "node " + std::to_string(context) : name;
+}
+} // namespace
+
+TypeId
+FabricWatchdogScheduler::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::FabricWatchdogScheduler")
+              .SetParent<Scheduler>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<FabricWatchdogScheduler>()
+              .AddAttribute("Inner",
+                            "The scheduler that orders the events (any ns-3 scheduler).",
+                            PointerValue(),
+                            MakePointerAccessor(&FabricWatchdogScheduler::m_inner),
+                            MakePointerChecker<Scheduler>())
+              .AddAttribute("Watchdog",
+                            "The watchdog whose limits apply and that receives the report.",
+                            PointerValue(),
+                            MakePointerAccessor(&FabricWatchdogScheduler::SetWatchdog,
+                                                &FabricWatchdogScheduler::GetWatchdog),
+                            MakePointerChecker<FabricWatchdog>());
+    return tid;
+}
+
+FabricWatchdogScheduler::FabricWatchdogScheduler() = default;
+
+FabricWatchdogScheduler::~FabricWatchdogScheduler() = default;
+
+void
+FabricWatchdogScheduler::DoDispose()
+{
+    m_inner = nullptr;
+    m_watchdog = nullptr;
+    Scheduler::DoDispose();
+}
+
+void
+FabricWatchdogScheduler::SetWatchdog(Ptr<FabricWatchdog> watchdog)
+{
+    m_watchdog = watchdog;
+    if (!watchdog)
+    {
+        return;
+    }
+    m_maxEvents = watchdog->GetMaxEvents();
+    m_maxSameTime = watchdog->GetMaxEventsAtOneTime();
+    const Time wall = watchdog->GetMaxWallTime();
+    m_wallLimit = wall.IsStrictlyPositive();
+    m_deadline = watchdog->GetDeadline();
+}
+
+Ptr<FabricWatchdog>
+FabricWatchdogScheduler::GetWatchdog() const
+{
+    return m_watchdog;
+}
+
+void
+FabricWatchdogScheduler::Insert(const Event& ev)
+{
+    m_inner->Insert(ev);
+}
+
+bool
+FabricWatchdogScheduler::IsEmpty() const
+{
+    return m_inner->IsEmpty();
+}
+
+Scheduler::Event
+FabricWatchdogScheduler::PeekNext() const
+{
+    return m_inner->PeekNext();
+}
+
+void
+FabricWatchdogScheduler::Remove(const Event& ev)
+{
+    m_inner->Remove(ev);
+}
+
+Scheduler::Event
+FabricWatchdogScheduler::RemoveNext()
+{
+    Event ev = m_inner->RemoveNext();
+    Recent& r = m_recent[m_events % RECENT];
+    r.type = &typeid(*ev.impl);
+    r.context = ev.key.m_context;
+    ++m_events;
+    if (ev.key.m_ts == m_lastTs)
+    {
+        ++m_sameTime;
+    }
+    else
+    {
+        m_lastTs = ev.key.m_ts;
+        m_sameTime = 1;
+    }
+    if (m_fired)
+    {
+        return ev;
+    }
+    if (m_events == m_maxEvents)
+    {
+        Fire(FabricWatchdog::Limit::EVENTS,
+             "MaxEvents (" + std::to_string(m_maxEvents) + " events) reached",
+             ev.key.m_ts);
+    }
+    else if (m_sameTime == m_maxSameTime)
+    {
+        Fire(FabricWatchdog::Limit::FROZEN_TIME,
+             "simulated time stopped advancing (" + std::to_string(m_maxSameTime)
+                 + " events in a row at one instant, MaxEventsAtOneTime)",
+             ev.key.m_ts);
+    }
+    else if (m_wallLimit && m_events % WALL_CHECK_EVENTS == 0
+             && std::chrono::steady_clock::now() >= m_deadline)
+    {
+        char what[96];
+        std::snprintf(what,
+                      sizeof(what),
+                      "MaxWallTime (%.3f s of wall-clock time) reached",
+                      m_watchdog->GetMaxWallTime().GetSeconds());
+        Fire(FabricWatchdog::Limit::WALL_TIME, what, ev.key.m_ts);
+    }
+    return ev;
+}
+
+std::string
+FabricWatchdogScheduler::Sources() const
+{
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(m_events, RECENT));
+    std::map<std::pair<std::string, std::string>, uint32_t> count;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const Recent& r = m_recent[i];
+        ++count[{EventSource(r.type), ContextName(r.context)}];
+    }
+    std::vector<std::pair<uint32_t, std::pair<std::string, std::string>>> sorted;
+    for (const auto& [source, c] : count)
+    {
+        sorted.emplace_back(c, source);
+    }
+    std::sort(sorted.begin(),
+              sorted.end(),
+              [](const auto& a, const auto& b)
+              { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    std::string s = "the last " + std::to_string(n) + " events: ";
+    for (std::size_t i = 0; i < sorted.size() && i < 3; ++i)
+    {
+        char share[32];
+        std::snprintf(share, sizeof(share), "%.0f%% ", 100.0 * sorted[i].first / n);
+        s += (i == 0 ? "" : ", ") + std::string(share) + sorted[i].second.first + " on "
+             + sorted[i].second.second;
+    }
+    if (sorted.size() > 3)
+    {
+        s += ", ...";
+    }
+    return s;
+}
+
+void
+FabricWatchdogScheduler::Fire(FabricWatchdog::Limit limit, const std::string& what, uint64_t now)
+{
+    m_fired = true;
+    char at[64];
+    std::snprintf(at,
+                  sizeof(at),
+                  " at %.6f us simulated, after %llu events; ",
+                  Time(static_cast<int64_t>(now)).GetSeconds() * 1e6,
+                  static_cast<unsigned long long>(m_events));
+    const std::string report = "watchdog: " + what + at + Sources();
+    NS_LOG_WARN(report);
+    if (m_watchdog)
+    {
+        m_watchdog->Fire(limit, report);
+    }
+    Simulator::Stop(); // the event taken now still runs; none after it
+}
+
+} // namespace ns3

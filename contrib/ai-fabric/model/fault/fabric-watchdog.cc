@@ -1,0 +1,145 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-watchdog.h"
+
+#include "fabric-watchdog-scheduler.h"
+#include "ns3/command-line.h"
+#include "ns3/global-value.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricWatchdog");
+NS_OBJECT_ENSURE_REGISTERED(FabricWatchdog);
+
+TypeId
+FabricWatchdog::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::FabricWatchdog")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<FabricWatchdog>()
+              .AddAttribute("MaxEvents",
+                            "Stop the run after this many events (0, the default: no limit). "
+                            "A 256-GPU, 256 MiB ring all-reduce takes about 60 million.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&FabricWatchdog::m_maxEvents),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("MaxWallTime",
+                            "Stop the run after this much wall-clock time (s; 0, the default: "
+                            "no limit).",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&FabricWatchdog::m_maxWallTime),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("MaxEventsAtOneTime",
+                            "Stop the run when this many events in a row run at one simulated "
+                            "instant: time has stopped advancing (0: no limit). Default 10 "
+                            "million, some seconds of wall time and far more than any "
+                            "instant of a healthy run holds (a 1,024-GPU fabric starts with "
+                            "tens of thousands at time 0).",
+                            UintegerValue(10000000),
+                            MakeUintegerAccessor(&FabricWatchdog::m_maxEventsAtOneTime),
+                            MakeUintegerChecker<uint64_t>())
+              .AddTraceSource("Fired",
+                              "A limit fired: (the one-line report).",
+                              MakeTraceSourceAccessor(&FabricWatchdog::m_firedTrace),
+                              "ns3::FabricWatchdog::FiredTracedCallback");
+    return tid;
+}
+
+FabricWatchdog::FabricWatchdog() = default;
+
+FabricWatchdog::~FabricWatchdog() = default;
+
+void
+FabricWatchdog::AddCommandLine(CommandLine& cmd)
+{
+    cmd.AddValue("maxEvents", "ns3::FabricWatchdog::MaxEvents");
+    cmd.AddValue("maxWallTime", "ns3::FabricWatchdog::MaxWallTime");
+}
+
+void
+FabricWatchdog::Install()
+{
+    if (!m_started)
+    {
+        m_started = true;
+        m_start = std::chrono::steady_clock::now();
+    }
+    StringValue type;
+    GlobalValue::GetValueByName("SchedulerType", type);
+    ObjectFactory inner(type.Get());
+    ObjectFactory wrapper;
+    wrapper.SetTypeId(FabricWatchdogScheduler::GetTypeId());
+    wrapper.Set("Inner", PointerValue(inner.Create<Scheduler>()));
+    wrapper.Set("Watchdog", PointerValue(this));
+    Simulator::SetScheduler(wrapper);
+}
+
+std::chrono::steady_clock::time_point
+FabricWatchdog::GetDeadline() const
+{
+    return m_start + std::chrono::nanoseconds(m_maxWallTime.GetNanoSeconds());
+}
+
+FabricWatchdog::Limit
+FabricWatchdog::GetLimit() const
+{
+    return m_limit;
+}
+
+bool
+FabricWatchdog::HasFired() const
+{
+    return m_limit != Limit::NONE;
+}
+
+const std::string&
+FabricWatchdog::GetReport() const
+{
+    return m_report;
+}
+
+uint64_t
+FabricWatchdog::GetMaxEvents() const
+{
+    return m_maxEvents;
+}
+
+uint64_t
+FabricWatchdog::GetMaxEventsAtOneTime() const
+{
+    return m_maxEventsAtOneTime;
+}
+
+Time
+FabricWatchdog::GetMaxWallTime() const
+{
+    return m_maxWallTime;
+}
+
+void
+FabricWatchdog::Fire(Limit limit, const std::string& report)
+{
+    if (m_limit != Limit::NONE)
+    {
+        return;
+    }
+    m_limit = limit;
+    m_report = report;
+    m_firedTrace(report);
+}
+
+} // namespace ns3
