@@ -29,6 +29,8 @@ using namespace ns3;
 
 namespace
 {
+/// At most this many rows in the printed rate table.
+constexpr int64_t MAX_PRINTED_ROWS = 100000;
 /**
  * \param program for messages
  * \param name the option
@@ -90,6 +92,12 @@ main(int argc, char* argv[])
     const Time gap = ParseTime(program, "stagger", stagger);
     const Time end = ParseTime(program, "duration", duration);
     const Time every = ParseTime(program, "printEvery", printEvery);
+    if (end.GetPicoSeconds() / every.GetPicoSeconds() > MAX_PRINTED_ROWS)
+    {
+        FabricCli::Fail(program,
+                        "--printEvery=" + printEvery + ": more than "
+                            + std::to_string(MAX_PRINTED_ROWS) + " rows in --duration=" + duration);
+    }
     if (gap * static_cast<int64_t>(n - 1) >= end / 2)
     {
         FabricCli::Fail(program,

@@ -56,6 +56,7 @@ struct RunState
     std::vector<RoceSample>* samples{nullptr};    //!< time series
     std::vector<uint64_t> lastDelivered;          //!< per flow, at the last sample
     uint32_t remaining{0};                        //!< flows not yet done
+    Time interval;                                //!< sampling period (doubles on decimation)
     uint8_t rdmaPriority{3};                      //!< RDMA's priority (RoCEv2) or VL (IB)
     bool ib{false};                               //!< the fabric is InfiniBand
 };
@@ -153,7 +154,7 @@ Sample(RunState* state)
     {
         s.queueBytes.push_back(QueueBytes(state, port));
     }
-    const double seconds = cfg.sampleInterval.GetSeconds();
+    const double seconds = state->interval.GetSeconds();
     for (std::size_t i = 0; i < state->senders.size(); ++i)
     {
         s.rateGbps.push_back(state->senders[i]->GetCongestionControl()->GetRate().GetBitRate()
@@ -164,6 +165,24 @@ Sample(RunState* state)
         s.paused.push_back(Held(state, state->senderNics[i]) ? 1 : 0);
     }
     state->samples->push_back(std::move(s));
+    std::vector<RoceSample>& samples = *state->samples;
+    if (samples.size() * RoceFlowScenario::SampleValues(cfg) >= RoceFlowScenario::MAX_SAMPLE_VALUES)
+    {
+        // A run of unknown length outgrows the bound: merge pairs of samples (mean throughput,
+        // the later rate, queue and pause state) and sample half as often.
+        for (std::size_t i = 0; 2 * i + 1 < samples.size(); ++i)
+        {
+            RoceSample merged = std::move(samples[2 * i + 1]);
+            for (std::size_t f = 0; f < merged.throughputGbps.size(); ++f)
+            {
+                merged.throughputGbps[f]
+                    = (merged.throughputGbps[f] + samples[2 * i].throughputGbps[f]) / 2;
+            }
+            samples[i] = std::move(merged);
+        }
+        samples.resize(samples.size() / 2);
+        state->interval = state->interval * 2;
+    }
     bool busy = cfg.stopTime.IsStrictlyPositive();
     for (const auto& qp : state->senders)
     {
@@ -171,11 +190,18 @@ Sample(RunState* state)
     }
     if (busy)
     {
-        Simulator::Schedule(cfg.sampleInterval, &Sample, state);
+        Simulator::Schedule(state->interval, &Sample, state);
     }
 }
 
 } // namespace
+
+uint64_t
+RoceFlowScenario::SampleValues(const RoceFlowScenarioConfig& cfg)
+{
+    // Per flow: rate, throughput, pause state; per watched port: its queue.
+    return 3 * cfg.flows.size() + cfg.watchHosts.size() + 1;
+}
 
 std::string
 RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
@@ -200,6 +226,14 @@ RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
     if (cfg.switches == 0)
     {
         return "a scenario needs at least one switch";
+    }
+    if (cfg.stopTime.IsStrictlyPositive() && cfg.sampleInterval.IsStrictlyPositive()
+        && cfg.stopTime.GetPicoSeconds() / cfg.sampleInterval.GetPicoSeconds()
+               > static_cast<int64_t>(MAX_SAMPLE_VALUES / SampleValues(cfg)))
+    {
+        return "the time series would hold more than " + std::to_string(MAX_SAMPLE_VALUES)
+               + " values (" + std::to_string(SampleValues(cfg))
+               + " per sample): sample less often (--interval)";
     }
     for (uint32_t s : cfg.hostSwitch)
     {
@@ -391,6 +425,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     }
     state.remaining = static_cast<uint32_t>(cfg.flows.size());
     state.lastDelivered.assign(cfg.flows.size(), 0);
+    state.interval = cfg.sampleInterval;
     if (cfg.sampleInterval.IsStrictlyPositive())
     {
         Simulator::Schedule(cfg.sampleInterval, &Sample, &state);

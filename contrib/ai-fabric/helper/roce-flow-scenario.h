@@ -139,6 +139,21 @@ class RoceFlowScenario
 {
   public:
     /**
+     * At most this many values in a run's time series (8 bytes each: 200 MB). A run of known
+     * length (a stop time) that would record more is refused by Check(); a run of unknown
+     * length (until its flows finish) merges pairs of samples and halves its sampling rate
+     * each time it reaches the bound.
+     */
+    static constexpr uint64_t MAX_SAMPLE_VALUES = 25000000;
+
+    /**
+     * \param cfg a configuration
+     * \return values recorded per sample: rate, throughput and pause state per flow, the queue
+     *         of each watched port, the time
+     */
+    static uint64_t SampleValues(const RoceFlowScenarioConfig& cfg);
+
+    /**
      * \brief Check a configuration.
      * \param cfg the configuration
      * \return empty if it can be run, else what is wrong, in one line
