@@ -32,8 +32,8 @@ endforeach()
 
 # Build profiles with ns-3's names. Debian's libraries are built without asserts and logs;
 # our own code gets them back in the debug and default profiles.
-set(AI_FABRIC_BUILD_PROFILE "release" CACHE STRING "debug, default, release or optimized")
-set_property(CACHE AI_FABRIC_BUILD_PROFILE PROPERTY STRINGS debug default release optimized)
+set(AI_FABRIC_BUILD_PROFILE "release" CACHE STRING "debug, default, release, optimized or asan")
+set_property(CACHE AI_FABRIC_BUILD_PROFILE PROPERTY STRINGS debug default release optimized asan)
 if(AI_FABRIC_BUILD_PROFILE STREQUAL "debug")
   set(CMAKE_BUILD_TYPE Debug CACHE STRING "set from AI_FABRIC_BUILD_PROFILE" FORCE)
   add_compile_definitions(NS3_ASSERT_ENABLE NS3_LOG_ENABLE)
@@ -42,12 +42,22 @@ elseif(AI_FABRIC_BUILD_PROFILE STREQUAL "default")
   add_compile_definitions(NS3_ASSERT_ENABLE NS3_LOG_ENABLE)
 elseif(AI_FABRIC_BUILD_PROFILE STREQUAL "release")
   set(CMAKE_BUILD_TYPE Release CACHE STRING "set from AI_FABRIC_BUILD_PROFILE" FORCE)
+elseif(AI_FABRIC_BUILD_PROFILE STREQUAL "asan")
+  # AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer on ai-fabric's own
+  # code, optimised (-O1) so the whole test suite fits CI's time; asserts and logs compiled in.
+  # Debian's ns-3 libraries are not instrumented.
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "set from AI_FABRIC_BUILD_PROFILE" FORCE)
+  add_compile_definitions(NS3_ASSERT_ENABLE NS3_LOG_ENABLE)
+  set(AI_FABRIC_SANITIZE -fsanitize=address,undefined -fno-sanitize-recover=undefined
+                         -fno-omit-frame-pointer)
+  add_compile_options(-O1 ${AI_FABRIC_SANITIZE})
+  add_link_options(${AI_FABRIC_SANITIZE})
 elseif(AI_FABRIC_BUILD_PROFILE STREQUAL "optimized")
   set(CMAKE_BUILD_TYPE Release CACHE STRING "set from AI_FABRIC_BUILD_PROFILE" FORCE)
   add_compile_options(-march=native)
 else()
   message(FATAL_ERROR "unknown build profile '${AI_FABRIC_BUILD_PROFILE}': "
-                      "use debug, default, release or optimized")
+                      "use debug, default, release, optimized or asan")
 endif()
 add_compile_options(-Wall -Wextra)
 

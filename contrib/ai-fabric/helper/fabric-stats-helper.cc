@@ -51,6 +51,10 @@ FabricStatsHelper::Totals()
                 continue;
             }
             totals.drops += port->GetCounters().TotalDrops();
+            for (std::size_t r = 0; r < totals.dropsByReason.size(); ++r)
+            {
+                totals.dropsByReason[r] += port->GetCounters().drops[r];
+            }
             Ptr<RdmaTransport> transport;
             if (Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(port))
             {
@@ -126,7 +130,13 @@ FabricStatsHelper::Links(Time duration)
 nlohmann::ordered_json
 FabricStatsHelper::TotalsJson(const FabricTotals& totals)
 {
+    nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
+    for (std::size_t r = 0; r < totals.dropsByReason.size(); ++r)
+    {
+        reasons[FabricDropReasonName(static_cast<FabricDropReason>(r))] = totals.dropsByReason[r];
+    }
     return {{"drops", totals.drops},
+            {"drops_by_reason", reasons},
             {"pfc_pause_frames", totals.pfcPauseFrames},
             {"ecn_marks", totals.ecnMarks},
             {"cnps", totals.cnps},

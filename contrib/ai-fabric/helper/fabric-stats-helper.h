@@ -7,10 +7,12 @@
 #ifndef FABRIC_STATS_HELPER_H
 #define FABRIC_STATS_HELPER_H
 
+#include "ns3/fabric-net-device.h"
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,7 +26,9 @@ namespace ns3
  */
 struct FabricTotals
 {
-    uint64_t drops{0};          //!< frames dropped, every reason
+    uint64_t drops{0}; //!< frames dropped, every reason
+    std::array<uint64_t, static_cast<std::size_t>(FabricDropReason::COUNT)> dropsByReason{};
+    //!< frames dropped, by reason
     uint64_t pfcPauseFrames{0}; //!< PFC pauses (XOFF, refreshes included) sent by any port
     uint64_t ecnMarks{0};       //!< frames marked by switch ports: ECN CE (RoCEv2), FECN (IB)
     uint64_t cnps{0};           //!< CNPs sent by NICs (DCQCN; BECNs of IB congestion control)
