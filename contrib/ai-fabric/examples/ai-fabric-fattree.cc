@@ -313,7 +313,9 @@ main(int argc, char* argv[])
     DataRate rate;
     if (!FabricCli::ParseRate(nicRate, rate))
     {
-        FabricCli::Fail(PROGRAM, "--nicRate=" + nicRate + ": expected a rate such as 400Gbps");
+        FabricCli::Fail(PROGRAM,
+                        "--nicRate=" + nicRate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
     }
     uint32_t down = 1;
     uint32_t up = 1;

@@ -198,7 +198,8 @@ main(int argc, char* argv[])
     }
     if (!FabricCli::ParseRate(rate, linkRate))
     {
-        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps");
+        FabricCli::Fail(
+            program, "--rate=" + rate + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
     }
     const uint64_t bytes = mib << 20;
     const HopCost fabric = RunAiFabric(static_cast<uint32_t>(nSwitches), bytes, linkRate);

@@ -213,7 +213,9 @@ main(int argc, char* argv[])
     DataRate r;
     if (!FabricCli::ParseRate(rate, r))
     {
-        FabricCli::Fail(PROGRAM, "--rate=" + rate + ": expected a rate such as 400Gbps or 200G");
+        FabricCli::Fail(PROGRAM,
+                        "--rate=" + rate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 200G");
     }
     uint64_t m = 0;
     if (!FabricCli::ParseUnsigned(mtu, m)

@@ -115,7 +115,9 @@ main(int argc, char* argv[])
     cfg.txDepth = static_cast<uint32_t>(value);
     if (!FabricCli::ParseRate(rate, cfg.rate))
     {
-        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps or 100G");
+        FabricCli::Fail(program,
+                        "--rate=" + rate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
     }
     if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
     {

@@ -93,7 +93,9 @@ main(int argc, char* argv[])
     DataRate r;
     if (!FabricCli::ParseRate(rate, r))
     {
-        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps or 100G");
+        FabricCli::Fail(program,
+                        "--rate=" + rate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
     }
     const std::string jsonTmp = json + ".tmp";
     std::ofstream jsonFile;

@@ -343,7 +343,9 @@ main(int argc, char* argv[])
     DataRate rate;
     if (!FabricCli::ParseRate(linkRate, rate))
     {
-        FabricCli::Fail(PROGRAM, "--linkRate=" + linkRate + ": expected a rate such as 400Gbps");
+        FabricCli::Fail(PROGRAM,
+                        "--linkRate=" + linkRate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
     }
     Time stall;
     if (!FabricCli::ParseTime(stallTime, stall) || !stall.IsStrictlyPositive())

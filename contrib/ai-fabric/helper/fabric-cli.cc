@@ -286,14 +286,19 @@ FabricCli::ParseRate(const std::string& text, DataRate& rate)
         t += "bps";
     }
     DataRateValue value;
-    // A bare number would be bit/s to ns-3; a fabric rate always names its unit.
-    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0])) || std::isdigit(t.back())
-        || !value.DeserializeFromString(t, MakeDataRateChecker()))
+    // A bare number would be bit/s to ns-3; a fabric rate always names its unit. ns-3.37
+    // aborts on a blank or a stray character, so only digits, a point, letters and '/' pass.
+    const bool plain = std::all_of(
+        t.begin(),
+        t.end(),
+        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '/'; });
+    if (t.empty() || !plain || !std::isdigit(static_cast<unsigned char>(t[0]))
+        || std::isdigit(t.back()) || !value.DeserializeFromString(t, MakeDataRateChecker()))
     {
         return false;
     }
     rate = value.Get();
-    return rate.GetBitRate() > 0;
+    return rate.GetBitRate() >= MIN_RATE_BPS && rate.GetBitRate() <= MAX_RATE_BPS;
 }
 
 bool

@@ -46,6 +46,13 @@ bool UserItemParse<std::string>(const std::string& value, std::string& dest);
 class FabricCli
 {
   public:
+    /// The slowest link rate the programs take: 1 Gb/s (RC's timeouts and the models'
+    /// defaults are a datacenter's; on slower links a queue pair times out before a frame is
+    /// serialized).
+    static constexpr uint64_t MIN_RATE_BPS = 1000000000ULL;
+    /// The fastest: 100 Tb/s.
+    static constexpr uint64_t MAX_RATE_BPS = 100000000000000ULL;
+
     /**
      * \brief Report a usage error and exit with status 2.
      * \param program the program's name
@@ -132,7 +139,7 @@ class FabricCli
      *        400 bit/s.
      * \param text the text
      * \param rate the result
-     * \return false if the text is not a positive rate with a unit
+     * \return false if the text is not a rate with a unit from MIN_RATE_BPS to MAX_RATE_BPS
      */
     static bool ParseRate(const std::string& text, DataRate& rate);
 

@@ -782,7 +782,9 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     cfg.fabric = m_fabric;
     if (!FabricCli::ParseRate(m_rate, cfg.rate))
     {
-        FabricCli::Fail(p, "--rate=" + m_rate + ": expected a rate such as 400Gbps or 100G");
+        FabricCli::Fail(p,
+                        "--rate=" + m_rate
+                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
     }
     uint64_t v = 0;
     if (!FabricCli::ParseUnsigned(m_mtu, v)
