@@ -379,3 +379,20 @@ TEST_F(FattreeExampleTest, FailureAfterTheEndAndNicDown)
               "ai-fabric-fattree: unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 "
               "down\n");
 }
+
+// Clearing bit errors ends with a result on both fabrics (it aborted at the repair: ns-3.37
+// refuses a null ReceiveErrorModel).
+TEST_F(FattreeExampleTest, BitErrorsClearOnBothFabrics)
+{
+    for (const std::string fabric : {"roce", "ib"})
+    {
+        const Outcome ber = Fattree(
+            "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 "
+            "--warmup=0 --quiet --fabric="
+            + fabric + " \"--failures=ber:leaf0-spine0@5us,rate=1e-7;up@10us\"");
+        EXPECT_EQ(ber.status, 0) << fabric << ": " << ber.err;
+        EXPECT_NE(ber.out.find("# failure: bit errors cleared on leaf0-spine0 at 10"),
+                  std::string::npos)
+            << ber.out;
+    }
+}

@@ -14,7 +14,9 @@
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
+#include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
@@ -400,4 +402,38 @@ TEST_F(FaultTest, QueuePairOutOfRetriesIsAFinding)
         = transports[4]->GetQueuePair(RdmaTransport::FIRST_QPN)->GetRetransmissionTimeout();
     EXPECT_GE(detector->GetDetectionTime(), rto);
     EXPECT_LE(detector->GetDetectionTime(), MicroSeconds(100) + rto + MilliSeconds(3));
+}
+
+// Clearing bit errors (ber:...;up@T) takes the error model off both ports of the cable:
+// ns-3.37 refuses to set the ReceiveErrorModel attribute to a null pointer (SetAttribute
+// aborted), so the injector uses FabricNetDevice::SetReceiveErrorModel. On both fabrics the
+// collective completes exactly, with both changes recorded.
+TEST_F(FaultTest, BitErrorsClearOnBothFabrics)
+{
+    for (const bool ib : {false, true})
+    {
+        const FaultRun r = RunOn(ib, "ber:leaf0-spine0@5us,rate=1e-7;up@10us");
+        ASSERT_TRUE(r.completed) << (ib ? "ib: " : "roce: ") << r.stall;
+        EXPECT_TRUE(r.exactlyOnce);
+        ASSERT_EQ(r.records.size(), 2u);
+        EXPECT_EQ(r.records[1].what, "bit errors cleared on leaf0-spine0");
+        EXPECT_EQ(r.records[1].at, MicroSeconds(10));
+        EXPECT_EQ(r.linkDownDrops, 0u);
+    }
+}
+
+// The error model can be set and cleared on a port without the attribute.
+TEST_F(FaultTest, ReceiveErrorModelSetterClears)
+{
+    RoceFabricHelper fabric;
+    FatTreeHelper tree;
+    tree.SetServers(8);
+    tree.SetRadix(4);
+    tree.Install(fabric);
+    Ptr<FabricNetDevice> port = fabric.GetHostPort(tree.GetGpuByRank(0));
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    port->SetReceiveErrorModel(em);
+    EXPECT_EQ(port->GetReceiveErrorModel(), em);
+    port->SetReceiveErrorModel(nullptr);
+    EXPECT_EQ(port->GetReceiveErrorModel(), nullptr);
 }

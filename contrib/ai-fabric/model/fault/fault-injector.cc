@@ -340,7 +340,8 @@ FaultInjector::SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string w
             }
             model = em;
         }
-        cable->GetDevice(i)->SetAttribute("ReceiveErrorModel", PointerValue(model));
+        // Not the attribute: ns-3.37 refuses to set a PointerValue to nullptr (clearing).
+        StaticCast<FabricNetDevice>(cable->GetDevice(i))->SetReceiveErrorModel(model);
     }
     m_records.push_back({Simulator::Now(), what, Time(-1), Time(-1)});
     m_faultTrace(what);
