@@ -396,3 +396,16 @@ TEST_F(FattreeExampleTest, BitErrorsClearOnBothFabrics)
             << ber.out;
     }
 }
+
+// A flap whose last change does not fit ns-3's time is refused in one line (it ran events at
+// negative times).
+TEST_F(FattreeExampleTest, FlapBeyondTheTimeRangeIsRefused)
+{
+    const Outcome far = Fattree(
+        "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 "
+        "--quiet --failures=flap:leaf0-spine0@1us,period=1000000s,count=11");
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.out, "");
+    EXPECT_EQ(std::count(far.err.begin(), far.err.end(), '\n'), 1) << far.err;
+    EXPECT_EQ(far.err.rfind("ai-fabric-fattree: --failures=", 0), 0u) << far.err;
+}

@@ -437,3 +437,35 @@ TEST_F(FaultTest, ReceiveErrorModelSetterClears)
     port->SetReceiveErrorModel(nullptr);
     EXPECT_EQ(port->GetReceiveErrorModel(), nullptr);
 }
+
+// A time or a flap's last change that does not fit ns-3's time (int64 picoseconds, about
+// 106 days) is refused in one line, before any Time arithmetic overflows: the last change
+// of flap:...@1us,period=1000000s,count=11 (1e7 s) used to wrap to a negative time.
+TEST_F(FaultTest, TimesBeyondTheRangeAreRefused)
+{
+    std::vector<FaultEvent> e;
+    std::string error;
+    for (const std::string bad : {"flap:leaf0-spine0@1us,period=1000000s,count=11",
+                                  "flap:leaf0-spine0@1us,period=200000s,count=7",
+                                  "flap:leaf0-spine0@999999s,period=2s,count=2",
+                                  "link:leaf0-spine0@1000001s",
+                                  "link:leaf0-spine0@10000000000000s"})
+    {
+        EXPECT_FALSE(FaultSchedule::Parse(bad, e, error)) << bad;
+        EXPECT_FALSE(error.empty()) << bad;
+        EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    }
+    EXPECT_NE(error.find("not a time"), std::string::npos) << error;
+    ASSERT_TRUE(FaultSchedule::Parse("flap:leaf0-spine0@1us,period=1000000s,count=1", e, error))
+        << error;
+    ASSERT_TRUE(FaultSchedule::Parse("flap:leaf0-spine0@0s,period=100000s,count=11", e, error))
+        << error;
+    EXPECT_EQ(FaultSchedule::LastChange(e), Seconds(1e6));
+    const std::string dir = TempDir();
+    const std::string file = dir + "/far.json";
+    std::ofstream(file)
+        << R"([{"what": "flap", "target": "a-b", "at": "1us", "period": "1000000s", "count": 11}])";
+    EXPECT_FALSE(FaultSchedule::Read(file, e, error));
+    EXPECT_NE(error.find("far.json"), std::string::npos) << error;
+    EXPECT_NE(error.find("beyond"), std::string::npos) << error;
+}
