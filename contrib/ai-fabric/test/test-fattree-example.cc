@@ -409,3 +409,16 @@ TEST_F(FattreeExampleTest, FlapBeyondTheTimeRangeIsRefused)
     EXPECT_EQ(std::count(far.err.begin(), far.err.end(), '\n'), 1) << far.err;
     EXPECT_EQ(far.err.rfind("ai-fabric-fattree: --failures=", 0), 0u) << far.err;
 }
+
+// After a link and then a NIC failure, the finding names the NIC that cut gpu3 off, not the
+// link whose reroute found it.
+TEST_F(FattreeExampleTest, UnreachableNamesTheNicNotTheLink)
+{
+    const Outcome cut = Fattree(
+        "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 "
+        "--quiet \"--failures=link:leaf0-spine0@10us;nic:gpu3@20us\"");
+    EXPECT_EQ(cut.status, 3);
+    EXPECT_EQ(cut.err,
+              "ai-fabric-fattree: unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 "
+              "down\n");
+}

@@ -469,3 +469,25 @@ TEST_F(FaultTest, TimesBeyondTheRangeAreRefused)
     EXPECT_NE(error.find("far.json"), std::string::npos) << error;
     EXPECT_NE(error.find("beyond"), std::string::npos) << error;
 }
+
+// The unreachable finding names the failure that cut the destination off, not the one whose
+// reroute noticed it: a spine link fails at 10 us (the fabric stays connected) and gpu3's NIC
+// at 20 us; the link's reroute (at 45 us on RoCEv2, 61 us on InfiniBand) finds gpu3
+// unreachable, and the NIC is the cause.
+TEST_F(FaultTest, UnreachableNamesTheFailureThatCutItOff)
+{
+    for (const bool ib : {false, true})
+    {
+        const FaultRun r = RunOn(ib, "link:leaf0-spine0@10us;nic:gpu3@20us");
+        EXPECT_FALSE(r.completed);
+        EXPECT_EQ(r.finding, "unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 down")
+            << (ib ? "ib" : "roce");
+        ASSERT_EQ(r.records.size(), 2u);
+        EXPECT_EQ(r.records[0].what, "link leaf0-spine0 down");
+    }
+    // A repair in between does not hide the cause: the cut is the last change that
+    // disconnected the fabric.
+    const FaultRun r = RunOn(false, "nic:gpu3@10us;up@15us;link:leaf0-spine0@20us;nic:gpu5@30us");
+    EXPECT_FALSE(r.completed);
+    EXPECT_EQ(r.finding, "unreachable: gpu5 cannot be reached from gpu0 after nic gpu5 down");
+}
