@@ -288,7 +288,8 @@ main(int argc, char* argv[])
                  "of an InfiniBand port (default: the fabric's)",
                  bufferBytes);
     cmd.AddValue("stallTime",
-                 "no progress this long with work outstanding stops the run (e.g. 10ms)",
+                 "no progress this long with work outstanding stops the run (e.g. 10ms; 1ns at "
+                 "least)",
                  stallTime);
     cmd.AddValue("failures",
                  "failures to inject: link:A-B@T, switch:S@T, nic:G@T, flap:A-B@T,period=P,"
@@ -347,6 +348,12 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--stallTime=" + stallTime + ": expected a time such as 10ms");
     }
+    if (stall < NanoSeconds(1))
+    {
+        // FabricStallDetector::StallTime takes 1 ns at least (its checker).
+        FabricCli::Fail(
+            PROGRAM, "--stallTime=" + stallTime + ": below the stall detector's resolution of 1ns");
+    }
     std::vector<FaultEvent> faultEvents;
     if (!failures.empty())
     {
@@ -391,6 +398,14 @@ main(int argc, char* argv[])
                             "alltoall");
     }
     const uint32_t ranks = torus.GetNGpus();
+    if (algo == "nvls" || algo == "nvlstree")
+    {
+        // In-switch reduction (NVLS) happens in the NVSwitch of a server: a torus has none.
+        FabricCli::Fail(PROGRAM,
+                        "--algo=" + algo +
+                            ": NVLS needs NVSwitch servers (ai-fabric-fattree --server); a "
+                            "torus has none");
+    }
     {
         std::string error;
         if (!CollectiveTuner::Create(algo, type, ranks, error))

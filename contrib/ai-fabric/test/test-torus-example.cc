@@ -198,3 +198,24 @@ TEST_F(TorusExampleTest, FailedLinkReroutesOnlyWithShortestPaths)
               "ai-fabric-torus: unreachable: torus1-0 has no route to gpu0 (the routing engine "
               "has no path around the failure) after link torus0-0-torus1-0 down\n");
 }
+
+// Accepted then aborted before: a stall time below the detector's 1 ns resolution, and NVLS
+// (in-switch reduction needs NVSwitch servers; a torus has none). Both are refused in one
+// line now.
+TEST_F(TorusExampleTest, StallTimeBelowResolutionAndNvlsAreRefused)
+{
+    for (const std::string args :
+         {"--stallTime=0.5ns", "--stallTime=999ps", "--algo=nvls", "--algo=nvlstree"})
+    {
+        const CommandResult o = Torus(args);
+        EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+        EXPECT_EQ(o.out, "") << args;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+        EXPECT_EQ(o.err.rfind("ai-fabric-torus: ", 0), 0u) << o.err;
+    }
+    const CommandResult ok = Torus(
+        "--stallTime=1ns --maxBytes=64K --minBytes=64K --iters=1 "
+        "--warmup=0 --quiet");
+    EXPECT_NE(ok.status, 2) << ok.err;
+    EXPECT_NE(ok.status, -1) << ok.err;
+}
