@@ -115,7 +115,7 @@ class DimensionStats
      * \param comm a rank's communicator
      * \param id a transfer it sent
      */
-    void Sent(Ptr<Communicator> comm, uint32_t id)
+    void Sent(const Communicator* comm, uint32_t id)
     {
         Ptr<const CollectivePlan> plan = comm->GetPlan();
         if (plan != m_plan)
@@ -188,11 +188,12 @@ class DimensionStats
 
 /**
  * \param stats the statistics
- * \param comm the sender's communicator
+ * \param comm the sender's communicator (a raw pointer: a Ptr bound into the communicator's
+ *        own trace would hold it for ever, a reference cycle that leaks)
  * \param id the transfer
  */
 void
-TransferSent(DimensionStats* stats, Ptr<Communicator> comm, uint32_t id)
+TransferSent(DimensionStats* stats, const Communicator* comm, uint32_t id)
 {
     stats->Sent(comm, id);
 }
@@ -562,7 +563,10 @@ main(int argc, char* argv[])
         for (uint32_t r = 0; r < ranks; ++r)
         {
             Ptr<Communicator> c = collectives.GetCommunicator(r);
-            c->TraceConnectWithoutContext("Send", MakeBoundCallback(&TransferSent, &dimStats, c));
+            c->TraceConnectWithoutContext(
+                "Send",
+                MakeBoundCallback(
+                    &TransferSent, &dimStats, static_cast<const Communicator*>(PeekPointer(c))));
             c->TraceConnectWithoutContext("Arrival",
                                           MakeBoundCallback(&TransferArrived, &dimStats));
         }
