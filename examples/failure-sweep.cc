@@ -57,6 +57,9 @@ struct SweepRun
     uint64_t retransmits{0}; //!< packets resent
 };
 
+/// Most transfers a plan may hold: a communicator's tag has 24 bits for the transfer
+constexpr uint64_t MAX_PLAN_TRANSFERS = 1ULL << 24;
+
 /// end of the collective (negative: not yet)
 Time g_end(-1);
 
@@ -109,9 +112,14 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.Usage(
         "A collective on a two-tier fat-tree, healthy and with each leaf-spine link "
-        "failing in turn.");
+        "failing in turn. --servers is 2 to 4096, but the plan must fit 2^24 transfers: "
+        "2 (servers - 1) channels (servers + bytes / (channels x 512 KiB)) at most, so a "
+        "larger run (e.g. 4096 servers) is refused.");
     cmd.AddValue("fabric", "roce (RoCEv2: BFD and ECMP) or ib (the subnet manager)", fabricName);
-    cmd.AddValue("servers", "one-GPU servers", servers);
+    cmd.AddValue("servers",
+                 "one-GPU servers, 2 to 4096 (and a plan within 2^24 transfers: about 2800 "
+                 "servers with 1 channel, 1400 with the default 4)",
+                 servers);
     cmd.AddValue("radix", "ports per switch", radix);
     cmd.AddValue(
         "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
@@ -166,6 +174,31 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM,
                         "--algo=" + algo + ": expected ring, tree, hd, chain, pairwise or direct");
+    }
+    {
+        // A communicator names each transfer of the plan in 24 bits of the immediate data
+        // (at most 2^24 transfers). Refuse a plan that cannot fit before building it: at
+        // thousands of servers the plan alone takes gigabytes. An upper bound of every
+        // algorithm here (ring: 2(n-1) steps of n transfers per channel and piece):
+        // 2 (n-1) c (n + ceil(bytes / (c chunk))).
+        const uint64_t chunk = CollectiveHelper().GetChunkBytes();
+        const uint64_t pieces = (bytes + nChannels * chunk - 1) / (nChannels * chunk);
+        const double bound = 2.0 * static_cast<double>(nServers - 1) * nChannels
+                             * (static_cast<double>(nServers) + static_cast<double>(pieces));
+        if (bound > static_cast<double>(MAX_PLAN_TRANSFERS))
+        {
+            char message[240];
+            std::snprintf(message,
+                          sizeof(message),
+                          "--servers=%s with --channels=%s and --bytes=%s: the plan may hold "
+                          "up to %.0f transfers, more than the 2^24 a communicator can name "
+                          "(use fewer servers, channels or bytes)",
+                          servers.c_str(),
+                          channels.c_str(),
+                          bytesText.c_str(),
+                          bound);
+            FabricCli::Fail(PROGRAM, message);
+        }
     }
     std::string error;
     Ptr<CollectiveAlgorithm> algorithm

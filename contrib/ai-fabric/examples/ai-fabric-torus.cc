@@ -116,7 +116,7 @@ class DimensionStats
      * \param comm a rank's communicator
      * \param id a transfer it sent
      */
-    void Sent(Ptr<Communicator> comm, uint32_t id)
+    void Sent(const Communicator* comm, uint32_t id)
     {
         Ptr<const CollectivePlan> plan = comm->GetPlan();
         if (plan != m_plan)
@@ -189,11 +189,12 @@ class DimensionStats
 
 /**
  * \param stats the statistics
- * \param comm the sender's communicator
+ * \param comm the sender's communicator (a raw pointer: a Ptr bound into the communicator's
+ *        own trace would hold it for ever, a reference cycle that leaks)
  * \param id the transfer
  */
 void
-TransferSent(DimensionStats* stats, Ptr<Communicator> comm, uint32_t id)
+TransferSent(DimensionStats* stats, const Communicator* comm, uint32_t id)
 {
     stats->Sent(comm, id);
 }
@@ -290,7 +291,8 @@ main(int argc, char* argv[])
                  "of an InfiniBand port (default: the fabric's)",
                  bufferBytes);
     cmd.AddValue("stallTime",
-                 "no progress this long with work outstanding stops the run (e.g. 10ms)",
+                 "no progress this long with work outstanding stops the run (e.g. 10ms; 1ns at "
+                 "least)",
                  stallTime);
     cmd.AddValue("failures",
                  "failures to inject: link:A-B@T, switch:S@T, nic:G@T, flap:A-B@T,period=P,"
@@ -352,6 +354,12 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--stallTime=" + stallTime + ": expected a time such as 10ms");
     }
+    if (stall < NanoSeconds(1))
+    {
+        // FabricStallDetector::StallTime takes 1 ns at least (its checker).
+        FabricCli::Fail(
+            PROGRAM, "--stallTime=" + stallTime + ": below the stall detector's resolution of 1ns");
+    }
     std::vector<FaultEvent> faultEvents;
     if (!failures.empty())
     {
@@ -396,6 +404,14 @@ main(int argc, char* argv[])
                             "alltoall");
     }
     const uint32_t ranks = torus.GetNGpus();
+    if (algo == "nvls" || algo == "nvlstree")
+    {
+        // In-switch reduction (NVLS) happens in the NVSwitch of a server: a torus has none.
+        FabricCli::Fail(PROGRAM,
+                        "--algo=" + algo +
+                            ": NVLS needs NVSwitch servers (ai-fabric-fattree --server); a "
+                            "torus has none");
+    }
     {
         std::string error;
         if (!CollectiveTuner::Create(algo, type, ranks, error))
@@ -552,7 +568,10 @@ main(int argc, char* argv[])
         for (uint32_t r = 0; r < ranks; ++r)
         {
             Ptr<Communicator> c = collectives.GetCommunicator(r);
-            c->TraceConnectWithoutContext("Send", MakeBoundCallback(&TransferSent, &dimStats, c));
+            c->TraceConnectWithoutContext(
+                "Send",
+                MakeBoundCallback(
+                    &TransferSent, &dimStats, static_cast<const Communicator*>(PeekPointer(c))));
             c->TraceConnectWithoutContext("Arrival",
                                           MakeBoundCallback(&TransferArrived, &dimStats));
         }

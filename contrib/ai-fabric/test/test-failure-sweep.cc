@@ -82,3 +82,20 @@ TEST_F(FailureSweepExampleTest, BadInputIsRefused)
         EXPECT_EQ(o.err.rfind("failure-sweep: ", 0), 0u) << o.err;
     }
 }
+
+// Inside the documented --servers range but too large a plan for a communicator's 24-bit
+// transfer tag: refused in one line before the plan is built (it took 18 GB and 2.5 minutes,
+// then aborted).
+TEST_F(FailureSweepExampleTest, PlanBeyondTheTagIsRefused)
+{
+    for (const std::string args : {"--servers=4096 --radix=512",
+                                   "--servers=2048 --radix=512 --channels=4",
+                                   "--servers=1024 --radix=512 --channels=64"})
+    {
+        const CommandResult o = Sweep(args);
+        EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+        EXPECT_EQ(o.out, "") << args;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+        EXPECT_NE(o.err.find("2^24"), std::string::npos) << o.err;
+    }
+}

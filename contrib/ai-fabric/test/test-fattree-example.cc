@@ -382,3 +382,63 @@ TEST_F(FattreeExampleTest, FailureAfterTheEndAndNicDown)
               "ai-fabric-fattree: unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 "
               "down\n");
 }
+
+// Clearing bit errors ends with a result on both fabrics (it aborted at the repair: ns-3.37
+// refuses a null ReceiveErrorModel).
+TEST_F(FattreeExampleTest, BitErrorsClearOnBothFabrics)
+{
+    for (const std::string fabric : {"roce", "ib"})
+    {
+        const Outcome ber = Fattree(
+            "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 "
+            "--warmup=0 --quiet --fabric="
+            + fabric + " \"--failures=ber:leaf0-spine0@5us,rate=1e-7;up@10us\"");
+        EXPECT_EQ(ber.status, 0) << fabric << ": " << ber.err;
+        EXPECT_NE(ber.out.find("# failure: bit errors cleared on leaf0-spine0 at 10"),
+                  std::string::npos)
+            << ber.out;
+    }
+}
+
+// A flap whose last change does not fit ns-3's time is refused in one line (it ran events at
+// negative times).
+TEST_F(FattreeExampleTest, FlapBeyondTheTimeRangeIsRefused)
+{
+    const Outcome far = Fattree(
+        "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 "
+        "--quiet --failures=flap:leaf0-spine0@1us,period=1000000s,count=11");
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.out, "");
+    EXPECT_EQ(std::count(far.err.begin(), far.err.end(), '\n'), 1) << far.err;
+    EXPECT_EQ(far.err.rfind("ai-fabric-fattree: --failures=", 0), 0u) << far.err;
+}
+
+// After a link and then a NIC failure, the finding names the NIC that cut gpu3 off, not the
+// link whose reroute found it.
+TEST_F(FattreeExampleTest, UnreachableNamesTheNicNotTheLink)
+{
+    const Outcome cut = Fattree(
+        "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 "
+        "--quiet \"--failures=link:leaf0-spine0@10us;nic:gpu3@20us\"");
+    EXPECT_EQ(cut.status, 3);
+    EXPECT_EQ(cut.err,
+              "ai-fabric-fattree: unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 "
+              "down\n");
+}
+
+// Bit errors on a GPU's cable: a corrupted data packet's credits, and a corrupted
+// flow-control packet, are recovered by the credit probe of the port that waits for credits
+// (its FCTBS returns the lost blocks; the peer answers with its FCCL), so InfiniBand
+// completes where RoCEv2 does (it stalled 123 ms with the cable credit-starved). At a rate
+// of 1e-5 RoCEv2's transport is still retransmitting packets through the link: that is
+// progress, not a stall.
+TEST_F(FattreeExampleTest, BitErrorsOnAGpuCableComplete)
+{
+    const std::string args
+        = "--server=none --servers=8 --radix=4 --algo=ring --maxBytes=4M "
+          "--iters=1 --warmup=0 --RngRun=3 --quiet";
+    const Outcome ib = Fattree(args + " --fabric=ib --failures=ber:gpu2-leaf1@10us,rate=3e-6");
+    EXPECT_EQ(ib.status, 0) << ib.err;
+    const Outcome roce = Fattree(args + " --fabric=roce --failures=ber:gpu2-leaf1@10us,rate=1e-5");
+    EXPECT_EQ(roce.status, 0) << roce.err;
+}

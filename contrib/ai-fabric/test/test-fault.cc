@@ -14,7 +14,9 @@
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
+#include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fat-tree-helper.h"
@@ -400,4 +402,92 @@ TEST_F(FaultTest, QueuePairOutOfRetriesIsAFinding)
         = transports[4]->GetQueuePair(RdmaTransport::FIRST_QPN)->GetRetransmissionTimeout();
     EXPECT_GE(detector->GetDetectionTime(), rto);
     EXPECT_LE(detector->GetDetectionTime(), MicroSeconds(100) + rto + MilliSeconds(3));
+}
+
+// Clearing bit errors (ber:...;up@T) takes the error model off both ports of the cable:
+// ns-3.37 refuses to set the ReceiveErrorModel attribute to a null pointer (SetAttribute
+// aborted), so the injector uses FabricNetDevice::SetReceiveErrorModel. On both fabrics the
+// collective completes exactly, with both changes recorded.
+TEST_F(FaultTest, BitErrorsClearOnBothFabrics)
+{
+    for (const bool ib : {false, true})
+    {
+        const FaultRun r = RunOn(ib, "ber:leaf0-spine0@5us,rate=1e-7;up@10us");
+        ASSERT_TRUE(r.completed) << (ib ? "ib: " : "roce: ") << r.stall;
+        EXPECT_TRUE(r.exactlyOnce);
+        ASSERT_EQ(r.records.size(), 2u);
+        EXPECT_EQ(r.records[1].what, "bit errors cleared on leaf0-spine0");
+        EXPECT_EQ(r.records[1].at, MicroSeconds(10));
+        EXPECT_EQ(r.linkDownDrops, 0u);
+    }
+}
+
+// The error model can be set and cleared on a port without the attribute.
+TEST_F(FaultTest, ReceiveErrorModelSetterClears)
+{
+    RoceFabricHelper fabric;
+    FatTreeHelper tree;
+    tree.SetServers(8);
+    tree.SetRadix(4);
+    tree.Install(fabric);
+    Ptr<FabricNetDevice> port = fabric.GetHostPort(tree.GetGpuByRank(0));
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    port->SetReceiveErrorModel(em);
+    EXPECT_EQ(port->GetReceiveErrorModel(), em);
+    port->SetReceiveErrorModel(nullptr);
+    EXPECT_EQ(port->GetReceiveErrorModel(), nullptr);
+}
+
+// A time or a flap's last change that does not fit ns-3's time (int64 picoseconds, about
+// 106 days) is refused in one line, before any Time arithmetic overflows: the last change
+// of flap:...@1us,period=1000000s,count=11 (1e7 s) used to wrap to a negative time.
+TEST_F(FaultTest, TimesBeyondTheRangeAreRefused)
+{
+    std::vector<FaultEvent> e;
+    std::string error;
+    for (const std::string bad : {"flap:leaf0-spine0@1us,period=1000000s,count=11",
+                                  "flap:leaf0-spine0@1us,period=200000s,count=7",
+                                  "flap:leaf0-spine0@999999s,period=2s,count=2",
+                                  "link:leaf0-spine0@1000001s",
+                                  "link:leaf0-spine0@10000000000000s"})
+    {
+        EXPECT_FALSE(FaultSchedule::Parse(bad, e, error)) << bad;
+        EXPECT_FALSE(error.empty()) << bad;
+        EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    }
+    EXPECT_NE(error.find("not a time"), std::string::npos) << error;
+    ASSERT_TRUE(FaultSchedule::Parse("flap:leaf0-spine0@1us,period=1000000s,count=1", e, error))
+        << error;
+    ASSERT_TRUE(FaultSchedule::Parse("flap:leaf0-spine0@0s,period=100000s,count=11", e, error))
+        << error;
+    EXPECT_EQ(FaultSchedule::LastChange(e), Seconds(1e6));
+    const std::string dir = TempDir();
+    const std::string file = dir + "/far.json";
+    std::ofstream(file)
+        << R"([{"what": "flap", "target": "a-b", "at": "1us", "period": "1000000s", "count": 11}])";
+    EXPECT_FALSE(FaultSchedule::Read(file, e, error));
+    EXPECT_NE(error.find("far.json"), std::string::npos) << error;
+    EXPECT_NE(error.find("beyond"), std::string::npos) << error;
+}
+
+// The unreachable finding names the failure that cut the destination off, not the one whose
+// reroute noticed it: a spine link fails at 10 us (the fabric stays connected) and gpu3's NIC
+// at 20 us; the link's reroute (at 45 us on RoCEv2, 61 us on InfiniBand) finds gpu3
+// unreachable, and the NIC is the cause.
+TEST_F(FaultTest, UnreachableNamesTheFailureThatCutItOff)
+{
+    for (const bool ib : {false, true})
+    {
+        const FaultRun r = RunOn(ib, "link:leaf0-spine0@10us;nic:gpu3@20us");
+        EXPECT_FALSE(r.completed);
+        EXPECT_EQ(r.finding, "unreachable: gpu3 cannot be reached from gpu0 after nic gpu3 down")
+            << (ib ? "ib" : "roce");
+        ASSERT_EQ(r.records.size(), 2u);
+        EXPECT_EQ(r.records[0].what, "link leaf0-spine0 down");
+    }
+    // A repair in between does not hide the cause: the cut is the last change that
+    // disconnected the fabric.
+    const FaultRun r = RunOn(false, "nic:gpu3@10us;up@15us;link:leaf0-spine0@20us;nic:gpu5@30us");
+    EXPECT_FALSE(r.completed);
+    EXPECT_EQ(r.finding, "unreachable: gpu5 cannot be reached from gpu0 after nic gpu5 down");
 }

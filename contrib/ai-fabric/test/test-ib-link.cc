@@ -106,6 +106,32 @@ RecordData(DataSpan* span, Ptr<const Packet> p)
     span->last = Simulator::Now();
 }
 
+/// Corrupts the first data packets it sees (anything larger than a flow-control packet).
+class FirstDataPacketsError : public ErrorModel
+{
+  public:
+    /// \param n how many data packets to corrupt
+    void SetCount(uint32_t n)
+    {
+        m_left = n;
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        if (p->GetSize() > 64 && m_left > 0)
+        {
+            --m_left;
+            return true;
+        }
+        return false;
+    }
+
+    void DoReset() override {}
+
+    uint32_t m_left{0}; //!< data packets still to corrupt
+};
+
 } // namespace
 
 // LRH: VL and LVer, SL and LNH, DLID, PktLen (11 bits), SLID, big-endian.
@@ -264,4 +290,41 @@ TEST_F(IbLinkTest, CreditsSurviveALossyLink)
                       .drops[static_cast<std::size_t>(FabricDropReason::CREDIT_VIOLATION)],
                   0u);
     }
+}
+
+// The credits of corrupted data packets come back with no return traffic: a VL buffer of two
+// packets, both corrupted on the way long after the ports' start-up updates fell silent. The
+// receiver gets nothing, so it sends no ACK and frees no block; the sender waits for credits
+// it already spent. Its credit probe (a flow-control packet every FlowControlPeriod while it
+// waits) carries its FCTBS, the receiver counts the lost blocks as received and freed and
+// reports them, and the transport's retransmission delivers every byte. Before the probe the
+// VL stayed starved until the QP ran out of retries.
+TEST_F(IbLinkTest, CorruptedDataCreditsComeBackWithoutReturnTraffic)
+{
+    const uint32_t packetBlocks = IbNetDevice::Blocks(4096 + 40);
+    IbPair pair = MakePair(
+        DataRate("400Gbps"), NanoSeconds(10), 2 * packetBlocks * IbNetDevice::BLOCK_BYTES);
+    Ptr<FirstDataPacketsError> em = CreateObject<FirstDataPacketsError>();
+    em->SetCount(2);
+    pair.nic[1]->SetReceiveErrorModel(em);
+    Ptr<RdmaQueuePair> a = pair.transport[0]->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = pair.transport[1]->CreateQueuePair();
+    pair.transport[0]->ConnectQueuePairs(a, b, pair.transport[1]);
+    constexpr uint32_t messages = 10;
+    Simulator::Schedule(MicroSeconds(50),
+                        [a]()
+                        {
+                            for (uint32_t m = 0; m < messages; ++m)
+                            {
+                                a->PostWrite(16384, m);
+                            }
+                        });
+    Simulator::Stop(Seconds(5));
+    Simulator::Run();
+    EXPECT_EQ(
+        pair.nic[1]->GetCounters().drops[static_cast<std::size_t>(FabricDropReason::RECEIVE_ERROR)],
+        2u);
+    EXPECT_FALSE(a->IsInError());
+    EXPECT_EQ(b->GetDeliveredBytes(), uint64_t(messages) * 16384);
+    EXPECT_EQ(pair.nic[0]->GetAvailableCredits(0), 2u * packetBlocks);
 }

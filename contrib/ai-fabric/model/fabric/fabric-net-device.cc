@@ -349,6 +349,19 @@ FabricNetDevice::GetFabricChannel() const
 }
 
 void
+FabricNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> model)
+{
+    NS_LOG_FUNCTION(this << model);
+    m_receiveErrorModel = model;
+}
+
+Ptr<ErrorModel>
+FabricNetDevice::GetReceiveErrorModel() const
+{
+    return m_receiveErrorModel;
+}
+
+void
 FabricNetDevice::SetIfIndex(const uint32_t index)
 {
     m_ifIndex = index;

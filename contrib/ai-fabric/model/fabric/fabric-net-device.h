@@ -140,6 +140,18 @@ class FabricNetDevice : public NetDevice
     Ptr<FabricChannel> GetFabricChannel() const;
 
     /**
+     * \brief Set or clear the error model applied to every received frame.
+     *
+     * The ReceiveErrorModel attribute cannot be reset: ns-3.37's PointerValue refuses a null
+     * pointer (SetAttribute aborts). This setter takes nullptr to clear bit errors.
+     * \param model the error model, or nullptr for none
+     */
+    void SetReceiveErrorModel(Ptr<ErrorModel> model);
+
+    /// \return the receive error model, or nullptr if none
+    Ptr<ErrorModel> GetReceiveErrorModel() const;
+
+    /**
      * \name Queue state, for stall and deadlock analysis (FabricStallDetector)
      * A port's traffic classes are its PFC priorities (RoCEv2) or data VLs (InfiniBand).
      * \{

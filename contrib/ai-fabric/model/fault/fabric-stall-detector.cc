@@ -146,7 +146,12 @@ FabricStallDetector::Progress() const
     {
         for (uint32_t i = 0; i < t->GetNQueuePairs(); ++i)
         {
-            progress += t->GetQueuePair(RdmaTransport::FIRST_QPN + i)->GetDeliveredBytes();
+            Ptr<RdmaQueuePair> qp = t->GetQueuePair(RdmaTransport::FIRST_QPN + i);
+            // Bytes delivered in order, and packets that reached the QP out of sequence or
+            // again: a transport that is still retransmitting within its retry budget, over
+            // a lossy link, gets packets through (recovering, not stalled). Retransmissions
+            // into a cut cable reach nothing and count for nothing.
+            progress += qp->GetDeliveredBytes() + qp->GetOutOfSequencePackets();
         }
     }
     return progress;

@@ -92,6 +92,7 @@ FaultInjector::DoDispose()
     m_topology = nullptr;
     m_recompute = Callback<void>();
     m_missingRoute = Callback<std::string>();
+    m_changes.clear();
     Object::DoDispose();
 }
 
@@ -318,6 +319,7 @@ FaultInjector::Change(std::vector<Ptr<FabricChannel>> cables, bool up, std::stri
         c->SetLinkUp(up);
     }
     m_records.push_back({Simulator::Now(), what, Time(-1), Time(-1)});
+    m_changes.push_back({cables, up});
     m_faultTrace(what);
     Simulator::Schedule(m_detection, &FaultInjector::Detected, this, m_records.size() - 1);
 }
@@ -340,9 +342,11 @@ FaultInjector::SetBitErrors(Ptr<FabricChannel> cable, double rate, std::string w
             }
             model = em;
         }
-        cable->GetDevice(i)->SetAttribute("ReceiveErrorModel", PointerValue(model));
+        // Not the attribute: ns-3.37 refuses to set a PointerValue to nullptr (clearing).
+        StaticCast<FabricNetDevice>(cable->GetDevice(i))->SetReceiveErrorModel(model);
     }
     m_records.push_back({Simulator::Now(), what, Time(-1), Time(-1)});
+    m_changes.push_back({});
     m_faultTrace(what);
 }
 
@@ -363,7 +367,15 @@ FaultInjector::Rerouted(std::size_t record)
     m_records[record].rerouted = Simulator::Now();
     m_rerouteTrace(m_records[record].what);
     std::string unreachable = CheckReachability();
-    if (unreachable.empty() && !m_missingRoute.IsNull())
+    std::string cause = m_records[record].what;
+    if (!unreachable.empty())
+    {
+        // Another failure may have cut the endpoint off since (a NIC down after a link down):
+        // name the one that did.
+        const std::string cut = CauseOfCut();
+        cause = cut.empty() ? cause : cut;
+    }
+    else if (!m_missingRoute.IsNull())
     {
         const std::string missing = m_missingRoute();
         if (!missing.empty())
@@ -373,7 +385,7 @@ FaultInjector::Rerouted(std::size_t record)
     }
     if (!unreachable.empty() && m_finding.empty())
     {
-        m_finding = "unreachable: " + unreachable + " after " + m_records[record].what;
+        m_finding = "unreachable: " + unreachable + " after " + cause;
         NS_LOG_WARN(m_finding);
         if (m_stop)
         {
@@ -383,8 +395,43 @@ FaultInjector::Rerouted(std::size_t record)
 }
 
 std::string
-FaultInjector::CheckReachability() const
+FaultInjector::CauseOfCut() const
 {
+    std::set<const FabricChannel*> down;
+    std::string cause;
+    bool connected = true;
+    for (std::size_t k = 0; k < m_changes.size(); ++k)
+    {
+        if (m_changes[k].cables.empty())
+        {
+            continue; // bit errors: no cable changes state
+        }
+        for (const Ptr<FabricChannel>& c : m_changes[k].cables)
+        {
+            if (m_changes[k].up)
+            {
+                down.erase(PeekPointer(c));
+            }
+            else
+            {
+                down.insert(PeekPointer(c));
+            }
+        }
+        const bool now = CheckReachability(&down).empty();
+        if (connected && !now)
+        {
+            cause = m_records[k].what;
+        }
+        connected = now;
+    }
+    return cause;
+}
+
+std::string
+FaultInjector::CheckReachability(const std::set<const FabricChannel*>* down) const
+{
+    auto isUp = [down](const Ptr<FabricChannel>& c)
+    { return down ? down->count(PeekPointer(c)) == 0 : c->IsLinkUp(); };
     // Components over links that are up; endpoints do not forward.
     const FabricTopology::Graph& g = m_topology->GetGraph();
     const uint32_t nEndpoints = m_topology->GetNEndpoints();
@@ -407,7 +454,7 @@ FaultInjector::CheckReachability() const
         for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
         {
             const uint32_t u = static_cast<uint32_t>(boost::target(*e, g));
-            if (!seen[u] && g[*e].channel->IsLinkUp())
+            if (!seen[u] && isUp(g[*e].channel))
             {
                 seen[u] = true;
                 frontier.push_back(u);
@@ -424,7 +471,7 @@ FaultInjector::CheckReachability() const
             bool ownLinkUp = false;
             for (auto [e, end] = boost::out_edges(source, g); e != end; ++e)
             {
-                ownLinkUp = ownLinkUp || g[*e].channel->IsLinkUp();
+                ownLinkUp = ownLinkUp || isUp(g[*e].channel);
             }
             return ownLinkUp ? NameOf(g[v].node) + " cannot be reached from " + from
                              : from + " cannot reach any other GPU";

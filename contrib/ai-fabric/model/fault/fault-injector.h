@@ -13,6 +13,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,8 +151,27 @@ class FaultInjector : public Object
     /// \param record the record whose reroute is done
     void Rerouted(std::size_t record);
 
-    /// \return empty, or which endpoint cannot reach which
-    std::string CheckReachability() const;
+    /**
+     * \param down if given, the cables to take as down (all others up) instead of the
+     *        cables' present state
+     * \return empty, or which endpoint cannot reach which
+     */
+    std::string CheckReachability(const std::set<const FabricChannel*>* down = nullptr) const;
+
+    /**
+     * \brief Which failure cut an endpoint off: replays the link changes so far, in order,
+     * from a fabric with every cable up, and names the last change after which the fabric
+     * stopped being connected (not the failure whose reroute happened to find it).
+     * \return that change's description, or empty if the replay never disconnects
+     */
+    std::string CauseOfCut() const;
+
+    /// The cables a record changed, and to which state (no cables: bit errors).
+    struct LinkChange
+    {
+        std::vector<Ptr<FabricChannel>> cables; //!< the cables
+        bool up{false};                         //!< their new state
+    };
 
     Time m_detection;                     //!< DetectionDelay
     Time m_reroute;                       //!< RerouteDelay
@@ -162,6 +182,7 @@ class FaultInjector : public Object
     Callback<void> m_recompute;           //!< recompute routes
     Callback<std::string> m_missingRoute; //!< check the routes
     std::vector<FaultRecord> m_records;   //!< what happened
+    std::vector<LinkChange> m_changes;    //!< the link changes of each record
     std::string m_finding;                //!< unreachable
     TracedCallback<const std::string&> m_faultTrace;   //!< a failure or repair struck
     TracedCallback<const std::string&> m_rerouteTrace; //!< tables recomputed after one

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -18,6 +19,8 @@ namespace ns3
 
 namespace
 {
+/// Latest time a failure may take (s): 1e6 s (11.6 days), well inside ns-3's int64 picoseconds
+constexpr double MAX_FAILURE_SECONDS = 1e6;
 
 /**
  * \param text a probability written as a decimal or in exponent form
@@ -149,6 +152,22 @@ Complete(const FaultEvent& e, std::string& error)
         error = "a flap needs period=<time>";
         return false;
     }
+    // The last change must fit ns-3's time (int64 picoseconds: about 106 days); checked in
+    // seconds, before any Time arithmetic can overflow.
+    if (e.kind == FaultEvent::Kind::FLAP
+        && e.at.GetSeconds() + e.period.GetSeconds() * (e.count - 1) > MAX_FAILURE_SECONDS)
+    {
+        char message[160];
+        std::snprintf(message,
+                      sizeof(message),
+                      "the last of %u changes, at %g s, is beyond %g s (ns-3's time holds "
+                      "about 106 days)",
+                      e.count,
+                      e.at.GetSeconds() + e.period.GetSeconds() * (e.count - 1),
+                      MAX_FAILURE_SECONDS);
+        error = message;
+        return false;
+    }
     if (e.kind == FaultEvent::Kind::BER && e.rate <= 0)
     {
         error = "a bit-error link needs rate=<probability>";
@@ -212,7 +231,8 @@ FaultSchedule::ParseTime(const std::string& text, Time& t)
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(number.c_str(), &end);
-        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0) || v * scale > 1e6)
+        if (errno != 0 || end != number.c_str() + number.size() || !(v >= 0)
+            || v * scale > MAX_FAILURE_SECONDS)
         {
             return false;
         }

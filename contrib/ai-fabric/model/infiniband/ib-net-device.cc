@@ -184,6 +184,7 @@ IbNetDevice::DoDispose()
     m_transport = nullptr;
     m_forwardCb = ForwardCallback();
     m_departureCb = DepartureCallback();
+    m_creditProbe.Cancel();
     for (Lane& lane : m_lanes)
     {
         lane.fcTimer.Cancel();
@@ -518,6 +519,36 @@ IbNetDevice::FlowControlTimer(uint8_t vl)
 }
 
 void
+IbNetDevice::CreditProbe()
+{
+    // IBTA 7.9.4 has every port send FC packets periodically on every VL, so that a
+    // corrupted one costs nothing for long. Only a VL that waits for credits needs it here:
+    // its FCTBS tells the peer which blocks were lost on the link (their credits return), and
+    // the peer answers with its FCCL in case an update was lost.
+    const Time period = GetFlowControlPeriod();
+    const Time now = Simulator::Now();
+    bool waiting = false;
+    for (uint8_t vl = 0; vl < m_dataVls; ++vl)
+    {
+        Lane& lane = m_lanes[vl];
+        if (!lane.stalled || lane.probes >= MAX_CREDIT_PROBES)
+        {
+            continue;
+        }
+        if (now - lane.stallStart >= period && now - lane.lastFc >= period)
+        {
+            ++lane.probes;
+            SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+        }
+        waiting = waiting || (lane.stalled && lane.probes < MAX_CREDIT_PROBES);
+    }
+    if (waiting && IsLinkUp())
+    {
+        m_creditProbe = Simulator::Schedule(period, &IbNetDevice::CreditProbe, this);
+    }
+}
+
+void
 IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
 {
     // The fields at fixed offsets, without copying the packet (one arrives per data packet).
@@ -551,6 +582,10 @@ IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
         {
             lane.peerLimit += step;
         }
+        if (step > 0)
+        {
+            lane.probes = 0; // the peer's updates arrive: probe afresh if it waits again
+        }
     }
     // The peer's FCTBS counts every block it sent on this VL before this packet, all of which
     // arrived first: what we have not counted was lost on the link, and its credit returns
@@ -562,6 +597,25 @@ IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
         lane.occupiedBlocks += lost; // counted in, then freed at once: nothing holds them
         FreeBlocks(vl, lost);
     }
+    else if (lost == 0 && fc.GetOp() == IbFlowControlHeader::OP_NORMAL
+             && lane.receivedBlocks == lane.peerFctbs && lane.unreported == 0
+             && lane.occupiedBlocks < BufferBlocks()
+             && Simulator::Now() - lane.lastFc >= GetFlowControlPeriod()
+             && (lane.answeredFctbs != lane.receivedBlocks || lane.answers < MAX_PROBE_ANSWERS))
+    {
+        // The peer sent nothing on this VL since its last FC packet, we have room, and our
+        // last update is a period old: the peer may wait for credits because that update was
+        // corrupted. Answer with the limit (a bounded number of times per FCTBS, so two idle
+        // ports cannot keep answering each other).
+        if (lane.answeredFctbs != lane.receivedBlocks)
+        {
+            lane.answeredFctbs = lane.receivedBlocks;
+            lane.answers = 0;
+        }
+        ++lane.answers;
+        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
+    }
+    lane.peerFctbs = lane.receivedBlocks;
     m_fcReceivedTrace(vl, fc.GetFccl());
     TryTransmit();
 }
@@ -593,6 +647,12 @@ IbNetDevice::Eligible(uint8_t vl)
         {
             lane.stalled = true;
             lane.stallStart = Simulator::Now();
+            lane.probes = 0;
+            if (!m_creditProbe.IsRunning())
+            {
+                m_creditProbe
+                    = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::CreditProbe, this);
+            }
         }
         return false;
     }

@@ -266,7 +266,16 @@ class IbNetDevice : public FabricNetDevice
         bool everStalled{false};    //!< a packet ever waited for credits here
         Time lastStallEnd;          //!< when the last wait for credits ended (IB CC victims)
         uint32_t sinceMark{0};      //!< eligible packets since the last FECN mark
+        uint32_t probes{0};         //!< credit probes sent in this wait for credits
+        uint64_t peerFctbs{0};      //!< the peer's FCTBS in its last FC packet (unwrapped)
+        uint64_t answeredFctbs{0};  //!< the peer's FCTBS last answered with our FCCL
+        uint32_t answers{0};        //!< answers sent to that FCTBS
     };
+
+    /// Most credit probes a VL sends in one wait for credits (then it waits for an update)
+    static constexpr uint32_t MAX_CREDIT_PROBES = 16;
+    /// Most answers a VL sends to the same FCTBS of its peer
+    static constexpr uint32_t MAX_PROBE_ANSWERS = 2;
 
     /**
      * \brief Add the LRH and VCRC to a transport packet.
@@ -313,6 +322,14 @@ class IbNetDevice : public FabricNetDevice
      * \param vl the VL
      */
     void FlowControlTimer(uint8_t vl);
+
+    /**
+     * \brief The port's credit probe: every FlowControlPeriod while a data VL waits for
+     * credits, send that VL's FC packet (its FCTBS lets the peer recover the blocks of
+     * packets corrupted on the link; the peer answers with its FCCL). Runs only while a VL
+     * waits, at most MAX_CREDIT_PROBES times per wait.
+     */
+    void CreditProbe();
 
     /// \return the receive buffer of a VL in blocks
     uint32_t BufferBlocks() const;
@@ -424,6 +441,7 @@ class IbNetDevice : public FabricNetDevice
     uint32_t m_highLimit{255};       //!< limit of high priority (4096-byte units)
     uint64_t m_highSent{0};          //!< high-table bytes since a low-table packet
     uint64_t m_fcSent{0};            //!< flow-control packets sent
+    EventId m_creditProbe;           //!< runs while a data VL waits for credits
     Time m_victimWindow;             //!< VlBufferBytes at line rate: recent stalls make a victim
     uint32_t m_ccThreshold{0};       //!< CcThreshold (0: off)
     uint32_t m_ccMarkingRate{0};     //!< CcMarkingRate
