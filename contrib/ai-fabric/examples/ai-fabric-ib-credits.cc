@@ -24,6 +24,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-net-device.h"
@@ -257,15 +258,11 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--messages=" + messages + ": expected 2 to 1000000");
     }
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
     }
 
     std::cout << "# " << PROGRAM << ": one switch, " << r.GetBitRate() / 1e9 << " Gb/s, MTU " << m
@@ -304,11 +301,11 @@ main(int argc, char* argv[])
                                       {"mtu", m},
                                       {"messages", n}}},
                                     {"results", rows}};
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

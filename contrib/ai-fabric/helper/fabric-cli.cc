@@ -6,6 +6,7 @@
 
 #include "fabric-cli.h"
 
+#include "fabric-output-file.h"
 #include "ns3/config.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
@@ -23,7 +24,7 @@
 namespace ns3
 {
 
-template <>
+template<>
 bool
 CommandLineHelper::UserItemParse<std::string>(const std::string& value, std::string& dest)
 {
@@ -180,15 +181,7 @@ FabricCli::CheckKnownOptions(const std::string& program,
 bool
 FabricCli::IsWritablePrefix(const std::string& prefix)
 {
-    const std::string probe = prefix + "-probe.tmp";
-    std::ofstream f(probe);
-    if (!f)
-    {
-        return false;
-    }
-    f.close();
-    std::remove(probe.c_str());
-    return true;
+    return FabricOutputFile::IsWritablePrefix(prefix);
 }
 
 bool

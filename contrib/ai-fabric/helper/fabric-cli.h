@@ -31,7 +31,7 @@ namespace CommandLineHelper
  * \param [out] dest the string to set
  * \return true
  */
-template <>
+template<>
 bool UserItemParse<std::string>(const std::string& value, std::string& dest);
 } // namespace CommandLineHelper
 
@@ -71,7 +71,8 @@ class FabricCli
                                   const std::vector<std::string>& booleans = {});
 
     /**
-     * \brief Can files named "<prefix>-..." be created (as pcap files are)?
+     * \brief Can files named "<prefix>-..." be created (as pcap files are)? Probed with a
+     *        uniquely named file (FabricOutputFile::IsWritablePrefix): never through a link.
      * \param prefix a file name prefix
      * \return false if its directory does not exist or cannot be written
      */

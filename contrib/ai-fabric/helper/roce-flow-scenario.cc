@@ -510,11 +510,19 @@ RoceFlowScenario::MeanThroughput(const RoceFlowScenarioResult& r, Time from, Tim
 bool
 RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, const std::string& path)
 {
-    std::ofstream out(path);
-    if (!out)
+    FabricOutputFile file;
+    std::string error;
+    if (!file.Open(path, error))
     {
         return false;
     }
+    WriteCsv(r, file.Stream());
+    return file.Commit(error);
+}
+
+void
+RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, std::ostream& out)
+{
     out << "time_us";
     for (const RocePortResult& p : r.ports)
     {
@@ -539,8 +547,6 @@ RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, const std::string& p
         }
         out << "\n";
     }
-    out.close();
-    return static_cast<bool>(out);
 }
 
 namespace
@@ -809,10 +815,6 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     {
         FabricCli::Fail(p, "--interval=" + m_interval + ": expected a positive time such as 1us");
     }
-    if (!m_trace.empty() && !FabricCli::IsWritablePrefix(m_trace))
-    {
-        FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write files with this prefix");
-    }
     if (!m_trace.empty() || cfg.sampleInterval.IsStrictlyPositive())
     {
         cfg.sampleInterval = interval; // asked for, or the example samples anyway
@@ -822,14 +824,18 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     {
         FabricCli::Fail(p, error);
     }
+    // Both files are checked and created before anything runs, renamed at the end.
+    if (!m_trace.empty())
+    {
+        std::string why;
+        if (!m_traceFile.Open(m_trace + ".csv", why))
+        {
+            FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write " + m_trace + ".csv: " + why);
+        }
+    }
     if (!m_json.empty())
     {
-        m_jsonTmp = m_json + ".tmp";
-        m_jsonFile.open(m_jsonTmp);
-        if (!m_jsonFile)
-        {
-            FabricCli::Fail(p, "--json=" + m_json + ": cannot write this file");
-        }
+        m_jsonFile.OpenOrFail(p, "json", m_json);
     }
 }
 
@@ -850,10 +856,15 @@ RoceScenarioCli::WantsTrace() const
 bool
 RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered_json head)
 {
-    if (!m_trace.empty() && !RoceFlowScenario::WriteCsv(r, m_trace + ".csv"))
+    std::string error;
+    if (m_traceFile.IsOpen())
     {
-        std::cerr << m_program << ": could not write " << m_trace << ".csv" << std::endl;
-        return false;
+        RoceFlowScenario::WriteCsv(r, m_traceFile.Stream());
+        if (!m_traceFile.Commit(error))
+        {
+            std::cerr << m_program << ": " << error << std::endl;
+            return false;
+        }
     }
     if (m_json.empty())
     {
@@ -865,11 +876,10 @@ RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered
     {
         j[key] = value;
     }
-    m_jsonFile << j.dump(2) << "\n";
-    m_jsonFile.close();
-    if (!m_jsonFile || std::rename(m_jsonTmp.c_str(), m_json.c_str()) != 0)
+    m_jsonFile.Stream() << j.dump(2) << "\n";
+    if (!m_jsonFile.Commit(error))
     {
-        std::cerr << m_program << ": could not write " << m_json << std::endl;
+        std::cerr << m_program << ": " << error << std::endl;
         return false;
     }
     return true;
