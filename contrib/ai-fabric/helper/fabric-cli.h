@@ -57,7 +57,12 @@ class FabricCli
      * \brief Refuse options the program does not know, before ns-3's CommandLine sees them.
      *
      * Accepted besides the program's own options: ns-3's global values (--RngRun, --RngSeed,
-     * ...), attribute paths (--ns3::Type::Attribute=...) and CommandLine's help options.
+     * ...), attribute paths (--ns3::Type::Attribute=...) and CommandLine's help options. Every
+     * option but a flag needs a value (--name=value); ns-3's own are checked here by the type
+     * of their value (ns-3.37 aborts on a malformed number, time, rate or type name, even in
+     * its fail-safe setters), --RngSeed must be at least 1, --SimulatorImplementationType and
+     * --SchedulerType must name such a class, --PrintAttributes a TypeId and --PrintGroup a
+     * group that exists.
      * \param program the program's name
      * \param argc argument count
      * \param argv arguments
