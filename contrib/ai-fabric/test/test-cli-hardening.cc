@@ -178,3 +178,32 @@ TEST(CliHardeningTest, BadNumbersAreOneLine)
         }
     }
 }
+
+// Silent misreads.
+
+TEST(CliHardeningTest, IncastLeavesAndSpinesAreChecked)
+{
+    ExpectRefused("ai-fabric-incast", "--leaves=abc --spines=-1", "", "--leaves=abc");
+    ExpectRefused("ai-fabric-incast", "--topology=leafspine --spines=-1", "", "--spines=-1");
+    ExpectRefused("ai-fabric-incast", "--leaves=4", "", "--topology=leafspine");
+    ExpectRefused("ai-fabric-incast", "--topology=leafspine --leaves=99999999999999999999");
+}
+
+TEST(CliHardeningTest, FailureFilesAreReadWhole)
+{
+    const std::string dir = TempDir();
+    const std::string good
+        = "[{\"what\": \"link\", \"target\": \"leaf0-spine0\", \"at\": \"1us\"}]";
+    WriteText(dir + "/junk.json", good + " junk\n");
+    WriteText(dir + "/two.json", good + good);
+    WriteText(dir + "/object.json",
+              "{\"what\": \"link\", \"target\": \"leaf0-spine0\", \"at\": \"1us\"} junk");
+    mkdir((dir + "/dir.json").c_str(), 0755);
+    const std::string base = "--server=none --servers=8 --radix=4 --quiet --failures=";
+    ExpectRefused("ai-fabric-fattree", base + dir + "/junk.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/two.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/object.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/dir.json", dir, "is a directory");
+    ExpectRefused("ai-fabric-torus", "--quiet --failures=" + dir + "/dir.json", dir);
+    ExpectRefused("ai-fabric-fattree", base + dir, dir);
+}
