@@ -308,10 +308,7 @@ main(int argc, char* argv[])
     const uint32_t nServers = FabricCli::Whole(PROGRAM, "servers", servers, 1, 1 << 20);
     const uint32_t nGpus = FabricCli::Whole(PROGRAM, "gpusPerServer", gpusPerServer, 1, 1024);
     DataRate rate;
-    if (!FabricCli::ParseRate(nicRate, rate))
-    {
-        FabricCli::Fail(PROGRAM, "--nicRate=" + nicRate + ": expected a rate such as 400Gbps");
-    }
+    rate = FabricCli::LinkRate(PROGRAM, "nicRate", nicRate);
     uint32_t down = 1;
     uint32_t up = 1;
     if (!ParseRatio(oversubscription, down, up))

@@ -203,7 +203,10 @@ main(int argc, char* argv[])
     cmd.Usage(
         "InfiniBand throughput against VL buffer and cable length, beside min(link rate, "
         "credits / credit round trip).");
-    cmd.AddValue("rate", "link rate, e.g. 400Gbps or 200G", rate);
+    cmd.AddValue("rate",
+                 "link rate, 1Gbps to 3200Gbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
+                 "would outlast the 67 ms ACK timeout and the sender give up)",
+                 rate);
     cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);
     cmd.AddValue("buffers", "VL buffer bytes to try, comma-separated (64 to 131072)", buffers);
     cmd.AddValue("cables", "cable lengths in metres to try, comma-separated", cables);
@@ -212,10 +215,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     DataRate r;
-    if (!FabricCli::ParseRate(rate, r))
-    {
-        FabricCli::Fail(PROGRAM, "--rate=" + rate + ": expected a rate such as 400Gbps or 200G");
-    }
+    r = FabricCli::LinkRate(PROGRAM, "rate", rate);
     uint64_t m = 0;
     if (!FabricCli::ParseUnsigned(mtu, m)
         || (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096))

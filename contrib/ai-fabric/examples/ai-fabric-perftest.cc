@@ -114,10 +114,7 @@ main(int argc, char* argv[])
         FabricCli::Fail(program, "--txDepth=" + txDepth + ": expected a positive whole number");
     }
     cfg.txDepth = static_cast<uint32_t>(value);
-    if (!FabricCli::ParseRate(rate, cfg.rate))
-    {
-        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps or 100G");
-    }
+    cfg.rate = FabricCli::LinkRate(program, "rate", rate);
     if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
     {
         FabricCli::Fail(

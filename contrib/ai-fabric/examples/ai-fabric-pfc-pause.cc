@@ -92,10 +92,7 @@ main(int argc, char* argv[])
                         "--quanta=" + quanta + ": expected a whole number from 1 to 65535");
     }
     DataRate r;
-    if (!FabricCli::ParseRate(rate, r))
-    {
-        FabricCli::Fail(program, "--rate=" + rate + ": expected a rate such as 400Gbps or 100G");
-    }
+    r = FabricCli::LinkRate(program, "rate", rate);
     // Checked and created before anything runs; renamed over the target at the end.
     FabricOutputFile jsonFile;
     if (!json.empty())

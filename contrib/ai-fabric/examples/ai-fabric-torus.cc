@@ -339,10 +339,7 @@ main(int argc, char* argv[])
                         "--placement=" + placement + ": expected linear, stride or random");
     }
     DataRate rate;
-    if (!FabricCli::ParseRate(linkRate, rate))
-    {
-        FabricCli::Fail(PROGRAM, "--linkRate=" + linkRate + ": expected a rate such as 400Gbps");
-    }
+    rate = FabricCli::LinkRate(PROGRAM, "linkRate", linkRate);
     Time stall;
     if (!FabricCli::ParseTime(stallTime, stall) || !stall.IsStrictlyPositive())
     {

@@ -472,6 +472,20 @@ FabricCli::ParseRate(const std::string& text, DataRate& rate)
     return rate.GetBitRate() > 0;
 }
 
+DataRate
+FabricCli::LinkRate(const std::string& program, const std::string& name, const std::string& text)
+{
+    DataRate rate;
+    if (!ParseRate(text, rate) || rate.GetBitRate() < MIN_LINK_BPS
+        || rate.GetBitRate() > MAX_LINK_BPS)
+    {
+        Fail(program,
+             "--" + name + "=" + text
+                 + ": expected a link rate from 1Gbps to 3200Gbps, such as 400Gbps or 100G");
+    }
+    return rate;
+}
+
 bool
 FabricCli::ParseProbability(const std::string& text, double& value)
 {

@@ -751,10 +751,7 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
         FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce or ib");
     }
     cfg.fabric = m_fabric;
-    if (!FabricCli::ParseRate(m_rate, cfg.rate))
-    {
-        FabricCli::Fail(p, "--rate=" + m_rate + ": expected a rate such as 400Gbps or 100G");
-    }
+    cfg.rate = FabricCli::LinkRate(p, "rate", m_rate);
     uint64_t v = 0;
     if (!FabricCli::ParseUnsigned(m_mtu, v)
         || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))

@@ -207,3 +207,38 @@ TEST(CliHardeningTest, FailureFilesAreReadWhole)
     ExpectRefused("ai-fabric-torus", "--quiet --failures=" + dir + "/dir.json", dir);
     ExpectRefused("ai-fabric-fattree", base + dir, dir);
 }
+
+// A rate at which the run cannot finish.
+
+TEST(CliHardeningTest, IbCreditsRefusesRatesOutOfRange)
+{
+    // At 1 bit/s a packet outlasted the ACK timeout: "not every byte was delivered", exit 1.
+    ExpectRefused("ai-fabric-ib-credits", "--rate=1bps", "", "from 1Gbps to 3200Gbps");
+    ExpectRefused("ai-fabric-ib-credits", "--rate=999Mbps", "", "--rate=999Mbps");
+    ExpectRefused("ai-fabric-ib-credits", "--rate=3201Gbps", "", "--rate=3201Gbps");
+    const CommandResult slowest = RunCommand(ProgramPath("ai-fabric-ib-credits")
+                                             + " --rate=1Gbps --buffers=131072 --cables=2 "
+                                               "--messages=20");
+    EXPECT_EQ(slowest.status, 0) << slowest.err;
+    EXPECT_EQ(slowest.err, "");
+    const CommandResult help = RunCommand(ProgramPath("ai-fabric-ib-credits") + " --help");
+    EXPECT_NE(help.out.find("1Gbps to 3200Gbps"), std::string::npos) << help.out;
+}
+
+TEST(CliHardeningTest, EveryLinkRateHasTheSameRange)
+{
+    // pfc-pause at 1 bit/s overflowed Time and printed a wrong pause; perftest exited 1 on
+    // retries; fattree and torus stalled (exit 3).
+    for (const std::string command : {"ai-fabric-perftest --rate=1bps",
+                                      "ai-fabric-pfc-pause --rate=1bps",
+                                      "ai-fabric-incast --rate=1bps",
+                                      "ai-fabric-dcqcn --rate=1bps",
+                                      "ai-fabric-pfc-hol --rate=1bps",
+                                      "ai-fabric-hop-benchmark --rate=1bps",
+                                      "ai-fabric-fattree --nicRate=1bps",
+                                      "ai-fabric-torus --linkRate=1bps"})
+    {
+        const std::size_t blank = command.find(' ');
+        ExpectRefused(command.substr(0, blank), command.substr(blank + 1), "", "from 1Gbps");
+    }
+}
