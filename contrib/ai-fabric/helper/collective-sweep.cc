@@ -88,9 +88,8 @@ CollectiveSweep::FromFlags(const std::string& program,
     CollectiveSweepConfig sweep;
     sweep.type = type;
     sweep.algorithm = algorithm;
-    for (const auto& [name, text, bytes] :
-         {std::tie("minBytes", minBytes, sweep.minBytes),
-          std::tie("maxBytes", maxBytes, sweep.maxBytes)})
+    for (const auto& [name, text, bytes] : {std::tie("minBytes", minBytes, sweep.minBytes),
+                                            std::tie("maxBytes", maxBytes, sweep.maxBytes)})
     {
         if (!FabricCli::ParseBytes(text, bytes))
         {
@@ -146,12 +145,11 @@ CollectiveSweep::Schedule()
         // NCCL runs small collectives on fewer channels (NVLS has its own channel count, and
         // all-to-all is point-to-point work with one message per peer).
         const bool ncclChannels = name != "nvls" && m_config.type != CollectiveType::ALL_TO_ALL;
-        const uint32_t channels =
-            ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
-                               size, m_collectives.GetChannels(), name == "ring")
-                         : m_collectives.GetChannels();
-        Ptr<CollectivePlan> plan = algorithm->Build(
-            m_config.type, n, size, channels, m_collectives.GetChunkBytes());
+        const uint32_t channels = ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
+                                      size, m_collectives.GetChannels(), name == "ring")
+                                               : m_collectives.GetChannels();
+        Ptr<CollectivePlan> plan
+            = algorithm->Build(m_config.type, n, size, channels, m_collectives.GetChunkBytes());
         m_collectives.Connect(*plan);
         m_plans.push_back(plan);
     }
