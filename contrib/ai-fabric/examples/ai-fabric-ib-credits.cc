@@ -204,7 +204,7 @@ main(int argc, char* argv[])
         "InfiniBand throughput against VL buffer and cable length, beside min(link rate, "
         "credits / credit round trip).");
     cmd.AddValue("rate",
-                 "link rate, 1Gbps to 3200Gbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
+                 "link rate, 1Gbps to 100Tbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
                  "would outlast the 67 ms ACK timeout and the sender give up)",
                  rate);
     cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);

@@ -476,12 +476,12 @@ DataRate
 FabricCli::LinkRate(const std::string& program, const std::string& name, const std::string& text)
 {
     DataRate rate;
-    if (!ParseRate(text, rate) || rate.GetBitRate() < MIN_LINK_BPS
-        || rate.GetBitRate() > MAX_LINK_BPS)
+    if (!ParseRate(text, rate) || rate.GetBitRate() < MIN_RATE_BPS
+        || rate.GetBitRate() > MAX_RATE_BPS)
     {
         Fail(program,
              "--" + name + "=" + text
-                 + ": expected a link rate from 1Gbps to 3200Gbps, such as 400Gbps or 100G");
+                 + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
     }
     return rate;
 }

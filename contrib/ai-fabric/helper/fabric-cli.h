@@ -142,18 +142,19 @@ class FabricCli
      */
     static bool ParseRate(const std::string& text, DataRate& rate);
 
-    /// Slowest link rate a program takes (bit/s): InfiniBand 1x SDR carries 2 Gb/s.
-    static constexpr uint64_t MIN_LINK_BPS = 1000000000ULL;
-    /// Fastest link rate a program takes (bit/s): 8 lanes of 400 Gb/s.
-    static constexpr uint64_t MAX_LINK_BPS = 3200000000000ULL;
+    /// The slowest link rate the programs take: 1 Gb/s (RC's timeouts and the models'
+    /// defaults are a datacenter's; InfiniBand 1x SDR carries 2 Gb/s).
+    static constexpr uint64_t MIN_RATE_BPS = 1000000000ULL;
+    /// The fastest: 100 Tb/s.
+    static constexpr uint64_t MAX_RATE_BPS = 100000000000000ULL;
 
     /**
-     * \brief A link rate option: ParseRate() from MIN_LINK_BPS to MAX_LINK_BPS.
+     * \brief A link rate option: ParseRate() from MIN_RATE_BPS to MAX_RATE_BPS.
      *
      * Slower links break the models' time scales rather than run slowly: a 4 KiB packet at
      * 300 kb/s outlasts the IBTA Local ACK Timeout (67.1 ms), so the sender's QP retries and
      * gives up, and a PFC pause of 65535 quanta at 1 bit/s (33.5 million s) overflows ns-3's
-     * picosecond Time (9.2 million s). Faster ones serialize a byte in under 2.5 ps.
+     * picosecond Time (9.2 million s).
      * \param program the program's name
      * \param name the flag
      * \param text its value
