@@ -20,6 +20,7 @@
 #include "ns3/clos-deadlock-scenario.h"
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/failure-report.h"
 
 #include <nlohmann/json.hpp>
@@ -57,15 +58,11 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(program, "--bufferBytes=" + bufferBytes + ": expected 64K to 1G");
     }
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(program, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(program, "json", json);
     }
 
     ClosDeadlockScenario scenario;
@@ -102,11 +99,11 @@ main(int argc, char* argv[])
                         {"drops", r.drops},
                         {"cycle", r.cycle},
                         {"report", r.report}};
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << program << ": could not write " << json << std::endl;
+            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -21,6 +21,7 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/failure-report.h"
@@ -216,15 +217,11 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, topologyError);
     }
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
     }
 
     // One run: healthy (empty link) or with the link failing at failAt.
@@ -319,11 +316,7 @@ main(int argc, char* argv[])
     const SweepRun healthy = simulate("");
     if (!healthy.completed)
     {
-        if (!json.empty())
-        {
-            jsonFile.close();
-            std::remove(jsonTmp.c_str());
-        }
+        jsonFile.Discard();
         std::cerr << PROGRAM << ": the healthy run did not complete: " << healthy.finding
                   << std::endl;
         return FailureReport::EXIT_STALLED;
@@ -334,11 +327,7 @@ main(int argc, char* argv[])
     }
     else if (failAt >= healthy.time)
     {
-        if (!json.empty())
-        {
-            jsonFile.close();
-            std::remove(jsonTmp.c_str());
-        }
+        jsonFile.Discard();
         char message[160];
         std::snprintf(message,
                       sizeof(message),
@@ -421,11 +410,11 @@ main(int argc, char* argv[])
                          {"fail_at_us", FailureReport::Us(failAt)}};
         j["healthy_time_us"] = FailureReport::Us(healthy.time);
         j["links"] = rows;
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -26,6 +26,7 @@
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-watchdog.h"
@@ -311,12 +312,7 @@ main(int argc, char* argv[])
     const uint32_t nServers = FabricCli::Whole(PROGRAM, "servers", servers, 1, 1 << 20);
     const uint32_t nGpus = FabricCli::Whole(PROGRAM, "gpusPerServer", gpusPerServer, 1, 1024);
     DataRate rate;
-    if (!FabricCli::ParseRate(nicRate, rate))
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--nicRate=" + nicRate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
-    }
+    rate = FabricCli::LinkRate(PROGRAM, "nicRate", nicRate);
     uint32_t down = 1;
     uint32_t up = 1;
     if (!ParseRatio(oversubscription, down, up))
@@ -397,25 +393,17 @@ main(int argc, char* argv[])
         channels = std::to_string(scaleUp ? std::min<uint32_t>(nGpus, 16) : 1);
     }
     const uint32_t nChannels = FabricCli::Whole(PROGRAM, "channels", channels, 1, 64);
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
     }
 
     // Bad input found once the topology exists: nothing half-written is left behind.
     auto FailClean = [&](const std::string& message)
     {
-        if (!json.empty())
-        {
-            jsonFile.close();
-            std::remove(jsonTmp.c_str());
-        }
+        jsonFile.Discard();
         FabricCli::Fail(PROGRAM, message);
     };
 
@@ -641,11 +629,11 @@ main(int argc, char* argv[])
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
         FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -196,11 +196,7 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(program, "--megabytes=" + megabytes + ": expected 1..65536");
     }
-    if (!FabricCli::ParseRate(rate, linkRate))
-    {
-        FabricCli::Fail(
-            program, "--rate=" + rate + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
-    }
+    linkRate = FabricCli::LinkRate(program, "rate", rate);
     const uint64_t bytes = mib << 20;
     const HopCost fabric = RunAiFabric(static_cast<uint32_t>(nSwitches), bytes, linkRate);
     const HopCost p2p = RunPointToPoint(static_cast<uint32_t>(nSwitches), bytes, linkRate);

@@ -24,6 +24,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-net-device.h"
@@ -202,7 +203,10 @@ main(int argc, char* argv[])
     cmd.Usage(
         "InfiniBand throughput against VL buffer and cable length, beside min(link rate, "
         "credits / credit round trip).");
-    cmd.AddValue("rate", "link rate, e.g. 400Gbps or 200G", rate);
+    cmd.AddValue("rate",
+                 "link rate, 1Gbps to 100Tbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
+                 "would outlast the 67 ms ACK timeout and the sender give up)",
+                 rate);
     cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);
     cmd.AddValue("buffers", "VL buffer bytes to try, comma-separated (64 to 131072)", buffers);
     cmd.AddValue("cables", "cable lengths in metres to try, comma-separated", cables);
@@ -211,12 +215,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     DataRate r;
-    if (!FabricCli::ParseRate(rate, r))
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--rate=" + rate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 200G");
-    }
+    r = FabricCli::LinkRate(PROGRAM, "rate", rate);
     uint64_t m = 0;
     if (!FabricCli::ParseUnsigned(mtu, m)
         || (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096))
@@ -259,15 +258,11 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--messages=" + messages + ": expected 2 to 1000000");
     }
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
     }
 
     std::cout << "# " << PROGRAM << ": one switch, " << r.GetBitRate() / 1e9 << " Gb/s, MTU " << m
@@ -306,11 +301,11 @@ main(int argc, char* argv[])
                                       {"mtu", m},
                                       {"messages", n}}},
                                     {"results", rows}};
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -68,20 +68,32 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(program, "--bytes=" + bytes + ": expected a positive byte count (e.g. 4M)");
     }
-    uint64_t nLeaves = 1;
-    uint64_t nSpines = 0;
-    if (topology == "leafspine")
+    // --leaves and --spines are checked whatever the topology, and refused where they do not
+    // apply: a value that is silently ignored is a mistake the user never sees.
+    auto given = [argc, argv](const std::string& name)
     {
-        if (!FabricCli::ParseUnsigned(leaves, nLeaves) || nLeaves < 2 || nLeaves > 256)
+        for (int i = 1; i < argc; ++i)
         {
-            FabricCli::Fail(program, "--leaves=" + leaves + ": expected 2 to 256 leaves");
+            const std::string arg = argv[i];
+            if (arg.rfind("--" + name + "=", 0) == 0 || arg.rfind("-" + name + "=", 0) == 0)
+            {
+                return true;
+            }
         }
-        if (!FabricCli::ParseUnsigned(spines, nSpines) || nSpines == 0 || nSpines > 256)
+        return false;
+    };
+    uint64_t nLeaves = FabricCli::Whole(program, "leaves", leaves, 2, 256);
+    uint64_t nSpines = FabricCli::Whole(program, "spines", spines, 1, 256);
+    if (topology == "switch")
+    {
+        if (given("leaves") || given("spines"))
         {
-            FabricCli::Fail(program, "--spines=" + spines + ": expected 1 to 256 spines");
+            FabricCli::Fail(program, "--leaves and --spines apply to --topology=leafspine");
         }
+        nLeaves = 1;
+        nSpines = 0;
     }
-    else if (topology != "switch")
+    else if (topology != "leafspine")
     {
         FabricCli::Fail(program, "--topology=" + topology + ": expected switch or leafspine");
     }

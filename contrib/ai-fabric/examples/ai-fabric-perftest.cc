@@ -17,6 +17,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/nstime.h"
 #include "ns3/rdma-perftest.h"
 
@@ -113,12 +114,7 @@ main(int argc, char* argv[])
         FabricCli::Fail(program, "--txDepth=" + txDepth + ": expected a positive whole number");
     }
     cfg.txDepth = static_cast<uint32_t>(value);
-    if (!FabricCli::ParseRate(rate, cfg.rate))
-    {
-        FabricCli::Fail(program,
-                        "--rate=" + rate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
-    }
+    cfg.rate = FabricCli::LinkRate(program, "rate", rate);
     if (!FabricCli::ParseUnsigned(mtu, value) || value > UINT32_MAX)
     {
         FabricCli::Fail(
@@ -146,15 +142,11 @@ main(int argc, char* argv[])
     }
     // Open the JSON file before running, so that a bad path fails fast and nothing is
     // half-written; write it to a temporary name and rename it at the end.
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(program, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(program, "json", json);
     }
 
     RdmaPerftest perftest(cfg);
@@ -162,11 +154,11 @@ main(int argc, char* argv[])
     perftest.PrintReport(std::cout, result);
     if (!json.empty())
     {
-        jsonFile << perftest.ToJson(result);
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << perftest.ToJson(result);
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << program << ": could not write " << json << std::endl;
+            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -17,6 +17,7 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/node-container.h"
 #include "ns3/packet.h"
 #include "ns3/pfc-header.h"
@@ -91,21 +92,12 @@ main(int argc, char* argv[])
                         "--quanta=" + quanta + ": expected a whole number from 1 to 65535");
     }
     DataRate r;
-    if (!FabricCli::ParseRate(rate, r))
-    {
-        FabricCli::Fail(program,
-                        "--rate=" + rate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
-    }
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    r = FabricCli::LinkRate(program, "rate", rate);
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(program, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(program, "json", json);
     }
 
     NodeContainer hosts;
@@ -155,11 +147,11 @@ main(int argc, char* argv[])
                                     {"rate_gbps", r.GetBitRate() / 1e9},
                                     {"pause_us", measured},
                                     {"formula_us", formula}};
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << program << ": could not write " << json << std::endl;
+            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

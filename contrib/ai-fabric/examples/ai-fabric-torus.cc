@@ -29,6 +29,7 @@
 #include "ns3/config.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-watchdog.h"
@@ -343,12 +344,7 @@ main(int argc, char* argv[])
                         "--placement=" + placement + ": expected linear, stride or random");
     }
     DataRate rate;
-    if (!FabricCli::ParseRate(linkRate, rate))
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--linkRate=" + linkRate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps");
-    }
+    rate = FabricCli::LinkRate(PROGRAM, "linkRate", linkRate);
     Time stall;
     if (!FabricCli::ParseTime(stallTime, stall) || !stall.IsStrictlyPositive())
     {
@@ -435,15 +431,11 @@ main(int argc, char* argv[])
         }
     }
     const uint32_t nChannels = FabricCli::Whole(PROGRAM, "channels", channels, 1, 64);
-    const std::string jsonTmp = json + ".tmp";
-    std::ofstream jsonFile;
+    // Checked and created before anything runs; renamed over the target at the end.
+    FabricOutputFile jsonFile;
     if (!json.empty())
     {
-        jsonFile.open(jsonTmp);
-        if (!jsonFile)
-        {
-            FabricCli::Fail(PROGRAM, "--json=" + json + ": cannot write this file");
-        }
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
     }
 
     Config::SetDefault("ns3::FabricStallDetector::StallTime", TimeValue(stall));
@@ -451,11 +443,7 @@ main(int argc, char* argv[])
     // Bad input found once the topology exists: nothing half-written is left behind.
     auto FailClean = [&](const std::string& message)
     {
-        if (!json.empty())
-        {
-            jsonFile.close();
-            std::remove(jsonTmp.c_str());
-        }
+        jsonFile.Discard();
         FabricCli::Fail(PROGRAM, message);
     };
 
@@ -678,11 +666,11 @@ main(int argc, char* argv[])
                          {"RngRun", RngSeedManager::GetRun()}};
         j["dimensions"] = perDimension;
         FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
-        jsonFile << j.dump(2) << "\n";
-        jsonFile.close();
-        if (!jsonFile || std::rename(jsonTmp.c_str(), json.c_str()) != 0)
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
         {
-            std::cerr << PROGRAM << ": could not write " << json << std::endl;
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -6,6 +6,7 @@
 
 #include "fabric-cli.h"
 
+#include "fabric-output-file.h"
 #include "ns3/config.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
@@ -13,7 +14,10 @@
 #include "ns3/type-id.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,8 +45,55 @@ FabricCli::Fail(const std::string& program, const std::string& message)
 namespace
 {
 /**
- * \brief Would ns-3 parse this text as a value of this checker's type? (ns-3.37 aborts on a
- * malformed number instead of failing, even in its fail-safe setters.)
+ * \brief Is this an ns-3 time, as ns-3.37's Time(std::string) reads it: a decimal number and
+ *        an optional unit (s, ms, us, ns, ps, fs, min, h, d, y; none means seconds)? ns-3
+ *        aborts on any other unit, so the text is checked here first.
+ * \param text the value
+ * \return false if ns-3 would not read it, or it does not fit in a Time
+ */
+bool
+IsTime(const std::string& text)
+{
+    static const std::pair<const char*, double> units[] = {{"s", 1.0},
+                                                           {"ms", 1e-3},
+                                                           {"us", 1e-6},
+                                                           {"ns", 1e-9},
+                                                           {"ps", 1e-12},
+                                                           {"fs", 1e-15},
+                                                           {"min", 60.0},
+                                                           {"h", 3600.0},
+                                                           {"d", 86400.0},
+                                                           {"y", 365.0 * 86400.0}};
+    const std::size_t n = text.find_first_not_of("+-0123456789.eE");
+    const std::string number = text.substr(0, n);
+    const std::string unit = n == std::string::npos ? "s" : text.substr(n);
+    if (number.empty())
+    {
+        return false;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(number.c_str(), &end);
+    if (errno != 0 || end != number.c_str() + number.size())
+    {
+        return false;
+    }
+    for (const auto& [name, scale] : units)
+    {
+        if (unit == name)
+        {
+            return std::abs(v * scale) <= Time::Max().GetSeconds();
+        }
+    }
+    return false;
+}
+
+/**
+ * \brief Would ns-3 parse this text as a value of this checker's type without aborting?
+ *        ns-3.37 aborts on a malformed value instead of failing, even in its fail-safe setters
+ *        (attribute-helper's DeserializeFromString aborts on what operator>> leaves unread,
+ *        Time(std::string) on an unknown unit, TypeId::LookupByName on an unknown name); the
+ *        range is then checked by ns-3's own checker.
  * \param checker the attribute's checker
  * \param text the value
  * \return false if the text cannot be a value of that type
@@ -51,6 +102,17 @@ bool
 IsWellFormed(Ptr<const AttributeChecker> checker, const std::string& text)
 {
     const std::string type = checker->GetValueTypeName();
+    if (type == "ns3::StringValue")
+    {
+        return true;
+    }
+    if (text.empty()
+        || std::any_of(text.begin(),
+                       text.end(),
+                       [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+    {
+        return false; // ns-3's operator>> would stop at the blank, then abort
+    }
     uint64_t u = 0;
     if (type == "ns3::UintegerValue")
     {
@@ -58,20 +120,104 @@ IsWellFormed(Ptr<const AttributeChecker> checker, const std::string& text)
     }
     if (type == "ns3::IntegerValue")
     {
-        return FabricCli::ParseUnsigned(text.empty() || text[0] != '-' ? text : text.substr(1), u);
+        return FabricCli::ParseUnsigned(text[0] != '-' ? text : text.substr(1), u)
+               && u <= static_cast<uint64_t>(INT64_MAX);
     }
     if (type == "ns3::DoubleValue")
     {
         char* end = nullptr;
+        errno = 0;
         std::strtod(text.c_str(), &end);
-        return !text.empty() && end == text.c_str() + text.size();
+        return errno == 0 && text.find_first_not_of("+-0123456789.eE") == std::string::npos
+               && end == text.c_str() + text.size();
     }
     if (type == "ns3::BooleanValue")
     {
         bool b = false;
         return FabricCli::ParseBool(text, b);
     }
-    return true;
+    if (type == "ns3::TimeValue")
+    {
+        return IsTime(text);
+    }
+    if (type == "ns3::DataRateValue")
+    {
+        DataRateValue rate;
+        return std::isdigit(static_cast<unsigned char>(text[0]))
+               && rate.DeserializeFromString(text, MakeDataRateChecker());
+    }
+    if (type == "ns3::TypeIdValue" || type == "ns3::ObjectFactoryValue")
+    {
+        TypeId tid;
+        return TypeId::LookupByNameFailSafe(text, &tid); // no "[Attribute=...]" part
+    }
+    // Neither a pointer nor a container can be given as text (ns-3 aborts on them).
+    return type != "ns3::PointerValue" && type != "ns3::ObjectPtrContainerValue"
+           && type != "ns3::CallbackValue";
+}
+
+/**
+ * \param checker an attribute's or global value's checker
+ * \return what a value of its type looks like, for a message
+ */
+std::string
+ExpectedOf(Ptr<const AttributeChecker> checker)
+{
+    const std::string type = checker->GetValueTypeName();
+    if (type == "ns3::TimeValue")
+    {
+        return "a time such as 5ns, 1.5us or 2ms";
+    }
+    if (type == "ns3::DataRateValue")
+    {
+        return "a rate such as 400Gbps";
+    }
+    if (type == "ns3::BooleanValue")
+    {
+        return "true or false";
+    }
+    if (type == "ns3::UintegerValue" || type == "ns3::IntegerValue" || type == "ns3::DoubleValue")
+    {
+        return "a number (" + checker->GetUnderlyingTypeInformation() + ")";
+    }
+    if (type == "ns3::TypeIdValue" || type == "ns3::ObjectFactoryValue")
+    {
+        return "a TypeId name (--PrintTypeIds lists them)";
+    }
+    if (type == "ns3::EnumValue")
+    {
+        return "one of " + checker->GetUnderlyingTypeInformation();
+    }
+    return "a value of type " + checker->GetUnderlyingTypeInformation();
+}
+
+/**
+ * \param name a TypeId name
+ * \param base the class it must derive from
+ * \return true if it names such a class
+ */
+bool
+IsTypeOf(const std::string& name, TypeId base)
+{
+    TypeId tid;
+    return TypeId::LookupByNameFailSafe(name, &tid) && tid.IsChildOf(base) && tid.HasConstructor();
+}
+
+/**
+ * \param group a group name
+ * \return true if some TypeId belongs to it
+ */
+bool
+IsGroup(const std::string& group)
+{
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        if (TypeId::GetRegistered(i).GetGroupName() == group)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 /**
@@ -117,15 +263,14 @@ FabricCli::CheckKnownOptions(const std::string& program,
                              const std::vector<std::string>& known,
                              const std::vector<std::string>& booleans)
 {
-    static const std::vector<std::string> builtin = {"help",
-                                                     "PrintHelp",
-                                                     "PrintGlobals",
-                                                     "PrintGroups",
-                                                     "PrintGroup",
-                                                     "PrintTypeIds",
-                                                     "PrintAttributes",
-                                                     "PrintVersion",
-                                                     "version"};
+    // CommandLine's options that take no value, and those that need one.
+    static const std::vector<std::string> valueless = {"help",
+                                                       "PrintHelp",
+                                                       "PrintGlobals",
+                                                       "PrintGroups",
+                                                       "PrintTypeIds",
+                                                       "PrintVersion",
+                                                       "version"};
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -142,9 +287,12 @@ FabricCli::CheckKnownOptions(const std::string& program,
         const std::string name = arg.substr(2, equals - 2);
         const bool hasValue = equals != std::string::npos;
         const std::string value = hasValue ? arg.substr(equals + 1) : "";
+        const bool isFlag = std::find(booleans.begin(), booleans.end(), name) != booleans.end();
+        const bool isOwn = std::find(known.begin(), known.end(), name) != known.end();
+        const bool isValueless
+            = std::find(valueless.begin(), valueless.end(), name) != valueless.end();
         bool flag = false;
-        if (std::find(booleans.begin(), booleans.end(), name) != booleans.end() && hasValue
-            && !ParseBool(value, flag))
+        if (isFlag && hasValue && !ParseBool(value, flag))
         {
             Fail(program, "--" + name + "=" + value + ": expected true or false");
         }
@@ -162,31 +310,81 @@ FabricCli::CheckKnownOptions(const std::string& program,
                  "--maxWallTime=" + value + ": expected a time with its unit, e.g. 30s or 500ms "
                  "(0s: none)");
         }
-        if (std::find(known.begin(), known.end(), name) != known.end()
-            || std::find(builtin.begin(), builtin.end(), name) != builtin.end())
+        if (isFlag || isValueless)
         {
+            continue;
+        }
+        const bool knownName = isOwn || name == "PrintGroup" || name == "PrintAttributes"
+                               || name.find("::") != std::string::npos || GlobalChecker(name);
+        if (!knownName)
+        {
+            Fail(program, "unknown option --" + name + " (see --help)");
+        }
+        if (value.empty())
+        {
+            Fail(program,
+                 "--" + name + (hasValue ? "=" : "") + ": expected a value (--" + name
+                     + "=VALUE; see --help)");
+        }
+        if (isOwn)
+        {
+            continue;
+        }
+        if (name == "PrintAttributes")
+        {
+            TypeId tid;
+            if (!TypeId::LookupByNameFailSafe(value, &tid))
+            {
+                Fail(program,
+                     "--PrintAttributes=" + value + ": no such TypeId (--PrintTypeIds lists them)");
+            }
+            continue;
+        }
+        if (name == "PrintGroup")
+        {
+            if (!IsGroup(value))
+            {
+                Fail(program,
+                     "--PrintGroup=" + value + ": no such group (--PrintGroups lists them)");
+            }
             continue;
         }
         // ns-3's own options: check their values here, so that a bad one is one line too.
         if (name.find("::") != std::string::npos)
         {
             Ptr<const AttributeChecker> checker = AttributeCheckerOf(name);
-            if (!checker || !hasValue || !IsWellFormed(checker, value)
+            if (!checker)
+            {
+                Fail(program, "--" + name + ": no such attribute (see --PrintAttributes=TYPE)");
+            }
+            if (!IsWellFormed(checker, value)
                 || !Config::SetDefaultFailSafe(name, StringValue(value)))
             {
-                Fail(program, "--" + name + ": no such attribute, or a bad value '" + value + "'");
+                Fail(program, "--" + name + "=" + value + ": expected " + ExpectedOf(checker));
             }
             continue;
         }
         Ptr<const AttributeChecker> checker = GlobalChecker(name);
-        if (!checker)
+        uint64_t seed = 0;
+        if (name == "RngSeed" && (!ParseUnsigned(value, seed) || seed == 0 || seed > UINT32_MAX))
         {
-            Fail(program, "unknown option --" + name + " (see --help)");
+            Fail(program, "--RngSeed=" + value + ": expected a whole number from 1 to 4294967295");
         }
-        if (!hasValue || !IsWellFormed(checker, value)
-            || !GlobalValue::BindFailSafe(name, StringValue(value)))
+        if (name == "SimulatorImplementationType"
+            && !IsTypeOf(value, TypeId::LookupByName("ns3::SimulatorImpl")))
         {
-            Fail(program, "--" + name + "=" + value + ": not a valid value");
+            Fail(program,
+                 "--SimulatorImplementationType=" + value
+                     + ": not a simulator implementation (e.g. ns3::DefaultSimulatorImpl)");
+        }
+        if (name == "SchedulerType" && !IsTypeOf(value, TypeId::LookupByName("ns3::Scheduler")))
+        {
+            Fail(program,
+                 "--SchedulerType=" + value + ": not a scheduler (e.g. ns3::MapScheduler)");
+        }
+        if (!IsWellFormed(checker, value) || !GlobalValue::BindFailSafe(name, StringValue(value)))
+        {
+            Fail(program, "--" + name + "=" + value + ": expected " + ExpectedOf(checker));
         }
     }
 }
@@ -194,15 +392,7 @@ FabricCli::CheckKnownOptions(const std::string& program,
 bool
 FabricCli::IsWritablePrefix(const std::string& prefix)
 {
-    const std::string probe = prefix + "-probe.tmp";
-    std::ofstream f(probe);
-    if (!f)
-    {
-        return false;
-    }
-    f.close();
-    std::remove(probe.c_str());
-    return true;
+    return FabricOutputFile::IsWritablePrefix(prefix);
 }
 
 bool
@@ -299,6 +489,20 @@ FabricCli::ParseRate(const std::string& text, DataRate& rate)
     }
     rate = value.Get();
     return rate.GetBitRate() >= MIN_RATE_BPS && rate.GetBitRate() <= MAX_RATE_BPS;
+}
+
+DataRate
+FabricCli::LinkRate(const std::string& program, const std::string& name, const std::string& text)
+{
+    DataRate rate;
+    if (!ParseRate(text, rate) || rate.GetBitRate() < MIN_RATE_BPS
+        || rate.GetBitRate() > MAX_RATE_BPS)
+    {
+        Fail(program,
+             "--" + name + "=" + text
+                 + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
+    }
+    return rate;
 }
 
 bool

@@ -64,7 +64,12 @@ class FabricCli
      * \brief Refuse options the program does not know, before ns-3's CommandLine sees them.
      *
      * Accepted besides the program's own options: ns-3's global values (--RngRun, --RngSeed,
-     * ...), attribute paths (--ns3::Type::Attribute=...) and CommandLine's help options.
+     * ...), attribute paths (--ns3::Type::Attribute=...) and CommandLine's help options. Every
+     * option but a flag needs a value (--name=value); ns-3's own are checked here by the type
+     * of their value (ns-3.37 aborts on a malformed number, time, rate or type name, even in
+     * its fail-safe setters), --RngSeed must be at least 1, --SimulatorImplementationType and
+     * --SchedulerType must name such a class, --PrintAttributes a TypeId and --PrintGroup a
+     * group that exists.
      * \param program the program's name
      * \param argc argument count
      * \param argv arguments
@@ -78,7 +83,8 @@ class FabricCli
                                   const std::vector<std::string>& booleans = {});
 
     /**
-     * \brief Can files named "<prefix>-..." be created (as pcap files are)?
+     * \brief Can files named "<prefix>-..." be created (as pcap files are)? Probed with a
+     *        uniquely named file (FabricOutputFile::IsWritablePrefix): never through a link.
      * \param prefix a file name prefix
      * \return false if its directory does not exist or cannot be written
      */
@@ -142,6 +148,28 @@ class FabricCli
      * \return false if the text is not a rate with a unit from MIN_RATE_BPS to MAX_RATE_BPS
      */
     static bool ParseRate(const std::string& text, DataRate& rate);
+
+    /// The slowest link rate the programs take: 1 Gb/s (RC's timeouts and the models'
+    /// defaults are a datacenter's; InfiniBand 1x SDR carries 2 Gb/s).
+    static constexpr uint64_t MIN_RATE_BPS = 1000000000ULL;
+    /// The fastest: 100 Tb/s.
+    static constexpr uint64_t MAX_RATE_BPS = 100000000000000ULL;
+
+    /**
+     * \brief A link rate option: ParseRate() from MIN_RATE_BPS to MAX_RATE_BPS.
+     *
+     * Slower links break the models' time scales rather than run slowly: a 4 KiB packet at
+     * 300 kb/s outlasts the IBTA Local ACK Timeout (67.1 ms), so the sender's QP retries and
+     * gives up, and a PFC pause of 65535 quanta at 1 bit/s (33.5 million s) overflows ns-3's
+     * picosecond Time (9.2 million s).
+     * \param program the program's name
+     * \param name the flag
+     * \param text its value
+     * \return the rate; exits with status 2 if it is not a rate in that range
+     */
+    static DataRate LinkRate(const std::string& program,
+                             const std::string& name,
+                             const std::string& text);
 
     /**
      * \brief Parse a probability in [0, 1).

@@ -545,11 +545,19 @@ RoceFlowScenario::MeanThroughput(const RoceFlowScenarioResult& r, Time from, Tim
 bool
 RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, const std::string& path)
 {
-    std::ofstream out(path);
-    if (!out)
+    FabricOutputFile file;
+    std::string error;
+    if (!file.Open(path, error))
     {
         return false;
     }
+    WriteCsv(r, file.Stream());
+    return file.Commit(error);
+}
+
+void
+RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, std::ostream& out)
+{
     out << "time_us";
     for (const RocePortResult& p : r.ports)
     {
@@ -574,8 +582,6 @@ RoceFlowScenario::WriteCsv(const RoceFlowScenarioResult& r, const std::string& p
         }
         out << "\n";
     }
-    out.close();
-    return static_cast<bool>(out);
 }
 
 namespace
@@ -780,12 +786,7 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
         FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce or ib");
     }
     cfg.fabric = m_fabric;
-    if (!FabricCli::ParseRate(m_rate, cfg.rate))
-    {
-        FabricCli::Fail(p,
-                        "--rate=" + m_rate
-                            + ": expected a rate from 1Gbps to 100Tbps, such as 400Gbps or 100G");
-    }
+    cfg.rate = FabricCli::LinkRate(p, "rate", m_rate);
     uint64_t v = 0;
     if (!FabricCli::ParseUnsigned(m_mtu, v)
         || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
@@ -846,10 +847,6 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     {
         FabricCli::Fail(p, "--interval=" + m_interval + ": expected a positive time such as 1us");
     }
-    if (!m_trace.empty() && !FabricCli::IsWritablePrefix(m_trace))
-    {
-        FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write files with this prefix");
-    }
     if (!m_trace.empty() || cfg.sampleInterval.IsStrictlyPositive())
     {
         cfg.sampleInterval = interval; // asked for, or the example samples anyway
@@ -859,14 +856,18 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     {
         FabricCli::Fail(p, error);
     }
+    // Both files are checked and created before anything runs, renamed at the end.
+    if (!m_trace.empty())
+    {
+        std::string why;
+        if (!m_traceFile.Open(m_trace + ".csv", why))
+        {
+            FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write " + m_trace + ".csv: " + why);
+        }
+    }
     if (!m_json.empty())
     {
-        m_jsonTmp = m_json + ".tmp";
-        m_jsonFile.open(m_jsonTmp);
-        if (!m_jsonFile)
-        {
-            FabricCli::Fail(p, "--json=" + m_json + ": cannot write this file");
-        }
+        m_jsonFile.OpenOrFail(p, "json", m_json);
     }
 }
 
@@ -887,10 +888,15 @@ RoceScenarioCli::WantsTrace() const
 bool
 RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered_json head)
 {
-    if (!m_trace.empty() && !RoceFlowScenario::WriteCsv(r, m_trace + ".csv"))
+    std::string error;
+    if (m_traceFile.IsOpen())
     {
-        std::cerr << m_program << ": could not write " << m_trace << ".csv" << std::endl;
-        return false;
+        RoceFlowScenario::WriteCsv(r, m_traceFile.Stream());
+        if (!m_traceFile.Commit(error))
+        {
+            std::cerr << m_program << ": " << error << std::endl;
+            return false;
+        }
     }
     if (m_json.empty())
     {
@@ -902,11 +908,10 @@ RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered
     {
         j[key] = value;
     }
-    m_jsonFile << j.dump(2) << "\n";
-    m_jsonFile.close();
-    if (!m_jsonFile || std::rename(m_jsonTmp.c_str(), m_json.c_str()) != 0)
+    m_jsonFile.Stream() << j.dump(2) << "\n";
+    if (!m_jsonFile.Commit(error))
     {
-        std::cerr << m_program << ": could not write " << m_json << std::endl;
+        std::cerr << m_program << ": " << error << std::endl;
         return false;
     }
     return true;

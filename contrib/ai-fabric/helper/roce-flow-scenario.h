@@ -8,6 +8,7 @@
 #define ROCE_FLOW_SCENARIO_H
 
 #include "fabric-cli.h"
+#include "fabric-output-file.h"
 #include "fabric-stats-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
@@ -188,9 +189,17 @@ class RoceFlowScenario
      *        then rate_gbps_f<i>, thr_gbps_f<i>, paused_f<i> per flow.
      * \param r a run's result
      * \param path the file
-     * \return false if it cannot be written
+     * \return false if it cannot be written (through FabricOutputFile: a temporary beside it,
+     *         renamed over it)
      */
     static bool WriteCsv(const RoceFlowScenarioResult& r, const std::string& path);
+
+    /**
+     * \brief The same time series, to a stream.
+     * \param r a run's result
+     * \param out the stream
+     */
+    static void WriteCsv(const RoceFlowScenarioResult& r, std::ostream& out);
 
     /**
      * \brief The JSON of a run: "fabric" (DESIGN.md section 5), "flows" (src, dst, bytes,
@@ -263,27 +272,27 @@ class RoceScenarioCli
      */
     bool SetDcqcnFlag(std::string value);
 
-    std::string m_program;     //!< for messages
-    std::string m_fabric;      //!< --fabric
-    std::string m_rate;        //!< --rate
-    std::string m_mtu;         //!< --mtu
-    std::string m_cableMeters; //!< --cableMeters
-    std::string m_buffer;      //!< --buffer
-    std::string m_pfc;         //!< --pfc
-    std::string m_ecn;         //!< --ecn
-    std::string m_dcqcn;       //!< --dcqcn
-    bool m_dcqcnGiven{false};  //!< --dcqcn was on the command line
-    std::string m_preset;      //!< --preset
-    std::string m_ibcc;        //!< --ibcc
-    std::string m_threshold;   //!< --ccThreshold
-    std::string m_kmin;        //!< --kmin
-    std::string m_kmax;        //!< --kmax
-    std::string m_pmax;        //!< --pmax
-    std::string m_json;        //!< --json
-    std::string m_trace;       //!< --trace
-    std::string m_interval;    //!< --interval
-    std::string m_jsonTmp;     //!< temporary JSON path
-    std::ofstream m_jsonFile;  //!< open from Apply() on
+    std::string m_program;        //!< for messages
+    std::string m_fabric;         //!< --fabric
+    std::string m_rate;           //!< --rate
+    std::string m_mtu;            //!< --mtu
+    std::string m_cableMeters;    //!< --cableMeters
+    std::string m_buffer;         //!< --buffer
+    std::string m_pfc;            //!< --pfc
+    std::string m_ecn;            //!< --ecn
+    std::string m_dcqcn;          //!< --dcqcn
+    bool m_dcqcnGiven{false};     //!< --dcqcn was on the command line
+    std::string m_preset;         //!< --preset
+    std::string m_ibcc;           //!< --ibcc
+    std::string m_threshold;      //!< --ccThreshold
+    std::string m_kmin;           //!< --kmin
+    std::string m_kmax;           //!< --kmax
+    std::string m_pmax;           //!< --pmax
+    std::string m_json;           //!< --json
+    std::string m_trace;          //!< --trace
+    std::string m_interval;       //!< --interval
+    FabricOutputFile m_jsonFile;  //!< --json, open from Apply() on
+    FabricOutputFile m_traceFile; //!< PREFIX.csv of --trace, open from Apply() on
 };
 
 } // namespace ns3

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace ns3
 {
@@ -343,6 +344,12 @@ FaultSchedule::ParseJsonFile(const std::string& path,
                              std::string& error)
 {
     events.clear();
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    {
+        error = path + ": is a directory";
+        return false;
+    }
     std::ifstream in(path);
     if (!in)
     {
@@ -352,11 +359,12 @@ FaultSchedule::ParseJsonFile(const std::string& path,
     nlohmann::json j;
     try
     {
-        in >> j;
+        // The whole file is one JSON value: parse() refuses what follows it ("[...] junk").
+        j = nlohmann::json::parse(in);
     }
     catch (const nlohmann::json::exception&)
     {
-        error = path + ": not JSON";
+        error = path + ": not JSON (one array of failures, and nothing after it)";
         return false;
     }
     if (!j.is_array())

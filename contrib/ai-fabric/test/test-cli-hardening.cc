@@ -1,0 +1,244 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// Bad input on every program: one line on stderr ("PROGRAM: message"), exit status 2, nothing
+// left behind, never an abort, a crash or a usage dump: ns-3's own options, empty values, bad
+// numbers, values that used to be misread silently, and rates a run cannot finish at.
+
+#include "ai-fabric-test-command.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A program and one of its whole-number options.
+struct Program
+{
+    std::string name;    //!< the binary
+    std::string numeric; //!< an option that takes a whole number
+    bool json;           //!< takes --json
+};
+
+/// Every program of the project.
+const std::vector<Program> PROGRAMS = {{"ai-fabric-fattree", "servers", true},
+                                       {"ai-fabric-torus", "channels", true},
+                                       {"ai-fabric-perftest", "qps", true},
+                                       {"ai-fabric-incast", "senders", true},
+                                       {"ai-fabric-dcqcn", "flows", true},
+                                       {"ai-fabric-pfc-hol", "local", true},
+                                       {"ai-fabric-pfc-pause", "quanta", true},
+                                       {"ai-fabric-ib-credits", "messages", true},
+                                       {"ai-fabric-hop-benchmark", "switches", false},
+                                       {"failure-sweep", "servers", true},
+                                       {"clos-deadlock", "bufferBytes", true}};
+
+/**
+ * \param dir a directory
+ * \return the names in it (without . and ..)
+ */
+std::set<std::string>
+ListDir(const std::string& dir)
+{
+    std::set<std::string> names;
+    DIR* d = opendir(dir.c_str());
+    if (!d)
+    {
+        return names;
+    }
+    while (const dirent* e = readdir(d))
+    {
+        const std::string n = e->d_name;
+        if (n != "." && n != "..")
+        {
+            names.insert(n);
+        }
+    }
+    closedir(d);
+    return names;
+}
+
+/**
+ * \brief Run a program and expect it to refuse its input in one line with exit status 2,
+ *        leaving the directory as it was.
+ * \param program the binary
+ * \param args its arguments (shell words)
+ * \param dir a directory the run must leave unchanged (may be empty)
+ * \param contains text the line must hold (may be empty)
+ */
+void
+ExpectRefused(const std::string& program,
+              const std::string& args,
+              const std::string& dir = "",
+              const std::string& contains = "")
+{
+    const std::set<std::string> before = dir.empty() ? std::set<std::string>() : ListDir(dir);
+    const CommandResult r = RunCommand(ProgramPath(program) + " " + args + " </dev/null");
+    const std::string what = program + " " + args + "\n" + r.err;
+    EXPECT_EQ(r.status, 2) << what;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what;
+    EXPECT_EQ(r.err.rfind(program + ": ", 0), 0U) << what;
+    if (!contains.empty())
+    {
+        EXPECT_NE(r.err.find(contains), std::string::npos) << what;
+    }
+    if (!dir.empty())
+    {
+        EXPECT_EQ(ListDir(dir), before) << what;
+    }
+}
+
+/**
+ * \param path a file to create
+ * \param text its contents
+ */
+void
+WriteText(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
+
+} // namespace
+// ns-3's own options and empty values.
+
+TEST(CliHardeningTest, MalformedNs3OptionsAreOneLine)
+{
+    for (const Program& p : PROGRAMS)
+    {
+        ExpectRefused(p.name, "--ns3::FabricChannel::Delay=5xs", "", "Delay");
+        ExpectRefused(p.name, "'--ns3::FabricChannel::Delay=5 ns'");
+        ExpectRefused(p.name, "--ns3::FabricChannel::Delay=1e300s");
+        ExpectRefused(p.name, "--ns3::FabricChannel::Nope=5ns", "", "no such attribute");
+        ExpectRefused(p.name, "--ns3::FabricNetDevice::DataRate=5xbps");
+        ExpectRefused(p.name, "--RngSeed=0", "", "RngSeed");
+        ExpectRefused(p.name, "--RngSeed=abc");
+        ExpectRefused(p.name, "--RngRun=-1");
+        ExpectRefused(p.name, "--SimulatorImplementationType=ns3::Nope");
+        ExpectRefused(p.name, "--SchedulerType=ns3::Nope");
+        ExpectRefused(p.name, "--PrintAttributes=ns3::Nope", "", "no such TypeId");
+        ExpectRefused(p.name, "--PrintGroup=Nope", "", "no such group");
+        ExpectRefused(p.name, "--PrintAttributes");
+        ExpectRefused(p.name, "--nope=1", "", "unknown option --nope");
+    }
+    const CommandResult types = RunCommand(ProgramPath("ai-fabric-pfc-pause") + " --PrintTypeIds");
+    EXPECT_EQ(types.status, 0) << types.err;
+    EXPECT_NE(types.out.find("ns3::FabricChannel"), std::string::npos);
+    const CommandResult group
+        = RunCommand(ProgramPath("ai-fabric-pfc-pause") + " --PrintGroup=AiFabric");
+    EXPECT_EQ(group.status, 0) << group.err;
+    EXPECT_NE(group.out.find("ns3::FabricChannel"), std::string::npos);
+    // Well-formed values are still taken.
+    const CommandResult ok = RunCommand(ProgramPath("ai-fabric-pfc-pause")
+                                        + " --quanta=10 --ns3::FabricChannel::Delay=1.5us "
+                                          "--RngSeed=7 --RngRun=3");
+    EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+TEST(CliHardeningTest, EmptyValuesAreOneLine)
+{
+    for (const Program& p : PROGRAMS)
+    {
+        ExpectRefused(p.name, "--" + p.numeric + "=", "", "expected a value");
+        ExpectRefused(p.name, "--" + p.numeric, "", "expected a value");
+        ExpectRefused(p.name, "--ns3::FabricChannel::Delay=", "", "expected a value");
+        ExpectRefused(p.name, "--RngRun=", "", "expected a value");
+        if (p.json)
+        {
+            ExpectRefused(p.name, "--json=", "", "expected a value");
+        }
+    }
+    ExpectRefused("ai-fabric-fattree", "--servers=", "", "--servers=: expected a value");
+    ExpectRefused("ai-fabric-fattree", "--servers", "", "--servers: expected a value");
+}
+
+TEST(CliHardeningTest, BadNumbersAreOneLine)
+{
+    for (const Program& p : PROGRAMS)
+    {
+        for (const std::string v : {"abc", "-1", "99999999999999999999", "1x", "1.5"})
+        {
+            ExpectRefused(p.name, "--" + p.numeric + "=" + v);
+        }
+    }
+}
+
+// Silent misreads.
+
+TEST(CliHardeningTest, IncastLeavesAndSpinesAreChecked)
+{
+    ExpectRefused("ai-fabric-incast", "--leaves=abc --spines=-1", "", "--leaves=abc");
+    ExpectRefused("ai-fabric-incast", "--topology=leafspine --spines=-1", "", "--spines=-1");
+    ExpectRefused("ai-fabric-incast", "--leaves=4", "", "--topology=leafspine");
+    ExpectRefused("ai-fabric-incast", "--topology=leafspine --leaves=99999999999999999999");
+}
+
+TEST(CliHardeningTest, FailureFilesAreReadWhole)
+{
+    const std::string dir = TempDir();
+    const std::string good
+        = "[{\"what\": \"link\", \"target\": \"leaf0-spine0\", \"at\": \"1us\"}]";
+    WriteText(dir + "/junk.json", good + " junk\n");
+    WriteText(dir + "/two.json", good + good);
+    WriteText(dir + "/object.json",
+              "{\"what\": \"link\", \"target\": \"leaf0-spine0\", \"at\": \"1us\"} junk");
+    mkdir((dir + "/dir.json").c_str(), 0755);
+    const std::string base = "--server=none --servers=8 --radix=4 --quiet --failures=";
+    ExpectRefused("ai-fabric-fattree", base + dir + "/junk.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/two.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/object.json", dir, "not JSON");
+    ExpectRefused("ai-fabric-fattree", base + dir + "/dir.json", dir, "is a directory");
+    ExpectRefused("ai-fabric-torus", "--quiet --failures=" + dir + "/dir.json", dir);
+    ExpectRefused("ai-fabric-fattree", base + dir, dir);
+}
+
+// A rate at which the run cannot finish.
+
+TEST(CliHardeningTest, IbCreditsRefusesRatesOutOfRange)
+{
+    // At 1 bit/s a packet outlasted the ACK timeout: "not every byte was delivered", exit 1.
+    ExpectRefused("ai-fabric-ib-credits", "--rate=1bps", "", "from 1Gbps to 100Tbps");
+    ExpectRefused("ai-fabric-ib-credits", "--rate=999Mbps", "", "--rate=999Mbps");
+    ExpectRefused("ai-fabric-ib-credits", "--rate=100001Gbps", "", "--rate=100001Gbps");
+    const CommandResult slowest = RunCommand(ProgramPath("ai-fabric-ib-credits")
+                                             + " --rate=1Gbps --buffers=131072 --cables=2 "
+                                               "--messages=20");
+    EXPECT_EQ(slowest.status, 0) << slowest.err;
+    EXPECT_EQ(slowest.err, "");
+    const CommandResult help = RunCommand(ProgramPath("ai-fabric-ib-credits") + " --help");
+    EXPECT_NE(help.out.find("1Gbps to 100Tbps"), std::string::npos) << help.out;
+}
+
+TEST(CliHardeningTest, EveryLinkRateHasTheSameRange)
+{
+    // pfc-pause at 1 bit/s overflowed Time and printed a wrong pause; perftest exited 1 on
+    // retries; fattree and torus stalled (exit 3).
+    for (const std::string command : {"ai-fabric-perftest --rate=1bps",
+                                      "ai-fabric-pfc-pause --rate=1bps",
+                                      "ai-fabric-incast --rate=1bps",
+                                      "ai-fabric-dcqcn --rate=1bps",
+                                      "ai-fabric-pfc-hol --rate=1bps",
+                                      "ai-fabric-hop-benchmark --rate=1bps",
+                                      "ai-fabric-fattree --nicRate=1bps",
+                                      "ai-fabric-torus --linkRate=1bps"})
+    {
+        const std::size_t blank = command.find(' ');
+        ExpectRefused(command.substr(0, blank), command.substr(blank + 1), "", "from 1Gbps");
+    }
+}
