@@ -495,8 +495,7 @@ DataRate
 FabricCli::LinkRate(const std::string& program, const std::string& name, const std::string& text)
 {
     DataRate rate;
-    if (!ParseRate(text, rate) || rate.GetBitRate() < MIN_RATE_BPS
-        || rate.GetBitRate() > MAX_RATE_BPS)
+    if (!ParseRate(text, rate)) // checks the range too
     {
         Fail(program,
              "--" + name + "=" + text

@@ -149,12 +149,6 @@ class FabricCli
      */
     static bool ParseRate(const std::string& text, DataRate& rate);
 
-    /// The slowest link rate the programs take: 1 Gb/s (RC's timeouts and the models'
-    /// defaults are a datacenter's; InfiniBand 1x SDR carries 2 Gb/s).
-    static constexpr uint64_t MIN_RATE_BPS = 1000000000ULL;
-    /// The fastest: 100 Tb/s.
-    static constexpr uint64_t MAX_RATE_BPS = 100000000000000ULL;
-
     /**
      * \brief A link rate option: ParseRate() from MIN_RATE_BPS to MAX_RATE_BPS.
      *
