@@ -16,6 +16,7 @@
 
 #include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
+#include "ai-fabric-test-programs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -55,7 +56,7 @@ PrintTo(const FuzzProgram& p, std::ostream* os)
 }
 
 /// The programs: each base keeps a healthy run well under a second.
-const std::vector<FuzzProgram> PROGRAMS = {
+const std::vector<FuzzProgram> FUZZ_PROGRAMS = {
     {"ai-fabric-fattree",
      "--server=none --servers=4 --radix=4 --minBytes=64K --maxBytes=64K --iters=1 --warmup=0 "
      "--quiet --maxWallTime=20s"},
@@ -99,35 +100,6 @@ Options(const std::string& out)
         {
             names.push_back(line.substr(dash + 2, colon - dash - 2));
         }
-    }
-    return names;
-}
-
-/**
- * \param dir a directory
- * \return the names of its entries
- */
-std::set<std::string>
-Entries(const std::string& dir)
-{
-    std::set<std::string> names;
-    DIR* d = opendir(dir.c_str());
-    while (d)
-    {
-        const dirent* e = readdir(d);
-        if (!e)
-        {
-            break;
-        }
-        const std::string name = e->d_name;
-        if (name != "." && name != "..")
-        {
-            names.insert(name);
-        }
-    }
-    if (d)
-    {
-        closedir(d);
     }
     return names;
 }
@@ -260,13 +232,13 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
         {
             EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
             EXPECT_EQ(r.err.rfind(program.name + ": ", 0), 0u) << what << ": " << r.err;
-            EXPECT_EQ(Entries(out).size(), 0u) << what << ": a file was left";
+            EXPECT_EQ(ListDir(out).size(), 0u) << what << ": a file was left";
         }
         if (r.status == 3)
         {
             EXPECT_NE(r.err.find(program.name + ": "), std::string::npos) << what << ": " << r.err;
         }
-        for (const std::string& e : Entries(out))
+        for (const std::string& e : ListDir(out))
         {
             // Only the finished JSON may stay; it is whole.
             EXPECT_EQ(e, "out.json") << what << ": left " << e;
@@ -289,7 +261,7 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
 
 INSTANTIATE_TEST_SUITE_P(Programs,
                          FuzzTest,
-                         testing::ValuesIn(PROGRAMS),
+                         testing::ValuesIn(FUZZ_PROGRAMS),
                          [](const testing::TestParamInfo<FuzzProgram>& info)
                          {
                              std::string name = info.param.name;
