@@ -153,3 +153,21 @@ TEST(CliHardeningTest, EveryLinkRateHasTheSameRange)
         ExpectRefused(command.substr(0, blank), command.substr(blank + 1), "", "from 1Gbps");
     }
 }
+
+// A string option takes its whole value: a failure list with a blank after ';' keeps every
+// failure (ns-3.37 stopped reading at the blank and dropped the next one), and a size with a
+// blank is refused instead of read as its first word.
+TEST(CliHardeningTest, BlanksInValuesAreKept)
+{
+    const std::string dir = TempDir();
+    const CommandResult r = RunCommand(
+        ProgramPath("ai-fabric-fattree") +
+        " --server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 "
+        "--quiet --json=" +
+        dir + "/f.json '--failures=link:leaf0-spine0@20us; link:leaf1-spine1@30us'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string json = ReadFile(dir + "/f.json");
+    EXPECT_NE(json.find("leaf0-spine0"), std::string::npos) << json;
+    EXPECT_NE(json.find("leaf1-spine1"), std::string::npos) << json;
+    ExpectRefused("ai-fabric-fattree", "'--minBytes=1 M'", "", "--minBytes=1 M");
+}

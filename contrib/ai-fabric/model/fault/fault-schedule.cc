@@ -255,7 +255,12 @@ FaultSchedule::Parse(const std::string& text, std::vector<FaultEvent>& events, s
         {
             end = text.size();
         }
-        const std::string item = text.substr(start, end - start);
+        // Blanks around a failure are the separator's ("link:a-b@1ms; link:c-d@2ms").
+        const std::size_t first = text.find_first_not_of(" \t", start);
+        const std::size_t last = text.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
+        const std::string item = first < end && last != std::string::npos && last >= first
+                                     ? text.substr(first, last - first + 1)
+                                     : std::string();
         start = end + 1;
         if (item.empty())
         {
