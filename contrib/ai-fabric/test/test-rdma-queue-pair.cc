@@ -765,11 +765,13 @@ TEST_F(RdmaQueuePairTest, RetryExceededEntersError)
     Ptr<RdmaQueuePair> qp = CreatePair();
     std::vector<Time> errors;
     std::vector<uint32_t> timeoutPsns;
+    // A raw pointer: a Ptr captured by the QP's own trace would hold the QP forever (a leak).
+    const RdmaQueuePair* raw = PeekPointer(qp);
     qp->TraceConnectWithoutContext("Error",
                                    Callback<void, Ptr<const RdmaQueuePair>>(
-                                       [&errors, qp](Ptr<const RdmaQueuePair> q)
+                                       [&errors, raw](Ptr<const RdmaQueuePair> q)
                                        {
-                                           EXPECT_EQ(q, qp);
+                                           EXPECT_EQ(PeekPointer(q), raw);
                                            errors.push_back(Simulator::Now());
                                        }));
     qp->TraceConnectWithoutContext(
