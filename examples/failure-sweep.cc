@@ -24,6 +24,7 @@
 #include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
@@ -288,7 +289,7 @@ main(int argc, char* argv[])
         detector->Install(*fabric->GetTopology(), transports);
         detector->SetDoneCallback(MakeCallback(&IsDone));
         detector->Start();
-        Simulator::Run();
+        FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
         SweepRun r;
         r.completed = IsDone();
         r.time = g_end;

@@ -25,6 +25,7 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-net-device.h"
@@ -159,7 +160,7 @@ Measure(DataRate rate, uint32_t mtu, uint64_t buffer, Time cable, uint32_t messa
         ->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&RecordData, &span));
     TimeValue latency;
     sw.Get(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", latency);
-    Simulator::Run();
+    FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
 
     Row row;
     row.buffer = buffer;

@@ -10,6 +10,7 @@
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/log.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
@@ -392,7 +393,7 @@ RdmaPerftest::Run()
 
     PerftestRun run(cfg, qpsA, qpsB);
     Simulator::ScheduleNow(&PerftestRun::Start, &run);
-    Simulator::Run();
+    FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
 
     RdmaPerftestResult r;
     r.error = run.Error();

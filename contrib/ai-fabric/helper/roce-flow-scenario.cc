@@ -11,6 +11,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/node-container.h"
@@ -434,7 +435,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     {
         Simulator::Stop(cfg.stopTime);
     }
-    Simulator::Run();
+    FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
 
     result.simTime = Simulator::Now();
     result.events = Simulator::GetEventCount();

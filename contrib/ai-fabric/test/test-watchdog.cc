@@ -170,3 +170,34 @@ TEST_F(WatchdogTest, ProgramsEndWithExitStatusThree)
 }
 
 } // namespace
+
+namespace
+{
+
+// The other programs run under FabricWatchdog::RunOrExit(): a limit ends them with the report
+// on standard error, exit status 3 and no output file left half-written.
+TEST_F(WatchdogTest, EveryOtherProgramIsWatched)
+{
+    const std::string dir = TempDir();
+    for (const std::string program : {"ai-fabric-perftest",
+                                      "ai-fabric-incast",
+                                      "ai-fabric-dcqcn",
+                                      "ai-fabric-pfc-hol",
+                                      "ai-fabric-pfc-pause",
+                                      "ai-fabric-ib-credits",
+                                      "failure-sweep",
+                                      "clos-deadlock"})
+    {
+        const CommandResult r
+            = RunCommand(ProgramPath(program) + " --ns3::FabricWatchdog::MaxEvents=20 --json=" + dir
+                         + "/out.json");
+        EXPECT_EQ(r.status, 3) << program << ": " << r.err;
+        EXPECT_EQ(r.err.rfind(program + ": watchdog: MaxEvents (20 events) reached", 0), 0u)
+            << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        const CommandResult files = RunCommand("ls -A " + dir);
+        EXPECT_EQ(files.out, "") << program << " left " << files.out;
+    }
+}
+
+} // namespace

@@ -17,6 +17,10 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
 namespace ns3
 {
 
@@ -92,6 +96,19 @@ std::chrono::steady_clock::time_point
 FabricWatchdog::GetDeadline() const
 {
     return m_start + std::chrono::nanoseconds(m_maxWallTime.GetNanoSeconds());
+}
+
+void
+FabricWatchdog::RunOrExit()
+{
+    Ptr<FabricWatchdog> watchdog = CreateObject<FabricWatchdog>();
+    watchdog->Install();
+    Simulator::Run();
+    if (watchdog->HasFired())
+    {
+        std::cerr << program_invocation_short_name << ": " << watchdog->GetReport() << std::endl;
+        std::exit(3);
+    }
 }
 
 FabricWatchdog::Limit

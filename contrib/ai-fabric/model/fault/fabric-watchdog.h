@@ -74,6 +74,14 @@ class FabricWatchdog : public Object
      */
     void Install();
 
+    /**
+     * \brief Simulator::Run() under a watchdog with the attributes' defaults (set them with
+     * --ns3::FabricWatchdog::...). For programs without a finding report of their own: a limit
+     * that fires ends the program with its report on standard error, as "PROGRAM: watchdog:
+     * ...", and exit status 3 (output temporaries are removed at exit).
+     */
+    static void RunOrExit();
+
     /// \return the limit that fired (NONE while none did)
     Limit GetLimit() const;
 
