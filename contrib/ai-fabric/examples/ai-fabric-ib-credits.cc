@@ -180,8 +180,9 @@ Measure(DataRate rate, uint32_t mtu, uint64_t buffer, Time cable, uint32_t messa
                          : 0;
     if (qb->GetDeliveredBytes() != uint64_t(messages) * mtu)
     {
+        // The run could not complete: a named finding (exit status 3), as in every program.
         std::cerr << PROGRAM << ": not every byte was delivered" << std::endl;
-        std::exit(1);
+        std::exit(3);
     }
     Simulator::Destroy();
     return row;

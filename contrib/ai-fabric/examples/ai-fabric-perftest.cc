@@ -164,8 +164,10 @@ main(int argc, char* argv[])
     }
     if (!result.error.empty())
     {
+        // The run could not complete (a queue pair out of retries): a named finding, as in
+        // every program.
         std::cerr << program << ": " << result.error << std::endl;
-        return 1;
+        return 3;
     }
     return 0;
 }

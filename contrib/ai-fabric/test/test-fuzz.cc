@@ -131,6 +131,21 @@ Quote(const std::string& s)
     return q + "'";
 }
 
+/**
+ * \param command a shell command
+ * \return it run with at most 2 GiB of address space (any flag must stay within it), except
+ *         under AddressSanitizer, whose shadow needs terabytes of address space
+ */
+std::string
+Limited(const std::string& command)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return command;
+#else
+    return "ulimit -v 2097152; " + command;
+#endif
+}
+
 class FuzzTest
     : public AiFabricTest
     , public testing::WithParamInterface<FuzzProgram>
@@ -222,7 +237,7 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
         // Programs without the watchdog's flags have a healthy run well under a second; 120 s
         // is a hang.
         RunCommand("mkdir -p " + out);
-        const CommandResult r = RunCommand("timeout 120 " + bin + " " + args);
+        const CommandResult r = RunCommand(Limited("timeout 120 " + bin + " " + args));
         const std::string what = program.name + " " + args;
         ++outcomes[r.status];
         EXPECT_TRUE(r.status == 0 || r.status == 2 || r.status == 3)
