@@ -115,33 +115,23 @@ class DimensionStats
 
     /**
      * \param comm a rank's communicator
-     * \param id a transfer it sent
+     * \param t a transfer it sent
      */
-    void Sent(const Communicator* comm, uint32_t id)
+    void Sent(const Communicator* comm, const CollectiveTransfer& t)
     {
-        Ptr<const CollectivePlan> plan = comm->GetPlan();
-        if (plan != m_plan)
+        Ptr<const CollectiveSchedule> schedule = comm->GetSchedule();
+        if (schedule != m_schedule)
         {
-            m_plan = plan; // a new size: count it alone
-            m_dimOf.assign(plan->GetNTransfers(), NONE);
+            m_schedule = schedule; // a new size: count it alone
             std::fill(m_bytes.begin(), m_bytes.end(), 0);
             std::fill(m_busy.begin(), m_busy.end(), Time(0));
             std::fill(m_inFlight.begin(), m_inFlight.end(), 0);
         }
-        const CollectiveTransfer& t = plan->GetTransfer(id);
-        uint32_t dim = NONE;
-        for (uint32_t d = 0; d < m_coords[0].size(); ++d)
-        {
-            if (m_coords[t.src][d] != m_coords[t.dst][d])
-            {
-                dim = dim == NONE ? d : MIXED;
-            }
-        }
+        const uint32_t dim = Dimension(t);
         if (dim == NONE || dim == MIXED)
         {
             return; // the same switch, or a path through several dimensions
         }
-        m_dimOf[id] = dim;
         m_bytes[dim] += t.bytes;
         if (m_inFlight[dim]++ == 0)
         {
@@ -149,15 +139,14 @@ class DimensionStats
         }
     }
 
-    /// \param id a transfer that arrived
-    void Arrived(uint32_t id)
+    /// \param t a transfer that arrived
+    void Arrived(const CollectiveTransfer& t)
     {
-        if (id >= m_dimOf.size() || m_dimOf[id] >= MIXED)
+        const uint32_t dim = Dimension(t);
+        if (dim == NONE || dim == MIXED || m_inFlight[dim] == 0)
         {
             return;
         }
-        const uint32_t dim = m_dimOf[id];
-        m_dimOf[id] = NONE;
         if (--m_inFlight[dim] == 0)
         {
             m_busy[dim] += Simulator::Now() - m_since[dim];
@@ -177,11 +166,27 @@ class DimensionStats
     }
 
   private:
+    /**
+     * \param t a transfer
+     * \return the one dimension its switches differ in (NONE: none, MIXED: several)
+     */
+    uint32_t Dimension(const CollectiveTransfer& t) const
+    {
+        uint32_t dim = NONE;
+        for (uint32_t d = 0; d < m_coords[0].size(); ++d)
+        {
+            if (m_coords[t.src][d] != m_coords[t.dst][d])
+            {
+                dim = dim == NONE ? d : MIXED;
+            }
+        }
+        return dim;
+    }
+
     static constexpr uint32_t NONE = UINT32_MAX;      //!< no dimension
     static constexpr uint32_t MIXED = UINT32_MAX - 1; //!< several
     std::vector<std::vector<uint32_t>> m_coords;      //!< by rank
-    Ptr<const CollectivePlan> m_plan;                 //!< plan counted
-    std::vector<uint32_t> m_dimOf;                    //!< dimension of each transfer in flight
+    Ptr<const CollectiveSchedule> m_schedule;         //!< schedule counted
     std::vector<uint64_t> m_bytes;                    //!< by dimension
     std::vector<Time> m_busy;                         //!< by dimension
     std::vector<Time> m_since;                        //!< start of the current busy period
@@ -192,22 +197,22 @@ class DimensionStats
  * \param stats the statistics
  * \param comm the sender's communicator (a raw pointer: a Ptr bound into the communicator's
  *        own trace would hold it for ever, a reference cycle that leaks)
- * \param id the transfer
+ * \param t the transfer
  */
 void
-TransferSent(DimensionStats* stats, const Communicator* comm, uint32_t id)
+TransferSent(DimensionStats* stats, const Communicator* comm, const CollectiveTransfer& t)
 {
-    stats->Sent(comm, id);
+    stats->Sent(comm, t);
 }
 
 /**
  * \param stats the statistics
- * \param id the transfer
+ * \param t the transfer
  */
 void
-TransferArrived(DimensionStats* stats, uint32_t id)
+TransferArrived(DimensionStats* stats, const CollectiveTransfer& t)
 {
-    stats->Arrived(id);
+    stats->Arrived(t);
 }
 } // namespace
 

@@ -108,14 +108,16 @@ CollectiveHelper::GetTransport(uint32_t rank) const
 }
 
 void
-CollectiveHelper::Connect(const CollectivePlan& plan)
+CollectiveHelper::Connect(const CollectiveSchedule& schedule)
 {
-    NS_ABORT_MSG_IF(plan.GetNRanks() != GetNRanks() || plan.GetNChannels() > m_channels,
-                    "CollectiveHelper: the plan does not fit these ranks and channels");
-    for (uint32_t id = 0; id < plan.GetNTransfers(); ++id)
+    NS_ABORT_MSG_IF(schedule.GetNRanks() != GetNRanks() || schedule.GetNChannels() > m_channels,
+                    "CollectiveHelper: the schedule does not fit these ranks and channels");
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        const CollectiveTransfer& t = plan.GetTransfer(id);
-        GpuTransport::Connect(m_transports[t.src], m_transports[t.dst], t.channel);
+        for (const auto& [peer, channel] : schedule.GetConnections(r))
+        {
+            GpuTransport::Connect(m_transports[r], m_transports[peer], channel);
+        }
     }
 }
 
@@ -143,7 +145,7 @@ CollectiveHelper::InstallApplications(const std::vector<GpuWorkloadStep>& worklo
 }
 
 void
-CollectiveHelper::Run(Ptr<const CollectivePlan> plan, RunCallback done)
+CollectiveHelper::Run(Ptr<const CollectiveSchedule> plan, RunCallback done)
 {
     NS_ABORT_MSG_IF(m_running != 0, "CollectiveHelper: a collective is already running");
     m_running = GetNRanks();

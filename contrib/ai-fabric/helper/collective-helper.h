@@ -90,10 +90,10 @@ class CollectiveHelper
     Ptr<GpuTransport> GetTransport(uint32_t rank) const;
 
     /**
-     * \brief Open every connection the plan uses (idempotent).
-     * \param plan a plan for these ranks
+     * \brief Open every connection the schedule uses (idempotent).
+     * \param schedule a schedule (or plan) for these ranks
      */
-    void Connect(const CollectivePlan& plan);
+    void Connect(const CollectiveSchedule& schedule);
 
     /**
      * \brief Put a GpuApplication running the workload on every rank (opening the
@@ -109,11 +109,11 @@ class CollectiveHelper
     typedef Callback<void, Time, Time> RunCallback;
 
     /**
-     * \brief Start a plan on every rank now.
-     * \param plan the plan (connections must be open)
+     * \brief Start a schedule (or plan) on every rank now.
+     * \param plan the schedule (connections must be open)
      * \param done called when every rank is done
      */
-    void Run(Ptr<const CollectivePlan> plan, RunCallback done);
+    void Run(Ptr<const CollectiveSchedule> plan, RunCallback done);
 
   private:
     /**

@@ -148,8 +148,8 @@ CollectiveSweep::Schedule()
         const uint32_t channels = ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
                                       size, m_collectives.GetChannels(), name == "ring")
                                                : m_collectives.GetChannels();
-        Ptr<CollectivePlan> plan
-            = algorithm->Build(m_config.type, n, size, channels, m_collectives.GetChunkBytes());
+        Ptr<CollectiveSchedule> plan
+            = algorithm->Schedule(m_config.type, n, size, channels, m_collectives.GetChunkBytes());
         m_collectives.Connect(*plan);
         m_plans.push_back(plan);
     }
@@ -203,7 +203,7 @@ CollectiveSweep::IterationDone(Time start, Time end)
     ++m_iteration;
     if (m_iteration == m_config.warmup + m_config.iterations)
     {
-        const Ptr<CollectivePlan>& plan = m_plans[m_size];
+        const Ptr<CollectiveSchedule>& plan = m_plans[m_size];
         CollectiveSweepRow row;
         row.bytes = plan->GetBytes();
         // nccl-tests counts the elements of one rank's buffer: the whole buffer for all-reduce

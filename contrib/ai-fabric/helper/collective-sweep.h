@@ -108,7 +108,7 @@ class CollectiveSweep
     std::vector<uint64_t> GetSizes() const;
 
     /**
-     * \brief Build every size's plan, open the connections, and schedule the sweep at the
+     * \brief Make every size's schedule, open the connections, and schedule the sweep at the
      *        current simulation time (call before Simulator::Run()).
      */
     void Schedule();
@@ -160,16 +160,16 @@ class CollectiveSweep
     /// Wall time between progress lines within one size (s)
     static constexpr double PROGRESS_WALL_S = 10.0;
 
-    CollectiveHelper& m_collectives;          //!< communicators
-    const CollectiveTuner& m_tuner;           //!< chooses for "auto"
-    CollectiveSweepConfig m_config;           //!< the sweep
-    std::vector<Ptr<CollectivePlan>> m_plans; //!< one per size
-    std::vector<CollectiveSweepRow> m_rows;   //!< finished sizes
-    std::size_t m_size{0};                    //!< current size index
-    uint32_t m_iteration{0};                  //!< current iteration (warm-up first)
-    Time m_timed;                             //!< sum of timed iterations of the current size
-    bool m_done{false};                       //!< every size done
-    Time m_end;                               //!< when the last iteration finished
+    CollectiveHelper& m_collectives;              //!< communicators
+    const CollectiveTuner& m_tuner;               //!< chooses for "auto"
+    CollectiveSweepConfig m_config;               //!< the sweep
+    std::vector<Ptr<CollectiveSchedule>> m_plans; //!< one schedule per size
+    std::vector<CollectiveSweepRow> m_rows;       //!< finished sizes
+    std::size_t m_size{0};                        //!< current size index
+    uint32_t m_iteration{0};                      //!< current iteration (warm-up first)
+    Time m_timed;                                 //!< sum of timed iterations of the current size
+    bool m_done{false};                           //!< every size done
+    Time m_end;                                   //!< when the last iteration finished
     std::chrono::steady_clock::time_point m_wallStart;    //!< wall clock at Schedule()
     std::chrono::steady_clock::time_point m_lastProgress; //!< wall clock at the last line
     uint64_t m_tickEvents{0}; //!< events executed at the last progress tick

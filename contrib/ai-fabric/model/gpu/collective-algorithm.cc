@@ -43,12 +43,235 @@ CollectiveAlgorithm::Pieces(uint64_t bytes, uint64_t chunkBytes)
     return bytes <= chunkBytes ? 1 : (bytes + chunkBytes - 1) / chunkBytes;
 }
 
-Ptr<CollectivePlan>
-CollectiveAlgorithm::Build(CollectiveType type,
-                           uint32_t nRanks,
-                           uint64_t bytes,
-                           uint32_t channels,
-                           uint64_t chunkBytes) const
+namespace
+{
+/// The schedule of a collective that moves nothing (one rank, or zero bytes): NCCL returns at
+/// once for a count of zero.
+class EmptySchedule : public CollectiveSchedule
+{
+  public:
+    using CollectiveSchedule::CollectiveSchedule;
+
+    uint32_t GetNChannels() const override
+    {
+        return 0;
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return 0;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return 0;
+    }
+
+    uint64_t GetSendLength(uint32_t /* rank */, uint32_t /* stream */) const override
+    {
+        return 0;
+    }
+
+    void GetSend(uint32_t rank,
+                 uint32_t stream,
+                 uint64_t /* index */,
+                 ScheduleMessage& /* message */) const override
+    {
+        NS_FATAL_ERROR("EmptySchedule: rank " << rank << " has no send stream " << stream);
+    }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return 0;
+    }
+
+    uint64_t GetRecvLength(uint32_t /* rank */, uint32_t /* stream */) const override
+    {
+        return 0;
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        NS_FATAL_ERROR("EmptySchedule: rank " << rank << " has no receive stream " << stream);
+    }
+
+    Ptr<CollectivePlan> Materialize() const override
+    {
+        Ptr<CollectivePlan> plan
+            = Create<CollectivePlan>(GetType(), GetNRanks(), GetBytes(), GetAlgorithm());
+        plan->Finalize();
+        return plan;
+    }
+};
+
+/// Ring: one send and one receive stream per channel and rank; message i is (step i / pieces,
+/// piece i % pieces).
+class RingSchedule : public CollectiveSchedule
+{
+  public:
+    /**
+     * \param type the collective
+     * \param n ranks
+     * \param bytes size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     * \param gpusPerServer NCCL's server-aware ring order (0: ranks in order)
+     */
+    RingSchedule(CollectiveType type,
+                 uint32_t n,
+                 uint64_t bytes,
+                 uint32_t channels,
+                 uint64_t chunkBytes,
+                 uint32_t gpusPerServer)
+        : CollectiveSchedule(type, n, bytes, "ring")
+        , m_reduceSteps(type == CollectiveType::ALL_GATHER ? 0 : n - 1)
+        , m_steps(m_reduceSteps + (type == CollectiveType::REDUCE_SCATTER ? 0 : n - 1))
+        , m_channels(channels)
+    {
+        m_order.reserve(static_cast<std::size_t>(n) * channels);
+        m_position.resize(static_cast<std::size_t>(n) * channels);
+        const std::vector<uint64_t> shares = CollectiveAlgorithm::Split(bytes, channels);
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            const std::vector<uint32_t> order = RingAlgorithm::RingOrder(n, gpusPerServer, c);
+            for (uint32_t p = 0; p < n; ++p)
+            {
+                m_order.push_back(order[p]);
+                m_position[static_cast<std::size_t>(c) * n + order[p]] = p;
+            }
+            Channel ch;
+            ch.bytes = shares[c];
+            // Every part moves in the same number of pieces (the largest part's).
+            ch.pieces
+                = CollectiveAlgorithm::Pieces(shares[c] / n + (shares[c] % n ? 1 : 0), chunkBytes);
+            m_channel.push_back(ch);
+        }
+    }
+
+    uint32_t GetNChannels() const override
+    {
+        return m_channels;
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return m_steps;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return m_channels;
+    }
+
+    uint64_t GetSendLength(uint32_t /* rank */, uint32_t stream) const override
+    {
+        return m_steps * m_channel[stream].pieces;
+    }
+
+    void GetSend(uint32_t rank, uint32_t stream, uint64_t index, ScheduleMessage& m) const override
+    {
+        const uint32_t n = GetNRanks();
+        const Channel& ch = m_channel[stream];
+        const auto step = static_cast<uint32_t>(index / ch.pieces);
+        const uint64_t piece = index % ch.pieces;
+        const uint32_t p = Position(stream, rank);
+        const uint32_t part = (p + n - step % n) % n;
+        const uint64_t partBytes = ch.bytes / n + (part < ch.bytes % n ? 1 : 0);
+        CollectiveTransfer& t = m.transfer;
+        t = CollectiveTransfer();
+        t.src = rank;
+        t.dst = Order(stream, (p + 1) % n);
+        t.channel = stream;
+        t.bytes = partBytes / ch.pieces + (piece < partBytes % ch.pieces ? 1 : 0);
+        t.step = step;
+        t.reduce = step < m_reduceSteps;
+        m.recvStream = stream;
+        m.recvIndex = index;
+        m.tagCode = stream;
+        m.skip = false;
+        m.deps.clear();
+        if (step > 0)
+        {
+            m.deps.push_back({stream, index - ch.pieces, index - ch.pieces});
+        }
+    }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return m_channels;
+    }
+
+    uint64_t GetRecvLength(uint32_t /* rank */, uint32_t stream) const override
+    {
+        return m_steps * m_channel[stream].pieces;
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        const uint32_t n = GetNRanks();
+        return {Order(stream, (Position(stream, rank) + n - 1) % n), stream};
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> connections;
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            connections.emplace_back(Order(c, (Position(c, rank) + 1) % GetNRanks()), c);
+        }
+        return connections;
+    }
+
+    uint64_t GetMemoryBytes() const override
+    {
+        return CollectiveSchedule::GetMemoryBytes() + sizeof(*this) - sizeof(CollectiveSchedule)
+               + m_order.capacity() * sizeof(uint32_t) + m_position.capacity() * sizeof(uint32_t)
+               + m_channel.capacity() * sizeof(Channel);
+    }
+
+  private:
+    /// A channel's share.
+    struct Channel
+    {
+        uint64_t bytes{0};  //!< the channel's bytes
+        uint64_t pieces{1}; //!< pieces every part moves in
+    };
+
+    /**
+     * \param c channel
+     * \param p ring position
+     * \return the rank at that position
+     */
+    uint32_t Order(uint32_t c, uint32_t p) const
+    {
+        return m_order[static_cast<std::size_t>(c) * GetNRanks() + p];
+    }
+
+    /**
+     * \param c channel
+     * \param r rank
+     * \return its ring position
+     */
+    uint32_t Position(uint32_t c, uint32_t r) const
+    {
+        return m_position[static_cast<std::size_t>(c) * GetNRanks() + r];
+    }
+
+    uint32_t m_reduceSteps;           //!< reduce-scatter steps (they come first)
+    uint32_t m_steps;                 //!< all steps
+    uint32_t m_channels;              //!< channels
+    std::vector<uint32_t> m_order;    //!< by channel, position: rank
+    std::vector<uint32_t> m_position; //!< by channel, rank: position
+    std::vector<Channel> m_channel;   //!< by channel
+};
+} // namespace
+
+Ptr<CollectiveSchedule>
+CollectiveAlgorithm::Schedule(CollectiveType type,
+                              uint32_t nRanks,
+                              uint64_t bytes,
+                              uint32_t channels,
+                              uint64_t chunkBytes) const
 {
     NS_ABORT_MSG_IF(!Supports(type, nRanks),
                     "CollectiveAlgorithm " << GetName() << " does not run "
@@ -56,18 +279,48 @@ CollectiveAlgorithm::Build(CollectiveType type,
                                            << " ranks");
     NS_ABORT_MSG_IF(channels == 0 || chunkBytes == 0,
                     "CollectiveAlgorithm: channels and chunk size must be positive");
-    Ptr<CollectivePlan> plan = Create<CollectivePlan>(type, nRanks, bytes, GetName());
     // A collective of zero bytes moves nothing: NCCL returns at once for a count of zero.
-    if (nRanks > 1 && bytes > 0)
+    if (nRanks <= 1 || bytes == 0)
     {
-        const std::vector<uint64_t> shares = Split(bytes, channels);
-        for (uint32_t c = 0; c < channels; ++c)
-        {
-            DoBuild(*plan, c, shares[c], chunkBytes);
-        }
+        return Create<EmptySchedule>(type, nRanks, bytes, GetName());
+    }
+    return DoSchedule(type, nRanks, bytes, channels, chunkBytes);
+}
+
+Ptr<CollectivePlan>
+CollectiveAlgorithm::Build(CollectiveType type,
+                           uint32_t nRanks,
+                           uint64_t bytes,
+                           uint32_t channels,
+                           uint64_t chunkBytes) const
+{
+    return Schedule(type, nRanks, bytes, channels, chunkBytes)->Materialize();
+}
+
+Ptr<CollectiveSchedule>
+CollectiveAlgorithm::DoSchedule(CollectiveType type,
+                                uint32_t nRanks,
+                                uint64_t bytes,
+                                uint32_t channels,
+                                uint64_t chunkBytes) const
+{
+    Ptr<CollectivePlan> plan = Create<CollectivePlan>(type, nRanks, bytes, GetName());
+    const std::vector<uint64_t> shares = Split(bytes, channels);
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        DoBuild(*plan, c, shares[c], chunkBytes);
     }
     plan->Finalize();
     return plan;
+}
+
+void
+CollectiveAlgorithm::DoBuild(CollectivePlan& /* plan */,
+                             uint32_t /* channel */,
+                             uint64_t /* bytes */,
+                             uint64_t /* chunkBytes */) const
+{
+    NS_FATAL_ERROR("CollectiveAlgorithm " << GetName() << ": neither DoSchedule nor DoBuild");
 }
 
 // ---------------------------------------------------------------- ring
@@ -127,50 +380,14 @@ RingAlgorithm::Supports(CollectiveType type, uint32_t /* nRanks */) const
            || type == CollectiveType::REDUCE_SCATTER;
 }
 
-void
-RingAlgorithm::DoBuild(CollectivePlan& plan,
-                       uint32_t channel,
-                       uint64_t bytes,
-                       uint64_t chunkBytes) const
+Ptr<CollectiveSchedule>
+RingAlgorithm::DoSchedule(CollectiveType type,
+                          uint32_t nRanks,
+                          uint64_t bytes,
+                          uint32_t channels,
+                          uint64_t chunkBytes) const
 {
-    const uint32_t n = plan.GetNRanks();
-    const CollectiveType type = plan.GetType();
-    // All-reduce: reduce-scatter steps 0..n-2, all-gather steps n-1..2n-3.
-    const uint32_t reduceSteps = type == CollectiveType::ALL_GATHER ? 0 : n - 1;
-    const uint32_t gatherSteps = type == CollectiveType::REDUCE_SCATTER ? 0 : n - 1;
-    const uint32_t steps = reduceSteps + gatherSteps;
-    const std::vector<uint64_t> parts = Split(bytes, n);
-    // Every part moves in the same number of pieces (the largest part's), split evenly.
-    const uint64_t nPieces = Pieces(parts[0], chunkBytes);
-    std::vector<std::vector<uint64_t>> pieces(n);
-    for (uint32_t p = 0; p < n; ++p)
-    {
-        pieces[p] = Split(parts[p], nPieces);
-    }
-    const std::vector<uint32_t> order = RingOrder(n, m_gpusPerServer, channel);
-    // previous[p][k]: the id of the transfer of piece k that arrived at position p last step.
-    std::vector<std::vector<uint32_t>> previous(n, std::vector<uint32_t>(nPieces));
-    std::vector<std::vector<uint32_t>> current(n, std::vector<uint32_t>(nPieces));
-    for (uint32_t s = 0; s < steps; ++s)
-    {
-        const bool reduce = s < reduceSteps;
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            const uint32_t next = (r + 1) % n;
-            const uint32_t part = (r + n - s % n) % n;
-            for (uint64_t k = 0; k < nPieces; ++k)
-            {
-                std::vector<uint32_t> deps;
-                if (s > 0)
-                {
-                    deps.push_back(previous[r][k]);
-                }
-                current[next][k] = plan.AddTransfer(
-                    order[r], order[next], channel, pieces[part][k], s, reduce, deps);
-            }
-        }
-        std::swap(previous, current);
-    }
+    return Create<RingSchedule>(type, nRanks, bytes, channels, chunkBytes, m_gpusPerServer);
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #define COLLECTIVE_ALGORITHM_H
 
 #include "collective-plan.h"
+#include "collective-schedule.h"
 #include "ns3/object.h"
 
 #include <string>
@@ -18,11 +19,14 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * \brief A collective algorithm: decomposes a collective into a CollectivePlan of
- * point-to-point transfers.
+ * \brief A collective algorithm: each rank's schedule of a collective (CollectiveSchedule),
+ * or the plan of every transfer (CollectivePlan) for checks.
  *
- * The base class owns the public entry point and the checks; each algorithm writes only
- * Supports() and DoBuild(), in the shape of ns-3's traffic-control. Data of every collective
+ * The base class owns the public entry points and the checks; each algorithm writes
+ * Supports() and either DoSchedule(), which makes a schedule that computes each rank's
+ * messages from its position (memory O(ranks x channels)), or DoBuild(), which lists every
+ * transfer of a channel in a plan (memory O(transfers)), in the shape of ns-3's
+ * traffic-control. Ring and tree have schedules; the others are plans. Data of every collective
  * is split evenly over the channels, and each channel's part is moved in pieces of at most
  * the chunk size, which is the unit of pipelining (NCCL moves data in steps of its buffer:
  * 4 MiB / 8 steps = 512 KiB for the Simple protocol).
@@ -47,7 +51,23 @@ class CollectiveAlgorithm : public Object
     virtual bool Supports(CollectiveType type, uint32_t nRanks) const = 0;
 
     /**
-     * \brief Build the plan of a collective.
+     * \brief Make the schedule of a collective, as every rank runs it.
+     * \param type the collective (must be supported)
+     * \param nRanks ranks
+     * \param bytes the collective's size as nccl-tests counts it
+     * \param channels channels (each with its own connections)
+     * \param chunkBytes the pipelining unit (bytes)
+     * \return the schedule
+     */
+    Ptr<CollectiveSchedule> Schedule(CollectiveType type,
+                                     uint32_t nRanks,
+                                     uint64_t bytes,
+                                     uint32_t channels,
+                                     uint64_t chunkBytes) const;
+
+    /**
+     * \brief Build the plan of a collective: every transfer of the schedule, listed (running
+     *        the plan runs the schedule).
      * \param type the collective (must be supported)
      * \param nRanks ranks
      * \param bytes the collective's size as nccl-tests counts it
@@ -78,7 +98,23 @@ class CollectiveAlgorithm : public Object
 
   protected:
     /**
-     * \brief Add the transfers of one channel to the plan.
+     * \brief Make the schedule of a collective (nRanks > 1, bytes > 0, checked). The default
+     *        lists every transfer in a plan, channel by channel, with DoBuild().
+     * \param type the collective
+     * \param nRanks ranks
+     * \param bytes the collective's size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     * \return the schedule
+     */
+    virtual Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                               uint32_t nRanks,
+                                               uint64_t bytes,
+                                               uint32_t channels,
+                                               uint64_t chunkBytes) const;
+
+    /**
+     * \brief Add the transfers of one channel to the plan (algorithms without DoSchedule()).
      * \param plan the plan
      * \param channel the channel
      * \param bytes the channel's share of the collective's buffer (its meaning per collective
@@ -88,7 +124,7 @@ class CollectiveAlgorithm : public Object
     virtual void DoBuild(CollectivePlan& plan,
                          uint32_t channel,
                          uint64_t bytes,
-                         uint64_t chunkBytes) const = 0;
+                         uint64_t chunkBytes) const;
 };
 
 /**
@@ -102,6 +138,10 @@ class CollectiveAlgorithm : public Object
  * part moves in chunk-sized pieces, and a piece is sent on as soon as it arrived (and was
  * reduced), so the steps pipeline. Moves (n-1)/n of the buffer per rank per phase: the
  * bandwidth-optimal schedule (Patarasuk and Yuan, JPDC 2009).
+ *
+ * Its schedule gives each rank one send stream (to its successor) and one receive stream
+ * (from its predecessor) per channel, with messages in the order (step, piece), as NCCL's
+ * primitives run them; it holds the ring order of each channel: O(ranks x channels).
  */
 class RingAlgorithm : public CollectiveAlgorithm
 {
@@ -133,10 +173,11 @@ class RingAlgorithm : public CollectiveAlgorithm
     static std::vector<uint32_t> RingOrder(uint32_t n, uint32_t g, uint32_t channel);
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 
   private:
     uint32_t m_gpusPerServer{0}; //!< GpusPerServer: NCCL's server-aware ring order

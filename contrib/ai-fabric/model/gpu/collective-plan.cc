@@ -13,71 +13,12 @@
 namespace ns3
 {
 
-const char*
-CollectiveTypeName(CollectiveType type)
-{
-    switch (type)
-    {
-    case CollectiveType::ALL_REDUCE:
-        return "allreduce";
-    case CollectiveType::ALL_GATHER:
-        return "allgather";
-    case CollectiveType::REDUCE_SCATTER:
-        return "reducescatter";
-    case CollectiveType::BROADCAST:
-        return "broadcast";
-    case CollectiveType::ALL_TO_ALL:
-        return "alltoall";
-    }
-    return "unknown";
-}
-
-bool
-ParseCollectiveType(const std::string& name, CollectiveType& type)
-{
-    for (CollectiveType t : {CollectiveType::ALL_REDUCE,
-                             CollectiveType::ALL_GATHER,
-                             CollectiveType::REDUCE_SCATTER,
-                             CollectiveType::BROADCAST,
-                             CollectiveType::ALL_TO_ALL})
-    {
-        if (name == CollectiveTypeName(t))
-        {
-            type = t;
-            return true;
-        }
-    }
-    return false;
-}
-
-double
-BusBandwidthFactor(CollectiveType type, uint32_t nRanks)
-{
-    const double n = nRanks;
-    switch (type)
-    {
-    case CollectiveType::ALL_REDUCE:
-        return 2 * (n - 1) / n;
-    case CollectiveType::ALL_GATHER:
-    case CollectiveType::REDUCE_SCATTER:
-    case CollectiveType::ALL_TO_ALL:
-        return (n - 1) / n;
-    case CollectiveType::BROADCAST:
-        return 1;
-    }
-    return 1;
-}
-
 CollectivePlan::CollectivePlan(CollectiveType type,
                                uint32_t nRanks,
                                uint64_t bytes,
                                std::string algorithm)
-    : m_type(type)
-    , m_nRanks(nRanks)
-    , m_bytes(bytes)
-    , m_algorithm(std::move(algorithm))
+    : CollectiveSchedule(type, nRanks, bytes, std::move(algorithm))
 {
-    NS_ABORT_MSG_IF(nRanks == 0, "CollectivePlan: no ranks");
 }
 
 uint32_t
@@ -90,7 +31,7 @@ CollectivePlan::AddTransfer(uint32_t src,
                             const std::vector<uint32_t>& deps)
 {
     NS_ABORT_MSG_IF(m_finalized, "CollectivePlan: transfer added after Finalize()");
-    NS_ABORT_MSG_IF(src >= m_nRanks || dst >= m_nRanks || src == dst,
+    NS_ABORT_MSG_IF(src >= GetNRanks() || dst >= GetNRanks() || src == dst,
                     "CollectivePlan: bad transfer " << src << " -> " << dst);
     return Add(src, dst, channel, bytes, step, reduce, deps);
 }
@@ -104,8 +45,8 @@ CollectivePlan::AddNvlsReduce(uint32_t dst,
                               uint32_t firstRank,
                               uint32_t count)
 {
-    count = count == 0 ? m_nRanks - firstRank : count;
-    NS_ABORT_MSG_IF(firstRank + count > m_nRanks || dst < firstRank || dst >= firstRank + count,
+    count = count == 0 ? GetNRanks() - firstRank : count;
+    NS_ABORT_MSG_IF(firstRank + count > GetNRanks() || dst < firstRank || dst >= firstRank + count,
                     "CollectivePlan: bad NVLS reduction to " << dst);
     NS_ABORT_MSG_IF(!deps.empty() && deps.size() != count,
                     "CollectivePlan: NVLS reduction dependencies for some ranks only");
@@ -136,8 +77,8 @@ CollectivePlan::AddNvlsMulticast(uint32_t src,
                                  uint32_t firstRank,
                                  uint32_t count)
 {
-    count = count == 0 ? m_nRanks - firstRank : count;
-    NS_ABORT_MSG_IF(firstRank + count > m_nRanks || src < firstRank || src >= firstRank + count,
+    count = count == 0 ? GetNRanks() - firstRank : count;
+    NS_ABORT_MSG_IF(firstRank + count > GetNRanks() || src < firstRank || src >= firstRank + count,
                     "CollectivePlan: bad NVLS multicast from " << src);
     const auto first = static_cast<uint32_t>(m_transfers.size());
     for (uint32_t i = 0; i < count; ++i)
@@ -161,7 +102,7 @@ CollectivePlan::Add(uint32_t src,
                     const std::vector<uint32_t>& deps)
 {
     NS_ABORT_MSG_IF(m_finalized, "CollectivePlan: transfer added after Finalize()");
-    NS_ABORT_MSG_IF(src >= m_nRanks || dst >= m_nRanks,
+    NS_ABORT_MSG_IF(src >= GetNRanks() || dst >= GetNRanks(),
                     "CollectivePlan: bad transfer " << src << " -> " << dst);
     const auto id = static_cast<uint32_t>(m_transfers.size());
     CollectiveTransfer t;
@@ -197,9 +138,10 @@ CollectivePlan::Finalize()
     NS_ABORT_MSG_IF(m_finalized, "CollectivePlan: finalized twice");
     m_finalized = true;
     m_dependents.assign(m_transfers.size(), {});
-    m_sends.assign(m_nRanks, {});
-    m_receives.assign(m_nRanks, {});
+    m_sends.assign(GetNRanks(), {});
+    m_receives.assign(GetNRanks(), {});
     m_sendIndex.assign(m_transfers.size(), 0);
+    m_recvIndex.assign(m_transfers.size(), 0);
     for (uint32_t id = 0; id < m_transfers.size(); ++id)
     {
         const CollectiveTransfer& t = m_transfers[id];
@@ -209,32 +151,15 @@ CollectivePlan::Finalize()
         }
         m_sendIndex[id] = static_cast<uint32_t>(m_sends[t.src].size());
         m_sends[t.src].push_back(id);
+        m_recvIndex[id] = static_cast<uint32_t>(m_receives[t.dst].size());
         m_receives[t.dst].push_back(id);
     }
 }
 
-CollectiveType
-CollectivePlan::GetType() const
+void
+CollectivePlan::SetSource(Ptr<const CollectiveSchedule> source)
 {
-    return m_type;
-}
-
-uint32_t
-CollectivePlan::GetNRanks() const
-{
-    return m_nRanks;
-}
-
-uint64_t
-CollectivePlan::GetBytes() const
-{
-    return m_bytes;
-}
-
-const std::string&
-CollectivePlan::GetAlgorithm() const
-{
-    return m_algorithm;
+    m_source = source;
 }
 
 uint32_t
@@ -325,6 +250,175 @@ CollectivePlan::GetBytesReceived(uint32_t rank) const
         }
     }
     return total;
+}
+
+// ------------------------------------------------ the plan as a schedule: a stream per transfer
+
+uint32_t
+CollectivePlan::GetNSendStreams(uint32_t rank) const
+{
+    return m_source ? m_source->GetNSendStreams(rank)
+                    : static_cast<uint32_t>(GetSends(rank).size());
+}
+
+uint64_t
+CollectivePlan::GetSendLength(uint32_t rank, uint32_t stream) const
+{
+    return m_source ? m_source->GetSendLength(rank, stream) : 1;
+}
+
+void
+CollectivePlan::GetSend(uint32_t rank,
+                        uint32_t stream,
+                        uint64_t index,
+                        ScheduleMessage& message) const
+{
+    if (m_source)
+    {
+        m_source->GetSend(rank, stream, index, message);
+        return;
+    }
+    const uint32_t id = GetSends(rank)[stream];
+    const CollectiveTransfer& t = m_transfers[id];
+    message.transfer = t;
+    message.recvStream = m_recvIndex[id];
+    message.recvIndex = 0;
+    message.tagCode = t.group; // a multicast: every receiver locates its own transfer
+    // One multicast per group: the group's first transfer sends it.
+    message.skip = t.kind == TransferKind::NVLS_MULTICAST && id != t.group;
+    message.deps.clear();
+    for (uint32_t k = 0; k < t.nDeps; ++k)
+    {
+        message.deps.push_back({m_recvIndex[m_deps[t.firstDep + k]], 0, 0});
+    }
+}
+
+uint32_t
+CollectivePlan::GetNRecvStreams(uint32_t rank) const
+{
+    return m_source ? m_source->GetNRecvStreams(rank)
+                    : static_cast<uint32_t>(GetReceives(rank).size());
+}
+
+uint64_t
+CollectivePlan::GetRecvLength(uint32_t rank, uint32_t stream) const
+{
+    return m_source ? m_source->GetRecvLength(rank, stream) : 1;
+}
+
+std::pair<uint32_t, uint32_t>
+CollectivePlan::GetRecvSource(uint32_t rank, uint32_t stream) const
+{
+    if (m_source)
+    {
+        return m_source->GetRecvSource(rank, stream);
+    }
+    const uint32_t id = GetReceives(rank)[stream];
+    return {m_transfers[id].src, m_sendIndex[id]};
+}
+
+void
+CollectivePlan::GetRecv(uint32_t rank,
+                        uint32_t stream,
+                        uint64_t index,
+                        CollectiveTransfer& transfer) const
+{
+    if (m_source)
+    {
+        m_source->GetRecv(rank, stream, index, transfer);
+        return;
+    }
+    transfer = m_transfers[GetReceives(rank)[stream]];
+}
+
+std::pair<uint32_t, uint32_t>
+CollectivePlan::LocateRecv(uint32_t rank, uint32_t code) const
+{
+    if (m_source)
+    {
+        return m_source->LocateRecv(rank, code);
+    }
+    NS_ABORT_MSG_IF(code >= m_transfers.size(),
+                    "CollectivePlan: rank " << rank << " received an unexpected transfer " << code);
+    const CollectiveTransfer& group = m_transfers[code];
+    switch (group.kind)
+    {
+    case TransferKind::NVLS_MULTICAST:
+        // This rank's transfer of the group.
+        NS_ABORT_MSG_IF(rank < group.groupBase || rank >= group.groupBase + group.groupSize,
+                        "CollectivePlan: rank " << rank << " outside multicast " << code);
+        return {m_recvIndex[code + rank - group.groupBase], 1};
+    case TransferKind::NVLS_REDUCE:
+        // The switch delivered the reduction once, for every rank's contribution: the
+        // group's transfers are consecutive, and so are their places in the receive list.
+        return {m_recvIndex[code], group.groupSize};
+    case TransferKind::POINT_TO_POINT:
+        break;
+    }
+    NS_ABORT_MSG_IF(group.dst != rank,
+                    "CollectivePlan: rank " << rank << " received transfer " << code
+                                            << ", planned for rank " << group.dst);
+    return {m_recvIndex[code], 1};
+}
+
+uint32_t
+CollectivePlan::GetTagIndexBits() const
+{
+    if (m_source)
+    {
+        return m_source->GetTagIndexBits();
+    }
+    NS_ABORT_MSG_IF(m_transfers.size() > (1ULL << TAG_BITS),
+                    "CollectivePlan: a plan of " << m_transfers.size()
+                                                 << " transfers; at most 2^24 fit in a tag");
+    return 0; // the tag names the transfer
+}
+
+uint32_t
+CollectivePlan::GetTagCodes() const
+{
+    return m_source ? m_source->GetTagCodes() : static_cast<uint32_t>(m_transfers.size());
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+CollectivePlan::GetConnections(uint32_t rank) const
+{
+    if (m_source)
+    {
+        return m_source->GetConnections(rank);
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> connections;
+    // NVLS transfers too: they tell the GPU transports their NVLink peers.
+    for (uint32_t id : GetSends(rank))
+    {
+        connections.emplace_back(m_transfers[id].dst, m_transfers[id].channel);
+    }
+    std::sort(connections.begin(), connections.end());
+    connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
+    return connections;
+}
+
+uint64_t
+CollectivePlan::GetMemoryBytes() const
+{
+    uint64_t bytes = sizeof(*this) + m_transfers.capacity() * sizeof(CollectiveTransfer)
+                     + m_deps.capacity() * sizeof(uint32_t)
+                     + (m_sendIndex.capacity() + m_recvIndex.capacity()) * sizeof(uint32_t);
+    for (const auto* lists : {&m_dependents, &m_sends, &m_receives})
+    {
+        bytes += lists->capacity() * sizeof(std::vector<uint32_t>);
+        for (const auto& list : *lists)
+        {
+            bytes += list.capacity() * sizeof(uint32_t);
+        }
+    }
+    return bytes + (m_source ? m_source->GetMemoryBytes() : 0);
+}
+
+Ptr<CollectivePlan>
+CollectivePlan::Materialize() const
+{
+    return Ptr<CollectivePlan>(const_cast<CollectivePlan*>(this));
 }
 
 } // namespace ns3

@@ -7,7 +7,7 @@
 #ifndef COLLECTIVE_PLAN_H
 #define COLLECTIVE_PLAN_H
 
-#include "ns3/simple-ref-count.h"
+#include "collective-schedule.h"
 
 #include <cstdint>
 #include <string>
@@ -18,86 +18,18 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * The collectives of NCCL that ai-fabric runs.
- */
-enum class CollectiveType : uint8_t
-{
-    ALL_REDUCE,     //!< every rank ends with the reduction of all ranks' buffers
-    ALL_GATHER,     //!< every rank ends with every rank's piece
-    REDUCE_SCATTER, //!< rank r ends with piece r of the reduction
-    BROADCAST,      //!< every rank ends with the root's buffer
-    ALL_TO_ALL,     //!< rank r sends piece p of its buffer to rank p
-};
-
-/**
- * \param type a collective
- * \return its name as on the command line ("allreduce", ...)
- */
-const char* CollectiveTypeName(CollectiveType type);
-
-/**
- * \param name a name as on the command line
- * \param type the collective
- * \return false if the name is not a collective
- */
-bool ParseCollectiveType(const std::string& name, CollectiveType& type);
-
-/**
- * \brief nccl-tests' bus bandwidth factor: busbw = algbw x factor.
+ * \brief A collective listed as every transfer and its dependencies.
  *
- * all-reduce 2(n-1)/n; all-gather, reduce-scatter and all-to-all (n-1)/n; broadcast 1
- * (nccl-tests doc/PERFORMANCE.md).
- * \param type the collective
- * \param nRanks ranks
- * \return the factor
+ * A plan lists every transfer of every rank, with the transfers each waits for: a dependency
+ * always names a transfer whose destination is the dependent transfer's source. It is what
+ * tests check (bytes per rank, per step, per link) and what an algorithm without its own
+ * schedule builds. As a schedule, each transfer is a stream of its own: it starts as soon as
+ * every transfer it depends on has arrived at its source (and been reduced). A plan
+ * materialized from a CollectiveSchedule runs that schedule. The plan is immutable once
+ * finalized and shared by all ranks. Its memory is O(transfers): a ring all-reduce on n ranks
+ * lists 2n(n-1) transfers per channel and piece, so large runs use schedules.
  */
-double BusBandwidthFactor(CollectiveType type, uint32_t nRanks);
-
-/// How a transfer moves.
-enum class TransferKind : uint8_t
-{
-    POINT_TO_POINT, //!< src writes to dst
-    NVLS_REDUCE,    //!< src's contribution to an NVSwitch reduction delivered to dst
-    NVLS_MULTICAST, //!< one NVSwitch multicast from src, one transfer per receiving rank
-};
-
-/**
- * \ingroup ai-fabric
- * One transfer of a collective: src writes bytes to dst on a channel (point to point), or
- * takes part in an NVLS group: the transfers of a group are consecutive; an NVLS_REDUCE group
- * has one transfer from every rank to the reduction's destination (which receives the
- * reduced data once, for all of them), an NVLS_MULTICAST group one transfer from its source to
- * every rank (sent once; the switch copies it).
- */
-struct CollectiveTransfer
-{
-    uint32_t src{0};      //!< sending rank
-    uint32_t dst{0};      //!< receiving rank
-    uint32_t channel{0};  //!< channel (NCCL ring or tree instance)
-    uint64_t bytes{0};    //!< payload bytes (before the protocol's overhead)
-    uint32_t step{0};     //!< the algorithm's step this transfer belongs to
-    bool reduce{false};   //!< dst reduces the data into its buffer on arrival (GPU time)
-    uint32_t firstDep{0}; //!< index of its first dependency in the plan's dependency list
-    uint32_t nDeps{0};    //!< transfers that must have arrived at src (reduced) before it starts
-    TransferKind kind{TransferKind::POINT_TO_POINT}; //!< how it moves
-    uint32_t group{0};     //!< first transfer of its NVLS group (itself for point to point)
-    uint32_t groupSize{1}; //!< transfers in its group
-    uint32_t groupBase{0}; //!< the first rank of its NVLS group (ranks base .. base + size - 1)
-};
-
-/**
- * \ingroup ai-fabric
- * \brief A collective decomposed into point-to-point transfers and their dependencies.
- *
- * A collective algorithm builds the plan once for (collective, ranks, bytes, channels, chunk);
- * each rank then executes its own part of it: it starts a transfer as soon as every transfer
- * it depends on has arrived at this rank (and been reduced, if it carries data to reduce), and
- * it is done when all its transfers have arrived and all its sends have completed. A
- * dependency always names a transfer whose destination is the dependent transfer's source.
- * The plan is immutable once finalized and shared by all ranks, like the schedule every NCCL
- * rank computes from the same inputs.
- */
-class CollectivePlan : public SimpleRefCount<CollectivePlan>
+class CollectivePlan : public CollectiveSchedule
 {
   public:
     /**
@@ -173,18 +105,33 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
     /// Build the per-rank indices; checks every dependency. No transfer can be added after.
     void Finalize();
 
-    /// \return the collective
-    CollectiveType GetType() const;
-    /// \return the number of ranks
-    uint32_t GetNRanks() const;
-    /// \return the collective's size (bytes, as nccl-tests counts it)
-    uint64_t GetBytes() const;
-    /// \return the algorithm's name
-    const std::string& GetAlgorithm() const;
-    /// \return the number of channels used (highest channel + 1)
-    uint32_t GetNChannels() const;
-    /// \return the number of steps (highest step + 1)
-    uint32_t GetNSteps() const;
+    /**
+     * \brief Run this schedule when the plan runs (a plan materialized from it).
+     * \param source the schedule
+     */
+    void SetSource(Ptr<const CollectiveSchedule> source);
+
+    uint32_t GetNChannels() const override;
+    uint32_t GetNSteps() const override;
+    uint32_t GetNSendStreams(uint32_t rank) const override;
+    uint64_t GetSendLength(uint32_t rank, uint32_t stream) const override;
+    void GetSend(uint32_t rank,
+                 uint32_t stream,
+                 uint64_t index,
+                 ScheduleMessage& message) const override;
+    uint32_t GetNRecvStreams(uint32_t rank) const override;
+    uint64_t GetRecvLength(uint32_t rank, uint32_t stream) const override;
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override;
+    void GetRecv(uint32_t rank,
+                 uint32_t stream,
+                 uint64_t index,
+                 CollectiveTransfer& transfer) const override;
+    std::pair<uint32_t, uint32_t> LocateRecv(uint32_t rank, uint32_t code) const override;
+    uint32_t GetTagIndexBits() const override;
+    uint32_t GetTagCodes() const override;
+    std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override;
+    uint64_t GetMemoryBytes() const override;
+    Ptr<CollectivePlan> Materialize() const override;
 
     /// \return the number of transfers
     uint32_t GetNTransfers() const;
@@ -223,12 +170,12 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
      * \param rank a rank
      * \return payload bytes it sends in the whole collective
      */
-    uint64_t GetBytesSent(uint32_t rank) const;
+    uint64_t GetBytesSent(uint32_t rank) const override;
     /**
      * \param rank a rank
      * \return payload bytes it receives in the whole collective
      */
-    uint64_t GetBytesReceived(uint32_t rank) const;
+    uint64_t GetBytesReceived(uint32_t rank) const override;
 
   private:
     /**
@@ -250,10 +197,7 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
                  bool reduce,
                  const std::vector<uint32_t>& deps);
 
-    CollectiveType m_type;                           //!< the collective
-    uint32_t m_nRanks;                               //!< ranks
-    uint64_t m_bytes;                                //!< size
-    std::string m_algorithm;                         //!< builder
+    Ptr<const CollectiveSchedule> m_source;          //!< the schedule it lists (or null)
     uint32_t m_nChannels{0};                         //!< channels used
     uint32_t m_nSteps{0};                            //!< steps used
     bool m_finalized{false};                         //!< no more transfers
@@ -263,6 +207,7 @@ class CollectivePlan : public SimpleRefCount<CollectivePlan>
     std::vector<std::vector<uint32_t>> m_sends;      //!< by rank
     std::vector<std::vector<uint32_t>> m_receives;   //!< by rank
     std::vector<uint32_t> m_sendIndex;               //!< by id
+    std::vector<uint32_t> m_recvIndex;               //!< by id: position in dst's receives
 };
 
 } // namespace ns3

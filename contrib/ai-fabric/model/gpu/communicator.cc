@@ -30,8 +30,8 @@ namespace
 constexpr uint64_t REDUCE_MEMORY_PASSES = 3;
 /// LL: every 8-byte data word travels with an 8-byte flag word.
 constexpr double LL_EFFICIENCY = 0.5;
-/// A transfer's tag: the collective's sequence number (8 bits) above its id in the plan.
-constexpr uint32_t TAG_ID_BITS = 24;
+/// A message's tag: the collective's sequence number (8 bits) above the schedule's tag.
+constexpr uint32_t TAG_ID_BITS = CollectiveSchedule::TAG_BITS;
 /// Mask of the id in a tag.
 constexpr uint32_t TAG_ID_MASK = (1U << TAG_ID_BITS) - 1;
 /// Sequence numbers wrap at 256.
@@ -139,11 +139,11 @@ Communicator::GetTypeId()
                             MakeUintegerAccessor(&Communicator::m_minBytesPerChannel),
                             MakeUintegerChecker<uint64_t>())
               .AddTraceSource("Send",
-                              "A transfer of the plan was handed to the transport.",
+                              "A message was handed to the transport.",
                               MakeTraceSourceAccessor(&Communicator::m_sendTrace),
                               "ns3::Communicator::TransferTracedCallback")
               .AddTraceSource("Arrival",
-                              "A transfer to this rank arrived (and was reduced).",
+                              "A message to this rank arrived (and was reduced).",
                               MakeTraceSourceAccessor(&Communicator::m_arrivalTrace),
                               "ns3::Communicator::TransferTracedCallback");
     return tid;
@@ -163,7 +163,7 @@ void
 Communicator::DoDispose()
 {
     m_transport = nullptr;
-    m_plan = nullptr;
+    m_schedule = nullptr;
     m_done = DoneCallback();
     Object::DoDispose();
 }
@@ -282,42 +282,51 @@ Communicator::ReductionTime(uint64_t bytes) const
 bool
 Communicator::IsRunning() const
 {
-    return m_plan != nullptr;
+    return m_schedule != nullptr;
 }
 
 void
-Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
+Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
 {
     NS_LOG_FUNCTION(this << m_rank);
     NS_ABORT_MSG_IF(IsRunning(), "Communicator: rank " << m_rank << " is already running");
-    NS_ABORT_MSG_IF(plan->GetNRanks() != m_nRanks,
-                    "Communicator: a plan for " << plan->GetNRanks() << " ranks on a " << m_nRanks
-                                                << "-rank communicator");
-    NS_ABORT_MSG_IF(plan->GetNTransfers() > TAG_ID_MASK,
-                    "Communicator: a plan of " << plan->GetNTransfers()
-                                               << " transfers; at most 2^24 fit in a tag");
-    m_plan = plan;
+    NS_ABORT_MSG_IF(schedule->GetNRanks() != m_nRanks,
+                    "Communicator: a schedule for " << schedule->GetNRanks() << " ranks on a "
+                                                    << m_nRanks << "-rank communicator");
+    m_schedule = schedule;
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
-    m_arrived = 0;
+    m_indexBits = schedule->GetTagIndexBits();
+    m_started = 0;
     m_completed = 0;
-    m_sentByStep.assign(plan->GetNSteps(), 0);
-    m_receivedByStep.assign(plan->GetNSteps(), 0);
-    m_gpuFree.assign(plan->GetNChannels(), Time(0));
-    const std::vector<uint32_t>& sends = plan->GetSends(m_rank);
-    m_pendingDeps.resize(sends.size());
-    for (std::size_t i = 0; i < sends.size(); ++i)
+    m_sentByStep.assign(schedule->GetNSteps(), 0);
+    m_receivedByStep.assign(schedule->GetNSteps(), 0);
+    m_gpuFree.assign(schedule->GetNChannels(), Time(0));
+    m_recv.resize(schedule->GetNRecvStreams(m_rank));
+    m_arrivalsLeft = 0;
+    for (uint32_t j = 0; j < m_recv.size(); ++j)
     {
-        m_pendingDeps[i] = plan->GetTransfer(sends[i]).nDeps;
+        RecvStream& in = m_recv[j];
+        in.length = schedule->GetRecvLength(m_rank, j);
+        in.received = 0;
+        in.arrived = 0;
+        in.ahead.clear();
+        in.waiters.clear();
+        m_arrivalsLeft += in.length;
     }
-    for (uint32_t id : sends)
+    m_send.resize(schedule->GetNSendStreams(m_rank));
+    m_sendStreamsLeft = 0;
+    for (uint32_t s = 0; s < m_send.size(); ++s)
     {
-        if (plan->GetTransfer(id).nDeps == 0)
-        {
-            Start(id);
-        }
+        m_send[s].next = 0;
+        m_send[s].length = schedule->GetSendLength(m_rank, s);
+        m_sendStreamsLeft += m_send[s].length > 0 ? 1 : 0;
     }
-    // Transfers of this collective that arrived before this rank started it; those of later
+    for (uint32_t s = 0; s < m_send.size(); ++s)
+    {
+        Advance(s);
+    }
+    // Messages of this collective that arrived before this rank started it; those of later
     // collectives stay.
     std::vector<std::pair<uint32_t, uint64_t>> early;
     early.swap(m_early);
@@ -332,41 +341,73 @@ Communicator::Run(Ptr<const CollectivePlan> plan, DoneCallback done)
             m_early.emplace_back(tag, bytes);
         }
     }
-    CheckDone(); // a rank with nothing to do (one rank, or a zero-byte plan)
+    CheckDone(); // a rank with nothing to do (one rank, or zero bytes)
+}
+
+bool
+Communicator::Satisfied(const ScheduleDependency& d) const
+{
+    const RecvStream& in = m_recv[d.stream];
+    for (uint64_t i = std::max(d.first, in.arrived); i <= d.last; ++i)
+    {
+        if (!std::binary_search(in.ahead.begin(), in.ahead.end(), i))
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 void
-Communicator::Start(uint32_t id)
+Communicator::Advance(uint32_t stream)
 {
-    const CollectiveTransfer& t = m_plan->GetTransfer(id);
-    if (t.kind == TransferKind::NVLS_MULTICAST && id != t.group)
+    SendStream& out = m_send[stream];
+    while (m_schedule && out.next < out.length)
     {
-        return; // the group's first transfer sends the one multicast
+        m_schedule->GetSend(m_rank, stream, out.next, m_message);
+        for (const ScheduleDependency& d : m_message.deps)
+        {
+            NS_ASSERT(d.stream < m_recv.size() && d.last < m_recv[d.stream].length);
+            if (!Satisfied(d))
+            {
+                m_recv[d.stream].waiters.push_back(stream);
+                return;
+            }
+        }
+        if (++out.next == out.length)
+        {
+            --m_sendStreamsLeft;
+        }
+        if (!m_message.skip)
+        {
+            ++m_started;
+            // Start may deliver at once (a zero latency): m_message is not used after it.
+            Start(m_message.transfer, m_schedule->MakeTag(m_message));
+        }
     }
-    const Time latency = m_transport->IsNvLinkPeer(m_plan->GetTransfer(id).dst)
-                             ? GetNvLinkStepLatency()
-                             : GetStepLatency();
+}
+
+void
+Communicator::Start(const CollectiveTransfer& t, uint32_t tag)
+{
+    const Time latency
+        = m_transport->IsNvLinkPeer(t.dst) ? GetNvLinkStepLatency() : GetStepLatency();
     if (latency.IsZero())
     {
-        Send(id);
+        Send(t, tag);
     }
     else
     {
-        Simulator::Schedule(latency, &Communicator::Send, this, id);
+        Simulator::Schedule(latency, &Communicator::Send, this, t, tag);
     }
 }
 
 void
-Communicator::Send(uint32_t id)
+Communicator::Send(CollectiveTransfer t, uint32_t tag)
 {
-    const CollectiveTransfer& t = m_plan->GetTransfer(id);
-    if (t.kind == TransferKind::NVLS_MULTICAST && id != t.group)
-    {
-        return; // the group's first transfer sends the one multicast
-    }
     m_sentByStep[t.step] += t.bytes;
-    m_sendTrace(id);
-    const uint32_t tag = (m_sequence << TAG_ID_BITS) | t.group;
+    m_sendTrace(t);
+    tag |= m_sequence << TAG_ID_BITS;
     switch (t.kind)
     {
     case TransferKind::POINT_TO_POINT:
@@ -385,84 +426,112 @@ void
 Communicator::Received(uint32_t tag, uint64_t bytes)
 {
     const uint32_t sequence = tag >> TAG_ID_BITS;
-    if (!m_plan || sequence != m_sequence)
+    if (!m_schedule || sequence != m_sequence)
     {
         // A peer already runs a later collective: keep its data until this rank starts it.
         const uint32_t lead = (sequence - m_sequence) & TAG_SEQUENCE_MASK;
         NS_ABORT_MSG_IF(lead == 0 || lead > MAX_LEAD,
-                        "Communicator: rank " << m_rank << " received a transfer of collective "
+                        "Communicator: rank " << m_rank << " received a message of collective "
                                               << sequence << " during collective " << m_sequence
                                               << " (a peer is too far ahead)");
         m_early.emplace_back(tag, bytes);
         return;
     }
-    uint32_t id = tag & TAG_ID_MASK;
-    NS_ABORT_MSG_IF(id >= m_plan->GetNTransfers(),
-                    "Communicator: rank " << m_rank << " received an unexpected transfer " << id);
-    if (m_plan->GetTransfer(id).kind == TransferKind::NVLS_MULTICAST)
+    const uint32_t local = tag & TAG_ID_MASK;
+    const auto [first, count] = m_schedule->LocateRecv(m_rank, local >> m_indexBits);
+    NS_ABORT_MSG_IF(count == 0 || first + count > m_recv.size(),
+                    "Communicator: rank " << m_rank << " received an unexpected message " << local);
+    RecvStream& in = m_recv[first];
+    uint64_t index = in.received;
+    if (m_indexBits > 0)
     {
-        id += m_rank - m_plan->GetTransfer(id).groupBase; // this rank's transfer of the group
+        // The full index from its low bits: the one nearest the messages received so far.
+        const uint64_t window = 1ULL << m_indexBits;
+        uint64_t delta = ((local & (window - 1)) - in.received) & (window - 1);
+        index = delta < window / 2 ? in.received + delta : in.received - (window - delta);
     }
-    const CollectiveTransfer& t = m_plan->GetTransfer(id);
-    NS_ABORT_MSG_IF(t.dst != m_rank || bytes != WireBytes(t.bytes),
-                    "Communicator: rank " << m_rank << " received transfer " << id << " of "
-                                          << bytes << " bytes, planned for rank " << t.dst
-                                          << " with " << WireBytes(t.bytes));
+    NS_ABORT_MSG_IF(index >= in.length,
+                    "Communicator: rank " << m_rank << " received message " << index
+                                          << " of a stream of " << in.length);
+    ++in.received;
+    CollectiveTransfer t;
+    m_schedule->GetRecv(m_rank, first, index, t);
+    NS_ABORT_MSG_IF(bytes != WireBytes(t.bytes),
+                    "Communicator: rank " << m_rank << " received " << bytes
+                                          << " bytes of a message of " << WireBytes(t.bytes));
     m_receivedByStep[t.step] += t.bytes;
     if (t.kind == TransferKind::NVLS_REDUCE)
     {
         // The switch delivered the reduction once, for every rank's contribution.
-        for (uint32_t j = 0; j < t.groupSize; ++j)
+        for (uint32_t j = 0; j < count; ++j)
         {
-            Arrived(t.group + j);
+            Arrived(first + j, j == 0 ? index : 0, t);
         }
         return;
     }
     if (!t.reduce)
     {
-        Arrived(id);
+        Arrived(first, index, t);
         return;
     }
     // The channel's thread block reduces one piece at a time.
     Time& free = m_gpuFree[t.channel];
     const Time now = Simulator::Now();
     free = std::max(free, now) + ReductionTime(t.bytes);
-    Simulator::Schedule(free - now, &Communicator::Arrived, this, id);
+    Simulator::Schedule(free - now, &Communicator::Arrived, this, first, index, t);
 }
 
 void
-Communicator::Arrived(uint32_t id)
+Communicator::Arrived(uint32_t stream, uint64_t index, CollectiveTransfer t)
 {
-    ++m_arrived;
-    m_arrivalTrace(id);
-    for (uint32_t dependent : m_plan->GetDependents(id))
+    RecvStream& in = m_recv[stream];
+    if (index == in.arrived)
     {
-        if (--m_pendingDeps[m_plan->GetSendIndex(dependent)] == 0)
+        ++in.arrived;
+        while (!in.ahead.empty() && in.ahead.front() == in.arrived)
         {
-            Start(dependent);
+            in.ahead.erase(in.ahead.begin());
+            ++in.arrived;
+        }
+    }
+    else
+    {
+        auto at = std::lower_bound(in.ahead.begin(), in.ahead.end(), index);
+        NS_ABORT_MSG_IF(index < in.arrived || (at != in.ahead.end() && *at == index),
+                        "Communicator: rank " << m_rank << " received message " << index
+                                              << " of stream " << stream << " twice");
+        in.ahead.insert(at, index);
+    }
+    --m_arrivalsLeft;
+    m_arrivalTrace(t);
+    if (!in.waiters.empty())
+    {
+        std::vector<uint32_t> waiters;
+        waiters.swap(in.waiters);
+        for (uint32_t s : waiters)
+        {
+            Advance(s);
         }
     }
     CheckDone();
 }
 
 void
-Communicator::SendCompleted(uint32_t tag)
+Communicator::SendCompleted(uint32_t /* tag */)
 {
-    const CollectiveTransfer& t = m_plan->GetTransfer(tag & TAG_ID_MASK);
-    m_completed += t.kind == TransferKind::NVLS_MULTICAST ? t.groupSize : 1;
+    ++m_completed;
     CheckDone();
 }
 
 void
 Communicator::CheckDone()
 {
-    if (!m_plan || m_arrived < m_plan->GetReceives(m_rank).size()
-        || m_completed < m_plan->GetSends(m_rank).size())
+    if (!m_schedule || m_sendStreamsLeft > 0 || m_arrivalsLeft > 0 || m_completed < m_started)
     {
         return;
     }
     NS_LOG_FUNCTION(this << m_rank);
-    m_plan = nullptr;
+    m_schedule = nullptr;
     DoneCallback done = m_done;
     m_done = DoneCallback();
     if (!done.IsNull())
@@ -471,10 +540,10 @@ Communicator::CheckDone()
     }
 }
 
-Ptr<const CollectivePlan>
-Communicator::GetPlan() const
+Ptr<const CollectiveSchedule>
+Communicator::GetSchedule() const
 {
-    return m_plan;
+    return m_schedule;
 }
 
 const std::vector<uint64_t>&

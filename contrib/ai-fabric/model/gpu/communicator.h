@@ -7,7 +7,7 @@
 #ifndef COMMUNICATOR_H
 #define COMMUNICATOR_H
 
-#include "collective-plan.h"
+#include "collective-schedule.h"
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -41,18 +41,21 @@ const char* NcclProtocolName(NcclProtocol protocol);
 /**
  * \ingroup ai-fabric
  * \brief One rank's communicator, shaped like an ncclComm: it runs this rank's part of a
- * collective plan.
+ * collective's schedule, made as it runs.
  *
- * A transfer of the plan starts when every transfer it depends on has arrived at this rank
- * and, if the data is to be reduced, the GPU has reduced it; it is then handed to the GPU
- * transport after the protocol's step latency, with the protocol's overhead added to its
- * bytes. Reductions cost GPU time: a reduction of B bytes reads two buffers and writes one,
- * 3B bytes of memory traffic at ReduceBandwidth, one at a time per channel (a channel is one
- * GPU thread block in NCCL). The rank's part is done when every transfer to it has arrived
- * (and been reduced) and every transfer from it has completed.
+ * The rank's send streams go out in order, a message at a time: a message starts when every
+ * message it depends on has arrived at this rank and, if the data is to be reduced, the GPU
+ * has reduced it; it is then handed to the GPU transport after the protocol's step latency,
+ * with the protocol's overhead added to its bytes. The communicator asks the schedule for
+ * each message when it is next, so its memory is O(its streams): a counter per send stream,
+ * and per receive stream the messages received and arrived (with those that arrived ahead of
+ * an earlier one) and the send streams waiting on it. Reductions cost GPU time: a reduction of B
+ * bytes reads two buffers and writes one, 3B bytes of memory traffic at ReduceBandwidth, one at a
+ * time per channel (a channel is one GPU thread block in NCCL). The rank's part is done when every
+ * transfer to it has arrived (and been reduced) and every transfer from it has completed.
  *
- * Ranks need not start a collective together: a transfer's tag carries the collective's
- * sequence number (8 bits, above a 24-bit transfer id), and data of a later collective that
+ * Ranks need not start a collective together: a message's tag carries the collective's
+ * sequence number (8 bits, above the schedule's 24-bit tag), and data of a later collective that
  * arrives from a faster peer waits until this rank starts that collective. A peer may be up to
  * 127 collectives ahead.
  */
@@ -80,10 +83,10 @@ class Communicator : public Object
 
     /**
      * \brief Run this rank's part of a collective.
-     * \param plan the plan (the same for every rank)
+     * \param schedule the schedule (the same for every rank; a CollectivePlan is one)
      * \param done called when this rank's part is done
      */
-    void Run(Ptr<const CollectivePlan> plan, DoneCallback done);
+    void Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done);
 
     /// \return true while a collective runs
     bool IsRunning() const;
@@ -129,8 +132,8 @@ class Communicator : public Object
      */
     uint32_t ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const;
 
-    /// \return the running plan (null when idle)
-    Ptr<const CollectivePlan> GetPlan() const;
+    /// \return the running schedule (null when idle)
+    Ptr<const CollectiveSchedule> GetSchedule() const;
 
     /// \return payload bytes received in the last (or current) collective, by step
     const std::vector<uint64_t>& GetBytesReceivedByStep() const;
@@ -139,37 +142,70 @@ class Communicator : public Object
 
     /**
      * TracedCallback signature for a transfer event.
-     * \param id the transfer's id in the plan
+     * \param transfer the transfer (src, dst, channel, bytes, step, kind)
      */
-    typedef void (*TransferTracedCallback)(uint32_t id);
+    typedef void (*TransferTracedCallback)(const CollectiveTransfer& transfer);
 
   protected:
     void DoDispose() override;
 
   private:
-    /**
-     * \param id a transfer whose dependencies are met: send it after the step latency
-     */
-    void Start(uint32_t id);
+    /// A send stream of this rank.
+    struct SendStream
+    {
+        uint64_t next{0};   //!< its next message
+        uint64_t length{0}; //!< its messages
+    };
+
+    /// A receive stream of this rank.
+    struct RecvStream
+    {
+        uint64_t length{0};            //!< messages that arrive on it
+        uint64_t received{0};          //!< messages received so far
+        uint64_t arrived{0};           //!< messages 0 .. arrived - 1 arrived (and reduced)
+        std::vector<uint64_t> ahead;   //!< later messages that arrived, sorted
+        std::vector<uint32_t> waiters; //!< send streams waiting for a message of it
+    };
 
     /**
-     * \param id a transfer to hand to the transport now
+     * \brief Start the messages of a send stream whose dependencies are met, in order.
+     * \param stream the send stream
      */
-    void Send(uint32_t id);
+    void Advance(uint32_t stream);
 
     /**
-     * \param tag the transfer's id
+     * \param d a dependency
+     * \return true if every message it names arrived
+     */
+    bool Satisfied(const ScheduleDependency& d) const;
+
+    /**
+     * \param t a message whose dependencies are met: send it after the step latency
+     * \param tag its tag (24 bits)
+     */
+    void Start(const CollectiveTransfer& t, uint32_t tag);
+
+    /**
+     * \param t a message to hand to the transport now
+     * \param tag its tag (24 bits)
+     */
+    void Send(CollectiveTransfer t, uint32_t tag);
+
+    /**
+     * \param tag the message's tag
      * \param bytes bytes that arrived
      */
     void Received(uint32_t tag, uint64_t bytes);
 
     /**
-     * \param id a transfer to this rank that arrived and is reduced (if it had to be)
+     * \param stream a receive stream
+     * \param index the message of it that arrived and is reduced (if it had to be)
+     * \param t the message
      */
-    void Arrived(uint32_t id);
+    void Arrived(uint32_t stream, uint64_t index, CollectiveTransfer t);
 
     /**
-     * \param tag the transfer's id
+     * \param tag the message's tag
      */
     void SendCompleted(uint32_t tag);
 
@@ -190,18 +226,23 @@ class Communicator : public Object
     DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
     uint64_t m_minBytesPerChannel{0};        //!< bytes a channel needs (0: NCCL's rule)
 
-    Ptr<const CollectivePlan> m_plan;    //!< running plan (null when idle)
-    DoneCallback m_done;                 //!< caller's callback
-    std::vector<uint32_t> m_pendingDeps; //!< per send (index in the rank's send list)
-    std::vector<Time> m_gpuFree;         //!< per channel: when the GPU is free
-    uint32_t m_arrived{0};               //!< transfers to this rank arrived
-    uint32_t m_completed{0};             //!< transfers from this rank completed
-    uint32_t m_sequence{0};              //!< sequence number of the current collective
-    std::vector<std::pair<uint32_t, uint64_t>> m_early; //!< arrivals of the next collective
-    std::vector<uint64_t> m_sentByStep;                 //!< payload bytes sent, by step
-    std::vector<uint64_t> m_receivedByStep;             //!< payload bytes received, by step
-    TracedCallback<uint32_t> m_sendTrace;               //!< a transfer was handed to the transport
-    TracedCallback<uint32_t> m_arrivalTrace;            //!< a transfer arrived and was reduced
+    Ptr<const CollectiveSchedule> m_schedule; //!< running schedule (null when idle)
+    DoneCallback m_done;                      //!< caller's callback
+    std::vector<SendStream> m_send;           //!< by send stream
+    std::vector<RecvStream> m_recv;           //!< by receive stream
+    ScheduleMessage m_message;                //!< the message being looked at
+    uint32_t m_indexBits{0};                  //!< tag bits of a message's index
+    uint32_t m_sendStreamsLeft{0};            //!< send streams with messages left
+    uint64_t m_arrivalsLeft{0};               //!< messages still to arrive
+    uint64_t m_started{0};                    //!< messages started
+    uint64_t m_completed{0};                  //!< messages sent and completed
+    std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
+    uint32_t m_sequence{0};                   //!< sequence number of the current collective
+    std::vector<std::pair<uint32_t, uint64_t>> m_early;       //!< arrivals of the next collective
+    std::vector<uint64_t> m_sentByStep;                       //!< payload bytes sent, by step
+    std::vector<uint64_t> m_receivedByStep;                   //!< payload bytes received, by step
+    TracedCallback<const CollectiveTransfer&> m_sendTrace;    //!< handed to the transport
+    TracedCallback<const CollectiveTransfer&> m_arrivalTrace; //!< arrived and reduced
 };
 
 } // namespace ns3

@@ -129,103 +129,261 @@ DoubleBinaryTreeAlgorithm::GetServerParents(uint32_t n, uint32_t g, uint32_t tre
     return parents;
 }
 
-void
-DoubleBinaryTreeAlgorithm::DoBuild(CollectivePlan& plan,
-                                   uint32_t channel,
-                                   uint64_t bytes,
-                                   uint64_t chunkBytes) const
+namespace
 {
-    NS_LOG_FUNCTION(this << channel << bytes << chunkBytes);
-    const uint32_t n = plan.GetNRanks();
+/// Double binary tree: per channel and tree, a rank's streams are slot 0 (to / from its
+/// parent) and slots 1 + i (to / from its child i).
+class TreeSchedule : public CollectiveSchedule
+{
+  public:
+    /// Streams per channel and tree: the parent and up to three children (a chain head
+    /// has its chain successor and two tree children).
+    static constexpr uint32_t SLOTS = 4;
+    /// Trees.
+    static constexpr uint32_t TREES = DoubleBinaryTreeAlgorithm::TREES;
 
-    /// One tree of the pair, with the order in which its ranks are visited.
-    struct Tree
+    /**
+     * \param n ranks
+     * \param bytes size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     * \param gpusPerServer NCCL's tree on servers (0: across ranks)
+     */
+    TreeSchedule(
+        uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes, uint32_t gpusPerServer)
+        : CollectiveSchedule(CollectiveType::ALL_REDUCE, n, bytes, "tree")
+        , m_channels(channels)
     {
-        std::vector<uint32_t> parents;               //!< by rank
-        std::vector<std::vector<uint32_t>> children; //!< by rank, in rank order
-        uint32_t root{0};                            //!< the root
-        std::vector<uint32_t> topDown;               //!< ranks, parents before children
-        std::vector<uint64_t> pieces;                //!< the tree's half, in pieces
-    };
-
-    const std::vector<uint64_t> halves = Split(bytes, TREES);
-    std::vector<Tree> trees(TREES);
-    uint64_t maxPieces = 0;
-    for (uint32_t t = 0; t < TREES; ++t)
-    {
-        Tree& tree = trees[t];
-        tree.parents = GetServerParents(n, m_gpusPerServer, t, channel);
-        tree.root = static_cast<uint32_t>(
-            std::find(tree.parents.begin(), tree.parents.end(), NO_PARENT) - tree.parents.begin());
-        tree.children.assign(n, {});
-        for (uint32_t r = 0; r < n; ++r)
+        const std::vector<uint64_t> shares = CollectiveAlgorithm::Split(bytes, channels);
+        m_parent.reserve(static_cast<std::size_t>(n) * channels * TREES);
+        m_slot.reserve(m_parent.capacity());
+        m_firstChild.reserve(m_parent.capacity() + 1);
+        for (uint32_t c = 0; c < channels; ++c)
         {
-            if (tree.parents[r] != NO_PARENT)
+            const std::vector<uint64_t> halves = CollectiveAlgorithm::Split(shares[c], TREES);
+            for (uint32_t t = 0; t < TREES; ++t)
             {
-                tree.children[tree.parents[r]].push_back(r);
-            }
-        }
-        tree.topDown.push_back(tree.root);
-        for (std::size_t i = 0; i < tree.topDown.size(); ++i)
-        {
-            const std::vector<uint32_t>& below = tree.children[tree.topDown[i]];
-            tree.topDown.insert(tree.topDown.end(), below.begin(), below.end());
-        }
-        NS_ASSERT_MSG(tree.topDown.size() == n, "DoubleBinaryTreeAlgorithm: a tree misses ranks");
-        tree.pieces = Split(halves[t], Pieces(halves[t], chunkBytes));
-        maxPieces = std::max<uint64_t>(maxPieces, tree.pieces.size());
-    }
-
-    // up[r]: the transfer of the current piece from r to its parent; down[r]: to r from its
-    // parent.
-    std::vector<uint32_t> up(n);
-    std::vector<uint32_t> down(n);
-    for (uint64_t k = 0; k < maxPieces; ++k)
-    {
-        for (const Tree& tree : trees)
-        {
-            if (k >= tree.pieces.size())
-            {
-                continue;
-            }
-            const uint64_t piece = tree.pieces[k];
-            // Reduce: children before parents.
-            for (auto it = tree.topDown.rbegin(); it != tree.topDown.rend(); ++it)
-            {
-                const uint32_t r = *it;
-                if (r == tree.root)
+                Tree tree;
+                tree.bytes = halves[t];
+                tree.pieces = CollectiveAlgorithm::Pieces(halves[t], chunkBytes);
+                tree.base = static_cast<uint32_t>(m_parent.size());
+                m_tree.push_back(tree);
+                const std::vector<uint32_t> parents
+                    = DoubleBinaryTreeAlgorithm::GetServerParents(n, gpusPerServer, t, c);
+                // Children in rank order, as counted per parent.
+                std::vector<uint32_t> count(n, 0);
+                for (uint32_t r = 0; r < n; ++r)
                 {
-                    continue;
-                }
-                std::vector<uint32_t> deps;
-                for (uint32_t c : tree.children[r])
-                {
-                    deps.push_back(up[c]);
-                }
-                up[r] = plan.AddTransfer(r, tree.parents[r], channel, piece, UP_STEP, true, deps);
-            }
-            // Broadcast: parents before children.
-            for (uint32_t r : tree.topDown)
-            {
-                std::vector<uint32_t> deps;
-                if (r == tree.root)
-                {
-                    for (uint32_t c : tree.children[r])
+                    m_parent.push_back(parents[r]);
+                    m_slot.push_back(0);
+                    if (parents[r] != DoubleBinaryTreeAlgorithm::NO_PARENT)
                     {
-                        deps.push_back(up[c]);
+                        m_slot.back() = count[parents[r]]++;
+                        NS_ABORT_MSG_IF(count[parents[r]] >= SLOTS,
+                                        "DoubleBinaryTreeAlgorithm: rank "
+                                            << parents[r] << " has more than " << SLOTS - 1
+                                            << " children");
                     }
                 }
-                else
+                uint32_t at = static_cast<uint32_t>(m_children.size());
+                for (uint32_t r = 0; r < n; ++r)
                 {
-                    deps.push_back(down[r]);
+                    m_firstChild.push_back(at);
+                    at += count[r];
                 }
-                for (uint32_t c : tree.children[r])
+                m_children.resize(at, 0);
+                for (uint32_t r = 0; r < n; ++r)
                 {
-                    down[c] = plan.AddTransfer(r, c, channel, piece, DOWN_STEP, false, deps);
+                    if (parents[r] != DoubleBinaryTreeAlgorithm::NO_PARENT)
+                    {
+                        m_children[m_firstChild[tree.base + parents[r]] + m_slot[tree.base + r]]
+                            = r;
+                    }
                 }
             }
         }
+        m_firstChild.push_back(static_cast<uint32_t>(m_children.size()));
     }
+
+    uint32_t GetNChannels() const override
+    {
+        return m_channels;
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return 2;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    uint64_t GetSendLength(uint32_t rank, uint32_t stream) const override
+    {
+        return HasPeer(rank, stream) ? m_tree[stream / SLOTS].pieces : 0;
+    }
+
+    void GetSend(uint32_t rank, uint32_t stream, uint64_t index, ScheduleMessage& m) const override
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        const Tree& tree = m_tree[ct];
+        CollectiveTransfer& t = m.transfer;
+        t = CollectiveTransfer();
+        t.src = rank;
+        t.channel = ct / TREES;
+        t.bytes = tree.bytes / tree.pieces + (index < tree.bytes % tree.pieces ? 1 : 0);
+        m.recvIndex = index;
+        m.skip = false;
+        m.deps.clear();
+        const uint32_t children = Children(ct, rank);
+        const uint32_t parent = m_parent[tree.base + rank];
+        const bool root = parent == DoubleBinaryTreeAlgorithm::NO_PARENT;
+        if (slot == 0)
+        {
+            // Up: once piece k arrived from every child (and was reduced).
+            t.dst = parent;
+            t.step = DoubleBinaryTreeAlgorithm::UP_STEP;
+            t.reduce = true;
+            m.recvStream = ct * SLOTS + 1 + m_slot[tree.base + rank];
+            for (uint32_t i = 0; i < children; ++i)
+            {
+                m.deps.push_back({ct * SLOTS + 1 + i, index, index});
+            }
+        }
+        else
+        {
+            // Down: the root once it reduced piece k of every child, the others once piece k
+            // arrived from the parent.
+            t.dst = m_children[m_firstChild[tree.base + rank] + slot - 1];
+            t.step = DoubleBinaryTreeAlgorithm::DOWN_STEP;
+            t.reduce = false;
+            m.recvStream = ct * SLOTS;
+            if (root)
+            {
+                for (uint32_t i = 0; i < children; ++i)
+                {
+                    m.deps.push_back({ct * SLOTS + 1 + i, index, index});
+                }
+            }
+            else
+            {
+                m.deps.push_back({ct * SLOTS, index, index});
+            }
+        }
+        m.tagCode = m.recvStream;
+    }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    uint64_t GetRecvLength(uint32_t rank, uint32_t stream) const override
+    {
+        return HasPeer(rank, stream) ? m_tree[stream / SLOTS].pieces : 0;
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        const Tree& tree = m_tree[ct];
+        if (slot == 0)
+        {
+            // Down from the parent: its stream to this child.
+            return {m_parent[tree.base + rank], ct * SLOTS + 1 + m_slot[tree.base + rank]};
+        }
+        return {m_children[m_firstChild[tree.base + rank] + slot - 1], ct * SLOTS};
+    }
+
+    uint32_t GetTagCodes() const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> connections;
+        for (uint32_t stream = 0; stream < GetNSendStreams(rank); ++stream)
+        {
+            if (HasPeer(rank, stream))
+            {
+                const uint32_t ct = stream / SLOTS;
+                const uint32_t slot = stream % SLOTS;
+                const Tree& tree = m_tree[ct];
+                const uint32_t peer = slot == 0
+                                          ? m_parent[tree.base + rank]
+                                          : m_children[m_firstChild[tree.base + rank] + slot - 1];
+                connections.emplace_back(peer, ct / TREES);
+            }
+        }
+        std::sort(connections.begin(), connections.end());
+        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
+        return connections;
+    }
+
+    uint64_t GetMemoryBytes() const override
+    {
+        return CollectiveSchedule::GetMemoryBytes() + sizeof(*this) - sizeof(CollectiveSchedule)
+               + (m_parent.capacity() + m_slot.capacity() + m_firstChild.capacity()
+                  + m_children.capacity())
+                     * sizeof(uint32_t)
+               + m_tree.capacity() * sizeof(Tree);
+    }
+
+  private:
+    /// One tree of one channel.
+    struct Tree
+    {
+        uint64_t bytes{0};  //!< its half of the channel's share
+        uint64_t pieces{1}; //!< pieces it moves in
+        uint32_t base{0};   //!< its ranks' first entry in m_parent, m_slot, m_firstChild
+    };
+
+    /**
+     * \param ct channel x TREES + tree
+     * \param rank a rank
+     * \return its children in that tree
+     */
+    uint32_t Children(uint32_t ct, uint32_t rank) const
+    {
+        const uint32_t i = m_tree[ct].base + rank;
+        return m_firstChild[i + 1] - m_firstChild[i];
+    }
+
+    /**
+     * \param rank a rank
+     * \param stream one of its streams
+     * \return true if the stream has a peer (a parent, or a child in that slot)
+     */
+    bool HasPeer(uint32_t rank, uint32_t stream) const
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        return slot == 0 ? m_parent[m_tree[ct].base + rank] != DoubleBinaryTreeAlgorithm::NO_PARENT
+                         : slot <= Children(ct, rank);
+    }
+
+    uint32_t m_channels;                //!< channels
+    std::vector<Tree> m_tree;           //!< by channel x TREES + tree
+    std::vector<uint32_t> m_parent;     //!< by tree base + rank
+    std::vector<uint32_t> m_slot;       //!< by tree base + rank: its place among its siblings
+    std::vector<uint32_t> m_firstChild; //!< by tree base + rank, and one past the last
+    std::vector<uint32_t> m_children;   //!< children, rank after rank, tree after tree
+};
+} // namespace
+
+Ptr<CollectiveSchedule>
+DoubleBinaryTreeAlgorithm::DoSchedule(CollectiveType /* type */,
+                                      uint32_t nRanks,
+                                      uint64_t bytes,
+                                      uint32_t channels,
+                                      uint64_t chunkBytes) const
+{
+    return Create<TreeSchedule>(nRanks, bytes, channels, chunkBytes, m_gpusPerServer);
 }
 
 } // namespace ns3

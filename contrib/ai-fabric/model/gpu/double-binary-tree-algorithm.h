@@ -45,6 +45,10 @@ namespace ns3
  * up and receives H down in that tree; a rank with c children in a tree receives c x H up and
  * sends c x H down. Both trees have depth ceil(log2 n), so a piece crosses 2 ceil(log2 n)
  * hops: up to the root and back.
+ *
+ * Its schedule gives each rank, per channel and tree, a send stream to its parent and one to
+ * each child, and a receive stream from each; it holds every tree's parents and children:
+ * O(ranks x channels).
  */
 class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
 {
@@ -83,10 +87,11 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
     static uint32_t GetRoot(uint32_t nRanks, uint32_t tree);
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 
   private:
     /**

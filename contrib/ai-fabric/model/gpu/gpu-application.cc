@@ -116,7 +116,7 @@ GpuApplication::RunStep()
 void
 GpuApplication::ComputeDone()
 {
-    const Ptr<const CollectivePlan>& plan = m_workload[m_step].collective;
+    const Ptr<const CollectiveSchedule>& plan = m_workload[m_step].collective;
     if (!plan)
     {
         StepDone();

@@ -7,7 +7,7 @@
 #ifndef GPU_APPLICATION_H
 #define GPU_APPLICATION_H
 
-#include "collective-plan.h"
+#include "collective-schedule.h"
 #include "ns3/application.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
@@ -25,8 +25,8 @@ class Communicator;
  */
 struct GpuWorkloadStep
 {
-    Time compute;                         //!< GPU compute before the collective (may be zero)
-    Ptr<const CollectivePlan> collective; //!< the collective after it (may be null)
+    Time compute;                             //!< GPU compute before the collective (may be zero)
+    Ptr<const CollectiveSchedule> collective; //!< the collective after it (may be null)
 };
 
 /**
