@@ -158,6 +158,7 @@ class TreeSchedule : public CollectiveSchedule
         m_parent.reserve(static_cast<std::size_t>(n) * channels * TREES);
         m_slot.reserve(m_parent.capacity());
         m_firstChild.reserve(m_parent.capacity() + 1);
+        m_children.reserve(m_parent.capacity());
         for (uint32_t c = 0; c < channels; ++c)
         {
             const std::vector<uint64_t> halves = CollectiveAlgorithm::Split(shares[c], TREES);

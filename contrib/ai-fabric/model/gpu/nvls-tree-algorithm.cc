@@ -7,7 +7,10 @@
 #include "nvls-tree-algorithm.h"
 
 #include "double-binary-tree-algorithm.h"
+#include "ns3/abort.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -50,107 +53,400 @@ NvlsTreeAlgorithm::Supports(CollectiveType type, uint32_t nRanks) const
            && (m_gpusPerServer == 0 || nRanks % m_gpusPerServer == 0);
 }
 
-void
-NvlsTreeAlgorithm::DoBuild(CollectivePlan& plan,
-                           uint32_t channel,
-                           uint64_t bytes,
-                           uint64_t chunkBytes) const
+namespace
 {
-    const uint32_t n = plan.GetNRanks();
-    const uint32_t g = m_gpusPerServer == 0 ? n : m_gpusPerServer;
-    const uint32_t servers = n / g;
-    const std::vector<uint64_t> halves = Split(bytes, DoubleBinaryTreeAlgorithm::TREES);
-    for (uint32_t t = 0; t < DoubleBinaryTreeAlgorithm::TREES; ++t)
+/// NVLSTree. Per channel and tree, a GPU's send streams are: 0 its contributions to its
+/// server's reduction; and at a head 1 up to the parent head, 2 and 3 down to the child
+/// heads, 4 the multicasts. Its receive streams: 0 the multicasts; and at a head 1 the
+/// reductions, 2 from the parent head, 3 and 4 from the child heads.
+class NvlsTreeSchedule : public CollectiveSchedule
+{
+  public:
+    /// Streams per channel and tree.
+    static constexpr uint32_t SLOTS = 5;
+    /// Trees.
+    static constexpr uint32_t TREES = DoubleBinaryTreeAlgorithm::TREES;
+    /// Send and receive slots.
+    enum Slot : uint32_t
     {
-        const std::vector<uint32_t> parents = DoubleBinaryTreeAlgorithm::GetParents(servers, t);
-        std::vector<std::vector<uint32_t>> children(servers);
-        uint32_t root = 0;
-        for (uint32_t s = 0; s < servers; ++s)
+        CONTRIBUTE = 0,  //!< send: to the reduction
+        UP = 1,          //!< send: to the parent head
+        DOWN = 2,        //!< send: to child head 0 (3: child head 1)
+        MULTICAST = 4,   //!< send: the multicast
+        MULTICASTS = 0,  //!< receive: the multicasts
+        REDUCED = 1,     //!< receive: the reductions
+        FROM_PARENT = 2, //!< receive: from the parent head
+        FROM_CHILD = 3,  //!< receive: from child head 0 (4: child head 1)
+    };
+
+    /**
+     * \param n ranks
+     * \param g GPUs per server
+     * \param bytes size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     * \param window PiecesInFlight
+     */
+    NvlsTreeSchedule(uint32_t n,
+                     uint32_t g,
+                     uint64_t bytes,
+                     uint32_t channels,
+                     uint64_t chunkBytes,
+                     uint32_t window)
+        : CollectiveSchedule(CollectiveType::ALL_REDUCE, n, bytes, "nvlstree")
+        , m_g(g)
+        , m_servers(n / g)
+        , m_channels(channels)
+        , m_window(window)
+    {
+        const std::vector<uint64_t> shares = CollectiveAlgorithm::Split(bytes, channels);
+        for (uint32_t c = 0; c < channels; ++c)
         {
-            if (parents[s] == DoubleBinaryTreeAlgorithm::NO_PARENT)
+            const std::vector<uint64_t> halves = CollectiveAlgorithm::Split(shares[c], TREES);
+            for (uint32_t t = 0; t < TREES; ++t)
             {
-                root = s;
-            }
-            else
-            {
-                children[parents[s]].push_back(s);
+                Tree tree;
+                tree.bytes = halves[t];
+                // Pieces of zero bytes (only when the half is empty) move nothing.
+                tree.pieces
+                    = halves[t] == 0 ? 0 : CollectiveAlgorithm::Pieces(halves[t], chunkBytes);
+                tree.head = (c + t) % g;
+                m_tree.push_back(tree);
             }
         }
-        std::vector<uint32_t> topDown{root};
-        for (std::size_t i = 0; i < topDown.size(); ++i)
+        for (uint32_t t = 0; t < TREES; ++t)
         {
-            topDown.insert(topDown.end(), children[topDown[i]].begin(), children[topDown[i]].end());
-        }
-        const uint32_t h = (channel + t) % g; // the heads' local GPU: one rail
-        auto head = [&](uint32_t s) { return s * g + h; };
-        const std::vector<uint64_t> pieces = Split(halves[t], Pieces(halves[t], chunkBytes));
-        std::vector<std::vector<uint32_t>> multicast(servers, std::vector<uint32_t>(pieces.size()));
-        std::vector<uint32_t> reduced(servers); // the head's own contribution, arriving at it
-        std::vector<uint32_t> up(servers);
-        std::vector<uint32_t> down(servers);
-        for (uint64_t k = 0; k < pieces.size(); ++k)
-        {
-            if (pieces[k] == 0)
+            m_parent[t] = DoubleBinaryTreeAlgorithm::GetParents(m_servers, t);
+            m_children[t].assign(static_cast<std::size_t>(m_servers) * 2, NONE);
+            m_slot[t].assign(m_servers, 0);
+            for (uint32_t s = 0; s < m_servers; ++s)
             {
-                continue;
-            }
-            // In every server: an NVLS reduction to the head.
-            for (uint32_t s = 0; s < servers; ++s)
-            {
-                std::vector<std::vector<uint32_t>> deps;
-                if (k >= m_window && pieces[k - m_window] > 0)
+                const uint32_t p = m_parent[t][s];
+                if (p != DoubleBinaryTreeAlgorithm::NO_PARENT)
                 {
-                    deps.resize(g);
-                    for (uint32_t i = 0; i < g; ++i)
-                    {
-                        deps[i] = {multicast[s][k - m_window] + i}; // reached GPU i
-                    }
+                    const uint32_t i = m_children[t][2 * p] == NONE ? 0 : 1;
+                    NS_ABORT_MSG_IF(m_children[t][2 * p + i] != NONE,
+                                    "NvlsTreeAlgorithm: server " << p
+                                                                 << " has more than 2 children");
+                    m_children[t][2 * p + i] = s;
+                    m_slot[t][s] = i;
                 }
-                reduced[s] = plan.AddNvlsReduce(head(s), channel, pieces[k], 0, deps, s * g, g)
-                             + h; // the transfer from the head to itself: dst is the head
-            }
-            // Across servers: reduce up the tree, children before parents ...
-            for (auto it = topDown.rbegin(); it != topDown.rend(); ++it)
-            {
-                const uint32_t s = *it;
-                if (s == root)
-                {
-                    continue;
-                }
-                std::vector<uint32_t> deps{reduced[s]};
-                for (uint32_t c : children[s])
-                {
-                    deps.push_back(up[c]);
-                }
-                up[s] = plan.AddTransfer(
-                    head(s), head(parents[s]), channel, pieces[k], 1, true, deps);
-            }
-            // ... and broadcast down it; then each head multicasts in its server.
-            for (uint32_t s : topDown)
-            {
-                std::vector<uint32_t> deps;
-                if (s == root)
-                {
-                    deps.push_back(reduced[s]);
-                    for (uint32_t c : children[s])
-                    {
-                        deps.push_back(up[c]);
-                    }
-                }
-                else
-                {
-                    deps.push_back(down[s]);
-                }
-                for (uint32_t c : children[s])
-                {
-                    down[c]
-                        = plan.AddTransfer(head(s), head(c), channel, pieces[k], 2, false, deps);
-                }
-                multicast[s][k]
-                    = plan.AddNvlsMulticast(head(s), channel, pieces[k], 3, deps, s * g, g);
             }
         }
     }
+
+    uint32_t GetNChannels() const override
+    {
+        return m_channels;
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return 4;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    uint64_t GetSendLength(uint32_t rank, uint32_t stream) const override
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        const uint32_t s = rank / m_g;
+        const bool head = rank == Head(ct, s);
+        bool has = false;
+        switch (slot)
+        {
+        case CONTRIBUTE:
+            has = true;
+            break;
+        case UP:
+            has = head && Parent(ct, s) != DoubleBinaryTreeAlgorithm::NO_PARENT;
+            break;
+        case DOWN:
+        case DOWN + 1:
+            has = head && Child(ct, s, slot - DOWN) != NONE;
+            break;
+        case MULTICAST:
+            has = head;
+            break;
+        }
+        return has ? m_tree[ct].pieces : 0;
+    }
+
+    void GetSend(uint32_t rank, uint32_t stream, uint64_t index, ScheduleMessage& m) const override
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        const uint32_t s = rank / m_g;
+        const uint32_t base = ct * SLOTS;
+        const Tree& tree = m_tree[ct];
+        CollectiveTransfer& t = m.transfer;
+        t = CollectiveTransfer();
+        t.src = rank;
+        t.channel = ct / TREES;
+        t.bytes = tree.bytes / tree.pieces + (index < tree.bytes % tree.pieces ? 1 : 0);
+        m.recvIndex = index;
+        m.skip = false;
+        m.deps.clear();
+        const uint32_t parent = Parent(ct, s);
+        switch (slot)
+        {
+        case CONTRIBUTE:
+            // Once the multicast of piece k - PiecesInFlight reached this GPU.
+            t.kind = TransferKind::NVLS_REDUCE;
+            t.dst = Head(ct, s);
+            t.groupSize = m_g;
+            t.groupBase = s * m_g;
+            t.step = 0;
+            m.recvStream = base + REDUCED;
+            if (index >= m_window)
+            {
+                m.deps.push_back({base + MULTICASTS, index - m_window, index - m_window});
+            }
+            break;
+        case UP:
+            t.dst = Head(ct, parent);
+            t.step = 1;
+            t.reduce = true;
+            m.recvStream = base + FROM_CHILD + m_slot[ct % TREES][s];
+            m.deps.push_back({base + REDUCED, index, index});
+            AddChildren(ct, s, index, m);
+            break;
+        case MULTICAST:
+            t.kind = TransferKind::NVLS_MULTICAST;
+            t.dst = s * m_g;
+            t.groupSize = m_g;
+            t.groupBase = s * m_g;
+            t.step = 3;
+            m.recvStream = base + MULTICASTS;
+            DownDeps(ct, s, index, m);
+            break;
+        default:
+            t.dst = Head(ct, Child(ct, s, slot - DOWN));
+            t.step = 2;
+            m.recvStream = base + FROM_PARENT;
+            DownDeps(ct, s, index, m);
+            break;
+        }
+        m.tagCode = m.recvStream;
+    }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    uint64_t GetRecvLength(uint32_t rank, uint32_t stream) const override
+    {
+        const auto [src, sendStream] = Source(rank, stream);
+        return src == NONE ? 0 : GetSendLength(src, sendStream);
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        const auto source = Source(rank, stream);
+        NS_ABORT_MSG_IF(source.first == NONE,
+                        "NvlsTreeAlgorithm: rank " << rank << " has no receive stream " << stream);
+        return source;
+    }
+
+    uint32_t GetTagCodes() const override
+    {
+        return m_channels * TREES * SLOTS;
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> connections;
+        const uint32_t s = rank / m_g;
+        for (uint32_t ct = 0; ct < m_tree.size(); ++ct)
+        {
+            if (m_tree[ct].pieces == 0)
+            {
+                continue;
+            }
+            const uint32_t c = ct / TREES;
+            // The NVLS group: every GPU with its head, the head with every GPU (itself too,
+            // as its multicast reaches it); and the heads along the tree.
+            if (rank != Head(ct, s))
+            {
+                connections.emplace_back(Head(ct, s), c);
+            }
+            else
+            {
+                for (uint32_t i = 0; i < m_g; ++i)
+                {
+                    connections.emplace_back(s * m_g + i, c);
+                }
+                if (Parent(ct, s) != DoubleBinaryTreeAlgorithm::NO_PARENT)
+                {
+                    connections.emplace_back(Head(ct, Parent(ct, s)), c);
+                }
+                for (uint32_t i = 0; i < 2; ++i)
+                {
+                    if (Child(ct, s, i) != NONE)
+                    {
+                        connections.emplace_back(Head(ct, Child(ct, s, i)), c);
+                    }
+                }
+            }
+        }
+        std::sort(connections.begin(), connections.end());
+        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
+        return connections;
+    }
+
+    uint64_t GetMemoryBytes() const override
+    {
+        uint64_t bytes = CollectiveSchedule::GetMemoryBytes() + sizeof(*this)
+                         - sizeof(CollectiveSchedule) + m_tree.capacity() * sizeof(Tree);
+        for (uint32_t t = 0; t < TREES; ++t)
+        {
+            bytes += (m_parent[t].capacity() + m_children[t].capacity() + m_slot[t].capacity())
+                     * sizeof(uint32_t);
+        }
+        return bytes;
+    }
+
+  private:
+    /// No rank, server or child.
+    static constexpr uint32_t NONE = UINT32_MAX;
+
+    /// One tree of one channel.
+    struct Tree
+    {
+        uint64_t bytes{0};  //!< its half of the channel's share
+        uint64_t pieces{0}; //!< pieces it moves in
+        uint32_t head{0};   //!< the heads' local GPU
+    };
+
+    /**
+     * \param ct channel x TREES + tree
+     * \param s a server
+     * \return its head's rank
+     */
+    uint32_t Head(uint32_t ct, uint32_t s) const
+    {
+        return s * m_g + m_tree[ct].head;
+    }
+
+    /**
+     * \param ct channel x TREES + tree
+     * \param s a server
+     * \return its parent server (NO_PARENT for the root)
+     */
+    uint32_t Parent(uint32_t ct, uint32_t s) const
+    {
+        return m_parent[ct % TREES][s];
+    }
+
+    /**
+     * \param ct channel x TREES + tree
+     * \param s a server
+     * \param i 0 or 1
+     * \return its child server i (NONE if it has none)
+     */
+    uint32_t Child(uint32_t ct, uint32_t s, uint32_t i) const
+    {
+        return m_children[ct % TREES][2 * static_cast<std::size_t>(s) + i];
+    }
+
+    /**
+     * \brief Add the arrivals of piece k from the child heads.
+     * \param ct channel x TREES + tree
+     * \param s the server
+     * \param k the piece
+     * \param m the message
+     */
+    void AddChildren(uint32_t ct, uint32_t s, uint64_t k, ScheduleMessage& m) const
+    {
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            if (Child(ct, s, i) != NONE)
+            {
+                m.deps.push_back({ct * SLOTS + FROM_CHILD + i, k, k});
+            }
+        }
+    }
+
+    /**
+     * \brief What a head's broadcast of piece k waits for: the root, the reduction and the
+     *        child heads; the others, the piece from the parent.
+     * \param ct channel x TREES + tree
+     * \param s the server
+     * \param k the piece
+     * \param m the message
+     */
+    void DownDeps(uint32_t ct, uint32_t s, uint64_t k, ScheduleMessage& m) const
+    {
+        if (Parent(ct, s) == DoubleBinaryTreeAlgorithm::NO_PARENT)
+        {
+            m.deps.push_back({ct * SLOTS + REDUCED, k, k});
+            AddChildren(ct, s, k, m);
+        }
+        else
+        {
+            m.deps.push_back({ct * SLOTS + FROM_PARENT, k, k});
+        }
+    }
+
+    /**
+     * \param rank a rank
+     * \param stream one of its receive streams
+     * \return the sending rank and its send stream (NONE if the stream has no source)
+     */
+    std::pair<uint32_t, uint32_t> Source(uint32_t rank, uint32_t stream) const
+    {
+        const uint32_t ct = stream / SLOTS;
+        const uint32_t slot = stream % SLOTS;
+        const uint32_t base = ct * SLOTS;
+        const uint32_t s = rank / m_g;
+        const bool head = rank == Head(ct, s);
+        switch (slot)
+        {
+        case MULTICASTS:
+            return {Head(ct, s), base + MULTICAST};
+        case REDUCED:
+            // The reduction is delivered once: the head's own contribution names it.
+            return head ? std::make_pair(rank, base + CONTRIBUTE) : std::make_pair(NONE, NONE);
+        case FROM_PARENT:
+            if (head && Parent(ct, s) != DoubleBinaryTreeAlgorithm::NO_PARENT)
+            {
+                return {Head(ct, Parent(ct, s)), base + DOWN + m_slot[ct % TREES][s]};
+            }
+            return {NONE, NONE};
+        default:
+            if (head && Child(ct, s, slot - FROM_CHILD) != NONE)
+            {
+                return {Head(ct, Child(ct, s, slot - FROM_CHILD)), base + UP};
+            }
+            return {NONE, NONE};
+        }
+    }
+
+    uint32_t m_g;                            //!< GPUs per server
+    uint32_t m_servers;                      //!< servers
+    uint32_t m_channels;                     //!< channels
+    uint32_t m_window;                       //!< PiecesInFlight
+    std::vector<Tree> m_tree;                //!< by channel x TREES + tree
+    std::vector<uint32_t> m_parent[TREES];   //!< by tree, server
+    std::vector<uint32_t> m_children[TREES]; //!< by tree, 2 x server + i
+    std::vector<uint32_t> m_slot[TREES];     //!< by tree, server: place among siblings
+};
+} // namespace
+
+Ptr<CollectiveSchedule>
+NvlsTreeAlgorithm::DoSchedule(CollectiveType /* type */,
+                              uint32_t nRanks,
+                              uint64_t bytes,
+                              uint32_t channels,
+                              uint64_t chunkBytes) const
+{
+    const uint32_t g = m_gpusPerServer == 0 ? nRanks : m_gpusPerServer;
+    return Create<NvlsTreeSchedule>(nRanks, g, bytes, channels, chunkBytes, m_window);
 }
 
 } // namespace ns3

@@ -26,6 +26,10 @@ namespace ns3
  * multicast address, which the switches copy to the server's GPUs. A GPU contributes to piece
  * k once the multicast of piece k - PiecesInFlight has reached it. Every GPU of a server must
  * be GPU 0, 1, ... of its NVLink domain, in rank order.
+ *
+ * Its schedule gives every GPU, per channel and tree, a stream of contributions to its
+ * server's reduction and a stream of the multicasts it receives; a head also sends up and down
+ * the tree and multicasts. It holds the tree over the servers: O(servers x channels).
  */
 class NvlsTreeAlgorithm : public CollectiveAlgorithm
 {
@@ -40,10 +44,11 @@ class NvlsTreeAlgorithm : public CollectiveAlgorithm
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 
   private:
     uint32_t m_gpusPerServer{0}; //!< GpusPerServer (0: one server)
