@@ -235,9 +235,12 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
         }
         args += " " + Quote("--" + option + "=" + value);
         // Programs without the watchdog's flags have a healthy run well under a second; 120 s
-        // is a hang.
-        RunCommand("mkdir -p " + out);
-        const CommandResult r = RunCommand(Limited("timeout 120 " + bin + " " + args));
+        // is a hang. Each run has a working directory of its own: a value taken for a
+        // relative file name (--pcap=abc) writes there, not into the build tree.
+        const std::string cwd = dir + "/cwd";
+        RunCommand("mkdir -p " + out + " " + cwd);
+        const CommandResult r
+            = RunCommand("cd " + cwd + " && " + Limited("timeout 120 " + bin + " " + args));
         const std::string what = program.name + " " + args;
         ++outcomes[r.status];
         EXPECT_TRUE(r.status == 0 || r.status == 2 || r.status == 3)
@@ -248,6 +251,7 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
             EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
             EXPECT_EQ(r.err.rfind(program.name + ": ", 0), 0u) << what << ": " << r.err;
             EXPECT_EQ(ListDir(out).size(), 0u) << what << ": a file was left";
+            EXPECT_EQ(ListDir(cwd).size(), 0u) << what << ": a file was left";
         }
         if (r.status == 3)
         {
@@ -262,7 +266,7 @@ TEST_P(FuzzTest, EveryRunEndsCleanly)
                 EXPECT_NO_THROW(nlohmann::json::parse(ReadFile(out + "/out.json"))) << what;
             }
         }
-        RunCommand("rm -rf " + out);
+        RunCommand("rm -rf " + out + " " + cwd);
     }
     std::ostringstream summary;
     for (const auto& [status, n] : outcomes)
