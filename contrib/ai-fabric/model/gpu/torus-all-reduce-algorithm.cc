@@ -144,124 +144,301 @@ TorusAllReduceAlgorithm::Supports(CollectiveType type, uint32_t nRanks) const
     return nRanks >= 2 && (m_dims.empty() || product == nRanks);
 }
 
-void
-TorusAllReduceAlgorithm::DoBuild(CollectivePlan& plan,
-                                 uint32_t channel,
-                                 uint64_t bytes,
-                                 uint64_t chunkBytes) const
+namespace
 {
-    const uint32_t n = plan.GetNRanks();
-    const CollectiveType type = plan.GetType();
-    const std::vector<uint32_t> shape = GetShape(n);
-    const auto k = static_cast<uint32_t>(shape.size());
-    // Coordinates of every rank (the first dimension fastest) and the order of dimensions.
-    std::vector<std::vector<uint32_t>> coords(n, std::vector<uint32_t>(k));
-    for (uint32_t r = 0; r < n; ++r)
+/// The multi-dimensional all-reduce: per channel, one ring phase per dimension and direction,
+/// each a send stream to the next rank along its dimension and a receive stream from the
+/// previous one; message i of a phase is (step i / pieces, piece i % pieces).
+class TorusSchedule : public CollectiveSchedule
+{
+  public:
+    /**
+     * \param type the collective
+     * \param n ranks
+     * \param shape the grid (the first dimension fastest)
+     * \param rotate rotate the dimension order per channel
+     * \param bytes size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     */
+    TorusSchedule(CollectiveType type,
+                  uint32_t n,
+                  std::vector<uint32_t> shape,
+                  bool rotate,
+                  uint64_t bytes,
+                  uint32_t channels,
+                  uint64_t chunkBytes)
+        : CollectiveSchedule(type, n, bytes, "torus")
+        , m_shape(std::move(shape))
+        , m_channels(channels)
     {
-        uint32_t rest = r;
+        const auto k = static_cast<uint32_t>(m_shape.size());
+        uint32_t stride = 1;
         for (uint32_t d = 0; d < k; ++d)
         {
-            coords[r][d] = rest % shape[d];
-            rest /= shape[d];
+            m_stride.push_back(stride);
+            stride *= m_shape[d];
         }
-    }
-    std::vector<uint32_t> order(k);
-    for (uint32_t j = 0; j < k; ++j)
-    {
-        order[j] = ((m_rotate ? channel : 0) + j) % k;
-    }
-    // Blocks: n atoms of the buffer; level j blocks hold n / (product of the first j
-    // dimensions in order) atoms. base[r][j]: first atom of the block rank r holds at level j.
-    const std::vector<uint64_t> atoms = Split(bytes, n);
-    std::vector<uint64_t> prefix(n + 1, 0);
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        prefix[a + 1] = prefix[a] + atoms[a];
-    }
-    std::vector<uint32_t> size(k + 1, n);
-    for (uint32_t j = 0; j < k; ++j)
-    {
-        size[j + 1] = size[j] / shape[order[j]];
-    }
-    std::vector<std::vector<uint32_t>> base(n, std::vector<uint32_t>(k + 1, 0));
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        for (uint32_t j = 0; j < k; ++j)
+        const std::vector<uint64_t> shares = CollectiveAlgorithm::Split(bytes, channels);
+        for (uint32_t c = 0; c < channels; ++c)
         {
-            const uint32_t d = order[j];
-            // After the ring reduce-scatter, position p holds part (p + 1) mod D.
-            base[r][j + 1] = base[r][j] + ((coords[r][d] + 1) % shape[d]) * size[j + 1];
-        }
-    }
-    auto nextInLine = [&](uint32_t r, uint32_t d)
-    {
-        uint32_t stride = 1;
-        for (uint32_t e = 0; e < d; ++e)
-        {
-            stride *= shape[e];
-        }
-        const uint32_t c = coords[r][d];
-        return r - c * stride + ((c + 1) % shape[d]) * stride;
-    };
-
-    // One ring phase along dimension order[j]: D - 1 steps.
-    uint32_t step = 0;
-    std::vector<std::vector<uint32_t>> last(n); // arrivals at each rank in the last step
-    auto phase = [&](uint32_t j, bool reduce)
-    {
-        const uint32_t d = order[j];
-        const uint32_t dimSize = shape[d];
-        const uint32_t sub = size[j + 1];
-        uint64_t largest = 0;
-        for (uint32_t part = 0; part < dimSize; ++part)
-        {
-            const uint32_t start = base[0][j] + part * sub;
-            largest = std::max(largest, prefix[start + sub] - prefix[start]);
-        }
-        const uint64_t nPieces = Pieces(largest, chunkBytes);
-        std::vector<std::vector<uint32_t>> previous(n);
-        std::vector<std::vector<uint32_t>> current(n, std::vector<uint32_t>(nPieces));
-        for (uint32_t t = 0; t + 1 < dimSize; ++t)
-        {
-            for (uint32_t r = 0; r < n; ++r)
+            Channel ch;
+            ch.bytes = shares[c];
+            for (uint32_t j = 0; j < k; ++j)
             {
-                const uint32_t p = coords[r][d];
-                const uint32_t part
-                    = reduce ? (p + dimSize - t) % dimSize : (p + 1 + dimSize - t) % dimSize;
-                const uint32_t start = base[r][j] + part * sub;
-                const std::vector<uint64_t> pieces
-                    = Split(prefix[start + sub] - prefix[start], nPieces);
-                const uint32_t next = nextInLine(r, d);
-                for (uint64_t q = 0; q < nPieces; ++q)
+                ch.order.push_back(((rotate ? c : 0) + j) % k);
+            }
+            // Level j blocks hold size[j] atoms of the n.
+            ch.size.assign(k + 1, n);
+            for (uint32_t j = 0; j < k; ++j)
+            {
+                ch.size[j + 1] = ch.size[j] / m_shape[ch.order[j]];
+            }
+            m_channel.push_back(std::move(ch));
+            std::vector<std::pair<uint32_t, bool>> phases;
+            if (type != CollectiveType::ALL_GATHER)
+            {
+                for (uint32_t j = 0; j < k; ++j)
                 {
-                    // Within the phase, piece by piece as the ring; at its start, after all
-                    // of what arrived in the previous phase.
-                    const std::vector<uint32_t> deps
-                        = t > 0 ? std::vector<uint32_t>{previous[r][q]} : last[r];
-                    current[next][q]
-                        = plan.AddTransfer(r, next, channel, pieces[q], step, reduce, deps);
+                    phases.emplace_back(j, true);
                 }
             }
-            std::swap(previous, current);
-            current.assign(n, std::vector<uint32_t>(nPieces));
-            ++step;
+            if (type != CollectiveType::REDUCE_SCATTER)
+            {
+                for (uint32_t j = k; j-- > 0;)
+                {
+                    phases.emplace_back(j, false);
+                }
+            }
+            m_phases = static_cast<uint32_t>(phases.size());
+            uint32_t step = 0;
+            int32_t previous = -1;
+            for (const auto& [j, reduce] : phases)
+            {
+                const Channel& chan = m_channel.back();
+                Phase ph;
+                ph.level = j;
+                ph.dim = chan.order[j];
+                ph.reduce = reduce;
+                ph.step = step;
+                ph.previous = previous;
+                // Every part moves in as many pieces as the largest part (rank 0's blocks).
+                const uint32_t sub = chan.size[j + 1];
+                uint64_t largest = 0;
+                for (uint32_t part = 0; part < m_shape[ph.dim]; ++part)
+                {
+                    const uint32_t start = Base(chan, 0, j) + part * sub;
+                    largest = std::max(largest, Prefix(chan, start + sub) - Prefix(chan, start));
+                }
+                ph.pieces = CollectiveAlgorithm::Pieces(largest, chunkBytes);
+                step += m_shape[ph.dim] - 1;
+                if (m_shape[ph.dim] > 1)
+                {
+                    // A phase along a dimension of one rank moves nothing: the next waits for
+                    // the one before it.
+                    previous = static_cast<int32_t>(m_phase.size());
+                }
+                m_phase.push_back(ph);
+            }
+            m_steps = std::max(m_steps, step);
         }
-        last = previous;
+    }
+
+    uint32_t GetNChannels() const override
+    {
+        return m_channels;
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return m_steps;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * m_phases;
+    }
+
+    uint64_t GetSendLength(uint32_t /* rank */, uint32_t stream) const override
+    {
+        const Phase& ph = m_phase[stream];
+        return static_cast<uint64_t>(m_shape[ph.dim] - 1) * ph.pieces;
+    }
+
+    void GetSend(uint32_t rank, uint32_t stream, uint64_t index, ScheduleMessage& m) const override
+    {
+        const uint32_t c = stream / m_phases;
+        const Channel& ch = m_channel[c];
+        const Phase& ph = m_phase[stream];
+        const uint32_t size = m_shape[ph.dim];
+        const auto t = static_cast<uint32_t>(index / ph.pieces);
+        const uint64_t q = index % ph.pieces;
+        const uint32_t p = Coord(rank, ph.dim);
+        const uint32_t part = ph.reduce ? (p + size - t) % size : (p + 1 + size - t) % size;
+        const uint32_t sub = ch.size[ph.level + 1];
+        const uint32_t start = Base(ch, rank, ph.level) + part * sub;
+        const uint64_t block = Prefix(ch, start + sub) - Prefix(ch, start);
+        CollectiveTransfer& tr = m.transfer;
+        tr = CollectiveTransfer();
+        tr.src = rank;
+        tr.dst = Along(rank, ph.dim, 1);
+        tr.channel = c;
+        tr.bytes = block / ph.pieces + (q < block % ph.pieces ? 1 : 0);
+        tr.step = ph.step + t;
+        tr.reduce = ph.reduce;
+        m.recvStream = stream;
+        m.recvIndex = index;
+        m.tagCode = stream;
+        m.skip = false;
+        m.deps.clear();
+        if (t > 0)
+        {
+            // Piece by piece, as the ring.
+            m.deps.push_back({stream, index - ph.pieces, index - ph.pieces});
+        }
+        else if (ph.previous >= 0)
+        {
+            // At the phase's start: after all that arrived in the previous phase's last step.
+            const auto prevStream = static_cast<uint32_t>(ph.previous);
+            const uint64_t length = GetSendLength(rank, prevStream);
+            const uint64_t pieces = m_phase[prevStream].pieces;
+            m.deps.push_back({prevStream, length - pieces, length - 1});
+        }
+    }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return m_channels * m_phases;
+    }
+
+    uint64_t GetRecvLength(uint32_t rank, uint32_t stream) const override
+    {
+        return GetSendLength(rank, stream);
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        return {Along(rank, m_phase[stream].dim, m_shape[m_phase[stream].dim] - 1), stream};
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> connections;
+        for (uint32_t s = 0; s < m_phase.size(); ++s)
+        {
+            if (GetSendLength(rank, s) > 0)
+            {
+                connections.emplace_back(Along(rank, m_phase[s].dim, 1), s / m_phases);
+            }
+        }
+        std::sort(connections.begin(), connections.end());
+        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
+        return connections;
+    }
+
+    uint64_t GetMemoryBytes() const override
+    {
+        uint64_t bytes
+            = CollectiveSchedule::GetMemoryBytes() + sizeof(*this) - sizeof(CollectiveSchedule)
+              + (m_shape.capacity() + m_stride.capacity()) * sizeof(uint32_t)
+              + m_phase.capacity() * sizeof(Phase) + m_channel.capacity() * sizeof(Channel);
+        for (const Channel& ch : m_channel)
+        {
+            bytes += (ch.order.capacity() + ch.size.capacity()) * sizeof(uint32_t);
+        }
+        return bytes;
+    }
+
+  private:
+    /// A channel's share and dimension order.
+    struct Channel
+    {
+        uint64_t bytes{0};           //!< the channel's bytes (n atoms)
+        std::vector<uint32_t> order; //!< dimensions in the order of the reduce phases
+        std::vector<uint32_t> size;  //!< atoms in a block of each level
     };
-    if (type != CollectiveType::ALL_GATHER)
+
+    /// One ring phase of a channel.
+    struct Phase
     {
-        for (uint32_t j = 0; j < k; ++j)
-        {
-            phase(j, true);
-        }
-    }
-    if (type != CollectiveType::REDUCE_SCATTER)
+        uint32_t level{0};    //!< its place in the channel's order
+        uint32_t dim{0};      //!< its dimension
+        bool reduce{false};   //!< reduce-scatter (true) or all-gather
+        uint32_t step{0};     //!< its first step
+        uint64_t pieces{1};   //!< pieces every part moves in
+        int32_t previous{-1}; //!< the stream of its channel before it that moves data
+    };
+
+    /**
+     * \param r a rank
+     * \param d a dimension
+     * \return its coordinate
+     */
+    uint32_t Coord(uint32_t r, uint32_t d) const
     {
-        for (uint32_t j = k; j-- > 0;)
-        {
-            phase(j, false);
-        }
+        return r / m_stride[d] % m_shape[d];
     }
+
+    /**
+     * \param r a rank
+     * \param d a dimension
+     * \param hops hops forward along it
+     * \return the rank there (wrapping around)
+     */
+    uint32_t Along(uint32_t r, uint32_t d, uint32_t hops) const
+    {
+        const uint32_t c = Coord(r, d);
+        return r - c * m_stride[d] + ((c + hops) % m_shape[d]) * m_stride[d];
+    }
+
+    /**
+     * \param ch a channel
+     * \param a an atom
+     * \return bytes of atoms 0 .. a - 1
+     */
+    uint64_t Prefix(const Channel& ch, uint32_t a) const
+    {
+        const uint32_t n = GetNRanks();
+        return a * (ch.bytes / n) + std::min<uint64_t>(a, ch.bytes % n);
+    }
+
+    /**
+     * \param ch a channel
+     * \param r a rank
+     * \param level a level
+     * \return the first atom of the block r holds at that level (after the ring
+     *         reduce-scatter, position p holds part (p + 1) mod D)
+     */
+    uint32_t Base(const Channel& ch, uint32_t r, uint32_t level) const
+    {
+        uint32_t base = 0;
+        for (uint32_t j = 0; j < level; ++j)
+        {
+            const uint32_t d = ch.order[j];
+            base += ((Coord(r, d) + 1) % m_shape[d]) * ch.size[j + 1];
+        }
+        return base;
+    }
+
+    std::vector<uint32_t> m_shape;  //!< the grid
+    std::vector<uint32_t> m_stride; //!< by dimension: rank stride
+    uint32_t m_channels;            //!< channels
+    uint32_t m_phases{0};           //!< phases per channel
+    uint32_t m_steps{0};            //!< steps of a channel
+    std::vector<Channel> m_channel; //!< by channel
+    std::vector<Phase> m_phase;     //!< by channel x phases + phase
+};
+} // namespace
+
+Ptr<CollectiveSchedule>
+TorusAllReduceAlgorithm::DoSchedule(CollectiveType type,
+                                    uint32_t nRanks,
+                                    uint64_t bytes,
+                                    uint32_t channels,
+                                    uint64_t chunkBytes) const
+{
+    return Create<TorusSchedule>(
+        type, nRanks, GetShape(nRanks), m_rotate, bytes, channels, chunkBytes);
 }
 
 } // namespace ns3

@@ -37,6 +37,11 @@ namespace ns3
  * flat ring's; between dimensions a rank waits for all of the previous dimension's data (the
  * block it goes on with is reduced only then). All-gather runs only the all-gather half,
  * reduce-scatter only the reduce-scatter half.
+ *
+ * Its schedule gives each rank, per channel and phase, a send stream to the next rank along
+ * the phase's dimension and a receive stream from the previous one; it holds the grid and each
+ * channel's order: O(dimensions x channels). A phase along a dimension of size 1 moves
+ * nothing; the phase after it waits for the one before it.
  */
 class TorusAllReduceAlgorithm : public CollectiveAlgorithm
 {
@@ -65,10 +70,11 @@ class TorusAllReduceAlgorithm : public CollectiveAlgorithm
     static bool ParseDims(const std::string& text, std::vector<uint32_t>& dims);
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 
   private:
     /// \param text the Dims attribute
