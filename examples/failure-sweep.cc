@@ -114,14 +114,14 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.Usage(
         "A collective on a two-tier fat-tree, healthy and with each leaf-spine link "
-        "failing in turn. --servers is 2 to 4096; ring and tree run as per-rank schedules, "
-        "the other algorithms as plans of every transfer, which must fit 2^24 transfers: "
-        "2 (servers - 1) channels (servers + bytes / (channels x 512 KiB)) at most, so a "
-        "larger plan (e.g. hd on 4096 servers) is refused.");
+        "failing in turn. --servers is 2 to 4096; ring, tree, hd and chain run as per-rank "
+        "schedules, pairwise and direct as plans of every transfer, which must fit 2^24 "
+        "transfers: 2 (servers - 1) channels (servers + bytes / (channels x 512 KiB)) at "
+        "most, so a larger plan (e.g. pairwise on 4096 servers) is refused.");
     cmd.AddValue("fabric", "roce (RoCEv2: BFD and ECMP) or ib (the subnet manager)", fabricName);
     cmd.AddValue("servers",
-                 "one-GPU servers, 2 to 4096 (hd, chain, pairwise and direct: a plan within "
-                 "2^24 transfers, about 2800 servers with 1 channel, 1400 with the default 4)",
+                 "one-GPU servers, 2 to 4096 (pairwise and direct: a plan within 2^24 "
+                 "transfers, about 2800 servers with 1 channel, 1400 with the default 4)",
                  servers);
     cmd.AddValue("radix", "ports per switch", radix);
     cmd.AddValue(
@@ -178,12 +178,12 @@ main(int argc, char* argv[])
         FabricCli::Fail(PROGRAM,
                         "--algo=" + algo + ": expected ring, tree, hd, chain, pairwise or direct");
     }
-    if (algo != "ring" && algo != "tree")
+    if (algo == "pairwise" || algo == "direct")
     {
-        // Ring and tree run as per-rank schedules; the others list every transfer in a plan,
-        // whose transfers a communicator names in 24 bits of the immediate data (at most 2^24
-        // transfers). Refuse a plan that cannot fit before building it: at thousands of
-        // servers the plan alone takes gigabytes. An upper bound of every plan here:
+        // Ring, tree, hd and chain run as per-rank schedules; the all-to-alls list every
+        // transfer in a plan, whose transfers a communicator names in 24 bits of the immediate
+        // data (at most 2^24 transfers). Refuse a plan that cannot fit before building it: at
+        // thousands of servers the plan alone takes gigabytes. An upper bound of every plan here:
         // 2 (n-1) c (n + ceil(bytes / (c chunk))).
         const uint64_t chunk = CollectiveHelper().GetChunkBytes();
         const uint64_t pieces = (bytes + nChannels * chunk - 1) / (nChannels * chunk);
@@ -197,7 +197,7 @@ main(int argc, char* argv[])
                 sizeof(message),
                 "--algo=%s on --servers=%s with --channels=%s and --bytes=%s: the plan may hold "
                 "up to %.0f transfers, more than the 2^24 a communicator can name "
-                "(use ring or tree, or fewer servers, channels or bytes)",
+                "(use fewer servers, channels or bytes)",
                 algo.c_str(),
                 servers.c_str(),
                 channels.c_str(),

@@ -10,10 +10,12 @@
 // messages; a materialized schedule is the plan the tests check.
 
 #include "ai-fabric-test-fixture.h"
+#include "ns3/chain-broadcast-algorithm.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-plan.h"
 #include "ns3/collective-schedule.h"
 #include "ns3/double-binary-tree-algorithm.h"
+#include "ns3/halving-doubling-algorithm.h"
 #include "ns3/nvls-tree-algorithm.h"
 #include "ns3/uinteger.h"
 
@@ -193,6 +195,32 @@ TEST_F(ScheduleMemoryTest, NvlsTreeScheduleIsLinear)
             contributed += s->GetBytesSent(r);
         }
         EXPECT_GE(contributed, GPUS * BYTES);
+    }
+}
+
+TEST_F(ScheduleMemoryTest, StepSchedulesHoldNoStatePerRank)
+{
+    for (uint32_t n : {64U, 1024U})
+    {
+        // Halving-doubling: a power of two of ranks sends 2 (n-1)/n of the buffer each, in 2
+        // log2 n steps; the schedule holds the channels' shares.
+        Ptr<CollectiveSchedule> hd = CreateObject<HalvingDoublingAlgorithm>()->Schedule(
+            CollectiveType::ALL_REDUCE, n, BYTES, CHANNELS, CHUNK);
+        EXPECT_LE(hd->GetMemoryBytes(), 512U) << n;
+        EXPECT_EQ(hd->GetNSendStreams(0), CHANNELS * hd->GetNSteps());
+        for (uint32_t r = 0; r < n; r += n / 8)
+        {
+            EXPECT_EQ(hd->GetBytesSent(r), 2 * (n - 1) * (BYTES / n)) << "rank " << r;
+            EXPECT_EQ(hd->GetBytesReceived(r), 2 * (n - 1) * (BYTES / n)) << "rank " << r;
+        }
+        // The chain broadcast: every rank but the last sends the whole buffer once.
+        Ptr<CollectiveSchedule> chain = CreateObject<ChainBroadcastAlgorithm>()->Schedule(
+            CollectiveType::BROADCAST, n, BYTES, CHANNELS, CHUNK);
+        EXPECT_LE(chain->GetMemoryBytes(), 512U) << n;
+        EXPECT_EQ(chain->GetBytesSent(0), BYTES);
+        EXPECT_EQ(chain->GetBytesSent(n - 1), 0U);
+        EXPECT_EQ(chain->GetBytesReceived(n - 1), BYTES);
+        EXPECT_EQ(chain->GetBytesReceived(0), 0U);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include "chain-broadcast-algorithm.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
 namespace ns3
@@ -36,22 +37,112 @@ ChainBroadcastAlgorithm::Supports(CollectiveType type, uint32_t /* nRanks */) co
     return type == CollectiveType::BROADCAST;
 }
 
-void
-ChainBroadcastAlgorithm::DoBuild(CollectivePlan& plan,
-                                 uint32_t channel,
-                                 uint64_t bytes,
-                                 uint64_t chunkBytes) const
+namespace
 {
-    NS_LOG_FUNCTION(this << channel << bytes << chunkBytes);
-    const uint32_t n = plan.GetNRanks();
-    for (uint64_t piece : Split(bytes, Pieces(bytes, chunkBytes)))
+/// The chain: rank i sends every piece of each channel to rank i + 1 (step i).
+class ChainSchedule : public CollectiveSchedule
+{
+  public:
+    /**
+     * \param n ranks
+     * \param bytes size
+     * \param channels channels
+     * \param chunkBytes the pipelining unit
+     */
+    ChainSchedule(uint32_t n, uint64_t bytes, uint32_t channels, uint64_t chunkBytes)
+        : CollectiveSchedule(CollectiveType::BROADCAST, n, bytes, "chain")
+        , m_share(CollectiveAlgorithm::Split(bytes, channels))
+        , m_chunk(chunkBytes)
     {
-        std::vector<uint32_t> deps; // the piece's arrival at the sender
-        for (uint32_t hop = 0; hop + 1 < n; ++hop)
+    }
+
+    uint32_t GetNChannels() const override
+    {
+        return static_cast<uint32_t>(m_share.size());
+    }
+
+    uint32_t GetNSteps() const override
+    {
+        return GetNRanks() - 1;
+    }
+
+    uint32_t GetNSendStreams(uint32_t /* rank */) const override
+    {
+        return GetNChannels();
+    }
+
+    uint64_t GetSendLength(uint32_t rank, uint32_t stream) const override
+    {
+        return rank + 1 < GetNRanks() ? Pieces(stream) : 0;
+    }
+
+    void GetSend(uint32_t rank, uint32_t stream, uint64_t index, ScheduleMessage& m) const override
+    {
+        const uint64_t pieces = Pieces(stream);
+        const uint64_t share = m_share[stream];
+        CollectiveTransfer& t = m.transfer;
+        t = CollectiveTransfer();
+        t.src = rank;
+        t.dst = rank + 1;
+        t.channel = stream;
+        t.bytes = share / pieces + (index < share % pieces ? 1 : 0);
+        t.step = rank;
+        m.recvStream = stream;
+        m.recvIndex = index;
+        m.tagCode = stream;
+        m.skip = false;
+        m.deps.clear();
+        if (rank > 0)
         {
-            deps = {plan.AddTransfer(hop, hop + 1, channel, piece, hop, false, deps)};
+            m.deps.push_back({stream, index, index}); // the piece arrived here
         }
     }
+
+    uint32_t GetNRecvStreams(uint32_t /* rank */) const override
+    {
+        return GetNChannels();
+    }
+
+    uint64_t GetRecvLength(uint32_t rank, uint32_t stream) const override
+    {
+        return rank > 0 ? Pieces(stream) : 0;
+    }
+
+    std::pair<uint32_t, uint32_t> GetRecvSource(uint32_t rank, uint32_t stream) const override
+    {
+        NS_ABORT_MSG_IF(rank == 0, "ChainBroadcastAlgorithm: nothing arrives at the root");
+        return {rank - 1, stream};
+    }
+
+    uint64_t GetMemoryBytes() const override
+    {
+        return CollectiveSchedule::GetMemoryBytes() + sizeof(*this) - sizeof(CollectiveSchedule)
+               + m_share.capacity() * sizeof(uint64_t);
+    }
+
+  private:
+    /**
+     * \param channel a channel
+     * \return pieces its share moves in
+     */
+    uint64_t Pieces(uint32_t channel) const
+    {
+        return CollectiveAlgorithm::Pieces(m_share[channel], m_chunk);
+    }
+
+    std::vector<uint64_t> m_share; //!< by channel: its bytes
+    uint64_t m_chunk;              //!< the pipelining unit
+};
+} // namespace
+
+Ptr<CollectiveSchedule>
+ChainBroadcastAlgorithm::DoSchedule(CollectiveType /* type */,
+                                    uint32_t nRanks,
+                                    uint64_t bytes,
+                                    uint32_t channels,
+                                    uint64_t chunkBytes) const
+{
+    return Create<ChainSchedule>(nRanks, bytes, channels, chunkBytes);
 }
 
 } // namespace ns3

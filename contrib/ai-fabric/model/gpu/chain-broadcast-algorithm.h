@@ -23,6 +23,9 @@ namespace ns3
  * moves the whole buffer once. Pipelined, the time is about (n - 2 + pieces) piece times
  * plus (n-1) hop latencies in the latency regime; every rank but the last sends the whole
  * buffer once and every rank but the root receives it once (busbw = algbw, nccl-tests).
+ *
+ * Its schedule gives each rank one send stream (to the next) and one receive stream (from
+ * the previous) per channel, and holds only the channels' shares.
  */
 class ChainBroadcastAlgorithm : public CollectiveAlgorithm
 {
@@ -37,10 +40,11 @@ class ChainBroadcastAlgorithm : public CollectiveAlgorithm
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 };
 
 } // namespace ns3

@@ -37,6 +37,9 @@ namespace ns3
  * transfer that arrived at it in the previous step, so pieces do not pipeline across steps
  * (the data a rank sends depends on all of what it received). A rank that received nothing
  * in the previous step (a rank >= 2r after the pre-step) starts at once.
+ *
+ * Its schedule (a StepSchedule) gives each rank a send and a receive stream per channel and
+ * step, and holds only the channels' shares.
  */
 class HalvingDoublingAlgorithm : public CollectiveAlgorithm
 {
@@ -51,10 +54,11 @@ class HalvingDoublingAlgorithm : public CollectiveAlgorithm
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
 
   protected:
-    void DoBuild(CollectivePlan& plan,
-                 uint32_t channel,
-                 uint64_t bytes,
-                 uint64_t chunkBytes) const override;
+    Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,
+                                       uint32_t nRanks,
+                                       uint64_t bytes,
+                                       uint32_t channels,
+                                       uint64_t chunkBytes) const override;
 };
 
 } // namespace ns3
