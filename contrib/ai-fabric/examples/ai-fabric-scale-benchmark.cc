@@ -86,6 +86,13 @@ const std::string POINT_OPTION = "--internal-point";
 const std::string SERVER = "dgx-h100";
 /// Ports per switch.
 constexpr uint32_t RADIX = 64;
+#if defined(__SANITIZE_ADDRESS__)
+/// AddressSanitizer's shadow needs terabytes of address space: no --maxMemory under it.
+constexpr bool ADDRESS_SANITIZER = true;
+#else
+/// Built without AddressSanitizer: --maxMemory applies.
+constexpr bool ADDRESS_SANITIZER = false;
+#endif
 /// Exit status of a point that ran out of memory.
 constexpr int EXIT_OUT_OF_MEMORY = 4;
 /// Wall time a point may take beyond --maxWallTime before it is killed (s): the watchdog
@@ -326,6 +333,7 @@ RunPoint(const PointSpec& spec)
     j["scheduler"] = watch.watchdog->GetSchedulerType();
     j["completed"] = out.finding.empty() && !out.rows.empty();
     j["finding"] = out.finding;
+    j["sim_time_us"] = Simulator::Now().GetSeconds() * 1e6;
     std::cout << j.dump() << std::endl;
     Simulator::Destroy();
     return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
@@ -457,6 +465,12 @@ RunChild(const PointSpec& spec)
                                      "--algo=" + spec.algo,
                                      "--SchedulerType=" + spec.scheduler,
                                      "--maxWallTime=" + SecondsText(spec.maxWallTimeS)};
+    // The binary's own path, so that the child's process name is the program's, not "exe".
+    char self[4096];
+    const ssize_t selfLength = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    const std::string binary = selfLength > 0
+                                   ? std::string(self, static_cast<std::size_t>(selfLength))
+                                   : "/proc/self/exe";
     std::vector<char*> argv;
     for (std::string& a : args)
     {
@@ -483,7 +497,7 @@ RunChild(const PointSpec& spec)
     {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
-        if (spec.maxMemoryBytes > 0)
+        if (spec.maxMemoryBytes > 0 && !ADDRESS_SANITIZER)
         {
             struct rlimit limit;
             getrlimit(RLIMIT_AS, &limit);
@@ -492,7 +506,7 @@ RunChild(const PointSpec& spec)
                 = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
             setrlimit(RLIMIT_AS, &limit);
         }
-        execv("/proc/self/exe", argv.data());
+        execv(binary.c_str(), argv.data());
         _exit(127);
     }
     close(out[1]);
@@ -575,9 +589,20 @@ RunChild(const PointSpec& spec)
     {
         const std::string finding
             = result.child.is_object() ? result.child.value("finding", std::string()) : last;
-        result.reason = finding.find("MaxWallTime") != std::string::npos
-                            ? "stopped at --maxWallTime: " + finding
-                            : "could not complete: " + finding;
+        if (finding.find("MaxWallTime") != std::string::npos && result.child.is_object())
+        {
+            char stopped[128];
+            std::snprintf(stopped,
+                          sizeof(stopped),
+                          "stopped at --maxWallTime (%s s) after %.1f us simulated",
+                          SecondsText(spec.maxWallTimeS).c_str(),
+                          result.child.value("sim_time_us", 0.0));
+            result.reason = stopped;
+        }
+        else
+        {
+            result.reason = "could not complete: " + finding;
+        }
     }
     else if (WIFSIGNALED(status))
     {
@@ -637,6 +662,7 @@ PointJson(const PointResult& r)
         const double hops = r.child.value("data_packet_hops", 0.0);
         j["algo_used"] = r.child.value("algo_used", std::string());
         j["time_us"] = r.child.value("time_us", 0.0);
+        j["sim_time_us"] = r.child.value("sim_time_us", 0.0);
         j["algbw_GBps"] = r.child.value("algbw_GBps", 0.0);
         j["busbw_GBps"] = r.child.value("busbw_GBps", 0.0);
         j["setup_s"] = r.child.value("setup_s", 0.0);
@@ -684,13 +710,18 @@ PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
         os << line << "\n";
         return;
     }
+    char busbw[32] = "-";
+    if (j["completed"].get<bool>())
+    {
+        std::snprintf(busbw, sizeof(busbw), "%.2f", j["busbw_GBps"].get<double>());
+    }
     std::snprintf(line,
                   sizeof(line),
-                  "%6u %6s %-13s %9.2f %9.1f %9.1f %12llu %11.0f %8.2f %9.0f  %s",
+                  "%6u %6s %-13s %9s %9.1f %9.1f %12llu %11.0f %8.2f %9.0f  %s",
                   j["gpus"].get<uint32_t>(),
                   SizeText(j["bytes"].get<uint64_t>()).c_str(),
                   algo.c_str(),
-                  j["busbw_GBps"].get<double>(),
+                  busbw,
                   j["wall_s"].get<double>(),
                   j["run_s"].get<double>(),
                   static_cast<unsigned long long>(j["events"].get<uint64_t>()),
@@ -831,6 +862,10 @@ main(int argc, char* argv[])
         {
             FabricCli::Fail(PROGRAM, "--maxMemory=" + maxMemory + ": expected at least 64M");
         }
+    }
+    if (ADDRESS_SANITIZER)
+    {
+        memoryLimit = 0;
     }
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
