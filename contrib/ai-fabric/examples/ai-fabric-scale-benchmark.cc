@@ -73,6 +73,7 @@
 #include <sstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 using namespace ns3;
@@ -152,6 +153,17 @@ class NvLinkHopCounter
 
     uint64_t m_hops{0}; //!< data packet-hops
 };
+
+/**
+ * \return the CPU time this process has used (s): on a shared machine, steadier than wall time
+ */
+double
+ProcessCpuSeconds()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 /**
  * \brief Run one point in this process and print its result as one JSON line.
@@ -276,9 +288,11 @@ RunPoint(const PointSpec& spec)
                        1 + streams,
                        watch,
                        error);
+    const double cpuStart = ProcessCpuSeconds();
     const auto runStart = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto runEnd = std::chrono::steady_clock::now();
+    const double runCpu = ProcessCpuSeconds() - cpuStart;
     FailureRunOutput out;
     FailureReport::Collect(watch, out);
     out.rows = runner.GetRows();
@@ -325,6 +339,7 @@ RunPoint(const PointSpec& spec)
     j["events"] = Simulator::GetEventCount();
     j["setup_s"] = std::chrono::duration<double>(runStart - start).count();
     j["run_s"] = std::chrono::duration<double>(runEnd - runStart).count();
+    j["run_cpu_s"] = runCpu;
     j["data_packet_hops"] = nicHops + switchPortHops + nvlinkHops.m_hops;
     j["rdma_nic_hops"] = nicHops;
     j["rdma_switch_hops"] = switchPortHops;
@@ -394,6 +409,7 @@ struct PointResult
     nlohmann::json child;  //!< the child's JSON line (null if it printed none)
     double wallS{0};       //!< the child's wall time, fork to exit (s)
     double peakRssMb{0};   //!< the child's peak resident set (MB)
+    double cpuS{0};        //!< the child's CPU time, user and system (s)
     bool completed{false}; //!< the point ran to the end
     std::string reason;    //!< why not (one line)
 };
@@ -552,6 +568,8 @@ RunChild(const PointSpec& spec)
     }
     result.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.peakRssMb = usage.ru_maxrss / 1024.0; // Linux reports kilobytes
+    result.cpuS = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                  + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
     const std::string line = LastLine(stdoutText);
     if (!line.empty())
     {
@@ -655,6 +673,7 @@ PointJson(const PointResult& r)
     j["reason"] = r.reason;
     j["wall_s"] = r.wallS;
     j["peak_rss_mb"] = r.peakRssMb;
+    j["cpu_s"] = r.cpuS;
     if (r.child.is_object())
     {
         const double runS = r.child.value("run_s", 0.0);
@@ -667,8 +686,11 @@ PointJson(const PointResult& r)
         j["busbw_GBps"] = r.child.value("busbw_GBps", 0.0);
         j["setup_s"] = r.child.value("setup_s", 0.0);
         j["run_s"] = runS;
+        j["run_cpu_s"] = r.child.value("run_cpu_s", 0.0);
         j["events"] = r.child.value("events", uint64_t{0});
         j["events_per_s"] = runS > 0 ? events / runS : 0.0;
+        const double runCpu = r.child.value("run_cpu_s", 0.0);
+        j["events_per_cpu_s"] = runCpu > 0 ? events / runCpu : 0.0;
         j["data_packet_hops"] = r.child.value("data_packet_hops", uint64_t{0});
         j["rdma_nic_hops"] = r.child.value("rdma_nic_hops", uint64_t{0});
         j["rdma_switch_hops"] = r.child.value("rdma_switch_hops", uint64_t{0});
