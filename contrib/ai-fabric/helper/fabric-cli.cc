@@ -8,6 +8,7 @@
 
 #include "fabric-output-file.h"
 #include "ns3/config.h"
+#include "ns3/fabric-watchdog.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
@@ -271,6 +272,8 @@ FabricCli::CheckKnownOptions(const std::string& program,
                                                        "PrintTypeIds",
                                                        "PrintVersion",
                                                        "version"};
+    // ai-fabric's scheduler, which --SchedulerType below (or CommandLine later) overrides.
+    FabricWatchdog::UseDefaultScheduler();
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];

@@ -70,6 +70,9 @@ class FabricCli
      * its fail-safe setters), --RngSeed must be at least 1, --SimulatorImplementationType and
      * --SchedulerType must name such a class, --PrintAttributes a TypeId and --PrintGroup a
      * group that exists.
+     *
+     * It first makes ai-fabric's scheduler (FabricWatchdog::DEFAULT_SCHEDULER) ns-3's
+     * SchedulerType; --SchedulerType, checked and bound here, still changes it.
      * \param program the program's name
      * \param argc argument count
      * \param argv arguments

@@ -41,6 +41,7 @@ inline const std::vector<Program> PROGRAMS = {{"ai-fabric-fattree", "servers", t
                                               {"ai-fabric-pfc-pause", "quanta", true},
                                               {"ai-fabric-ib-credits", "messages", true},
                                               {"ai-fabric-hop-benchmark", "switches", false},
+                                              {"ai-fabric-scale-benchmark", "servers", true},
                                               {"failure-sweep", "servers", true},
                                               {"clos-deadlock", "bufferBytes", true}};
 

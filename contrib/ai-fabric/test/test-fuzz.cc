@@ -70,6 +70,7 @@ const std::vector<FuzzProgram> FUZZ_PROGRAMS = {
     {"ai-fabric-ib-credits", "--messages=20"},
     {"failure-sweep", "--servers=4 --radix=4 --bytes=256K --quiet"},
     {"clos-deadlock", ""},
+    {"ai-fabric-scale-benchmark", "--servers=2 --bytes=1M --algos=ring --maxWallTime=20s"},
 };
 
 /**

@@ -10,6 +10,7 @@
 
 #include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
+#include "ns3/fabric-cli.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 using namespace ns3;
 
@@ -198,6 +200,32 @@ TEST_F(WatchdogTest, EveryOtherProgramIsWatched)
         const CommandResult files = RunCommand("ls -A " + dir);
         EXPECT_EQ(files.out, "") << program << " left " << files.out;
     }
+}
+
+// The scheduler: ai-fabric's default inside the watchdog, unless --SchedulerType says
+// otherwise.
+
+TEST_F(WatchdogTest, ProgramsRunTheDefaultSchedulerAndSchedulerTypeChangesIt)
+{
+    std::vector<std::string> plain = {"program"};
+    std::vector<char*> argv = {plain[0].data()};
+    FabricCli::CheckKnownOptions("program", 1, argv.data(), {});
+    StringValue type;
+    GlobalValue::GetValueByName("SchedulerType", type);
+    EXPECT_EQ(type.Get(), FabricWatchdog::DEFAULT_SCHEDULER);
+    Ptr<FabricWatchdog> watchdog = CreateObject<FabricWatchdog>();
+    watchdog->Install();
+    EXPECT_EQ(watchdog->GetSchedulerType(), FabricWatchdog::DEFAULT_SCHEDULER);
+    Simulator::Destroy();
+
+    std::vector<std::string> chosen = {"program", "--SchedulerType=ns3::CalendarScheduler"};
+    std::vector<char*> argv2 = {chosen[0].data(), chosen[1].data()};
+    FabricCli::CheckKnownOptions("program", 2, argv2.data(), {});
+    GlobalValue::GetValueByName("SchedulerType", type);
+    EXPECT_EQ(type.Get(), "ns3::CalendarScheduler");
+    Ptr<FabricWatchdog> wrapped = CreateObject<FabricWatchdog>();
+    wrapped->Install(); // the user's scheduler, inside the watchdog
+    EXPECT_EQ(wrapped->GetSchedulerType(), "ns3::CalendarScheduler");
 }
 
 } // namespace

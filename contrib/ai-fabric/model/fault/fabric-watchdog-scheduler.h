@@ -12,6 +12,7 @@
 
 #include <array>
 #include <chrono>
+#include <limits>
 #include <typeinfo>
 
 namespace ns3
@@ -44,7 +45,7 @@ class FabricWatchdogScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
-    /// Events remembered for the report.
+    /// Events remembered for the report (a power of two).
     static constexpr uint32_t RECENT = 4096;
     /// Events between two readings of the wall clock.
     static constexpr uint64_t WALL_CHECK_EVENTS = 4096;
@@ -68,6 +69,16 @@ class FabricWatchdogScheduler : public Scheduler
      */
     void Fire(FabricWatchdog::Limit limit, const std::string& what, uint64_t now);
 
+    /**
+     * \brief An event reached m_nextCheck or m_sameTimeLimit: fire a limit if one is
+     *        reached, else set the next check.
+     * \param now the simulated time of the event (in time steps)
+     */
+    void Check(uint64_t now);
+
+    /// Set m_nextCheck and m_sameTimeLimit from the limits (never, once one fired).
+    void SetNextCheck();
+
     /// \return where the recent events came from, most frequent first
     std::string Sources() const;
 
@@ -78,17 +89,19 @@ class FabricWatchdogScheduler : public Scheduler
         uint32_t context{0};                 //!< its context (node id)
     };
 
-    Ptr<Scheduler> m_inner;                           //!< the wrapped scheduler
-    Ptr<FabricWatchdog> m_watchdog;                   //!< the limits and the report
-    uint64_t m_maxEvents{0};                          //!< from the watchdog (0: none)
-    uint64_t m_maxSameTime{0};                        //!< from the watchdog (0: none)
-    std::chrono::steady_clock::time_point m_deadline; //!< wall-clock limit
-    bool m_wallLimit{false};                          //!< a wall-clock limit is set
-    uint64_t m_events{0};                             //!< events taken
-    uint64_t m_lastTs{0};                             //!< time stamp of the last event
-    uint64_t m_sameTime{0};                           //!< events in a row at m_lastTs
-    bool m_fired{false};                              //!< a limit fired
-    std::array<Recent, RECENT> m_recent{};            //!< the last events, a ring
+    Ptr<Scheduler> m_inner;                                     //!< the wrapped scheduler
+    Ptr<FabricWatchdog> m_watchdog;                             //!< the limits and the report
+    uint64_t m_maxEvents{0};                                    //!< from the watchdog (0: none)
+    uint64_t m_maxSameTime{0};                                  //!< from the watchdog (0: none)
+    std::chrono::steady_clock::time_point m_deadline;           //!< wall-clock limit
+    bool m_wallLimit{false};                                    //!< a wall-clock limit is set
+    uint64_t m_events{0};                                       //!< events taken
+    uint64_t m_lastTs{0};                                       //!< time stamp of the last event
+    uint64_t m_sameTime{0};                                     //!< events in a row at m_lastTs
+    uint64_t m_nextCheck{std::numeric_limits<uint64_t>::max()}; //!< events at next check
+    uint64_t m_sameTimeLimit{std::numeric_limits<uint64_t>::max()}; //!< m_sameTime to check
+    bool m_fired{false};                                            //!< a limit fired
+    std::array<Recent, RECENT> m_recent{};                          //!< the last events, a ring
 };
 
 } // namespace ns3

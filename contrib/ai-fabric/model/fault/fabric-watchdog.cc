@@ -85,11 +85,29 @@ FabricWatchdog::Install()
     StringValue type;
     GlobalValue::GetValueByName("SchedulerType", type);
     ObjectFactory inner(type.Get());
+    m_schedulerType = inner.GetTypeId().GetName();
     ObjectFactory wrapper;
     wrapper.SetTypeId(FabricWatchdogScheduler::GetTypeId());
     wrapper.Set("Inner", PointerValue(inner.Create<Scheduler>()));
     wrapper.Set("Watchdog", PointerValue(this));
     Simulator::SetScheduler(wrapper);
+}
+
+void
+FabricWatchdog::UseDefaultScheduler()
+{
+    const char* environment = std::getenv("NS_GLOBAL_VALUE");
+    if (environment && std::string(environment).find("SchedulerType=") != std::string::npos)
+    {
+        return; // the user's choice, as ns-3 reads it
+    }
+    GlobalValue::Bind("SchedulerType", StringValue(DEFAULT_SCHEDULER));
+}
+
+const std::string&
+FabricWatchdog::GetSchedulerType() const
+{
+    return m_schedulerType;
 }
 
 std::chrono::steady_clock::time_point

@@ -74,6 +74,21 @@ class FabricWatchdog : public Object
      */
     void Install();
 
+    /// The scheduler ai-fabric's programs run inside the watchdog unless --SchedulerType (or
+    /// NS_GLOBAL_VALUE) names another: the fastest of ns-3's on the scale benchmark's ladder
+    /// (the manual's "Schedulers").
+    static constexpr const char* DEFAULT_SCHEDULER = "ns3::PriorityQueueScheduler";
+
+    /**
+     * \brief Make DEFAULT_SCHEDULER ns-3's SchedulerType, unless the environment
+     * (NS_GLOBAL_VALUE) sets one. Programs call it (through FabricCli::CheckKnownOptions)
+     * before their command line is read, so that --SchedulerType still changes it.
+     */
+    static void UseDefaultScheduler();
+
+    /// \return the TypeId name of the scheduler the last Install() wrapped (empty before)
+    const std::string& GetSchedulerType() const;
+
     /**
      * \brief Simulator::Run() under a watchdog with the attributes' defaults (set them with
      * --ns3::FabricWatchdog::...). For programs without a finding report of their own: a limit
@@ -121,6 +136,7 @@ class FabricWatchdog : public Object
     bool m_started{false};                           //!< Install() was called
     std::chrono::steady_clock::time_point m_start;   //!< the first Install()
     std::string m_report;                            //!< one line
+    std::string m_schedulerType;                     //!< the wrapped scheduler's TypeId
     TracedCallback<const std::string&> m_firedTrace; //!< a limit fired
 };
 

@@ -1,0 +1,961 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+/**
+ * \file
+ * \ingroup ai-fabric
+ * The scale benchmark (issue 13): the ladder of 2, 8, 32 and 128 DGX H100 servers (16, 64, 256
+ * and 1,024 GPUs) on a rail-optimized 2-tier fat-tree of radix 64 with RoCEv2's defaults (PFC,
+ * ECN, DCQCN), one all-reduce per point with the ring and with the algorithm "auto" picks, at
+ * packet level. Per point it prints GPUs, bytes, algorithm, busbw, wall time, events,
+ * events per second, events per data packet-hop and peak RSS.
+ *
+ *   ./ns3 run "ai-fabric-scale-benchmark --quick"
+ *   ./ns3 run "ai-fabric-scale-benchmark --servers=2,8,32 --bytes=256M --algos=ring"
+ *   ./ns3 run "ai-fabric-scale-benchmark --SchedulerType=ns3::MapScheduler --json=map.json"
+ *
+ * Each point runs in a child process (the program runs itself again with an internal option),
+ * so that its wall time and peak RSS are its own and a point that fails, runs out of memory
+ * (--maxMemory) or of time (--maxWallTime) is reported in the table while the ladder goes on.
+ *
+ * A data packet-hop is one transmission of one data packet (an RDMA data packet on RoCEv2, a
+ * data or NVLS packet on NVLink; not an ACK, NAK, CNP, PFC or credit frame) over one link. It
+ * is counted at the end of a point from the ports' counters (RoCEv2: the queue pairs' packets
+ * sent, which leave the NIC, plus the packets switch ports queued in the RDMA priority) and,
+ * for NVLink, whose counters do not separate data from credits, from the ports' PhyTxBegin
+ * trace, connected only in the benchmark.
+ */
+
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/collective-sweep.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/command-line.h"
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-cli.h"
+#include "ns3/fabric-output-file.h"
+#include "ns3/fabric-watchdog.h"
+#include "ns3/failure-report.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/global-value.h"
+#include "ns3/node-list.h"
+#include "ns3/nvlink-header.h"
+#include "ns3/nvlink-net-device.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/server-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <iostream>
+#include <new>
+#include <poll.h>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+const std::string PROGRAM = "ai-fabric-scale-benchmark";
+/// The first argument that makes the program run one point (internal: the parent passes it).
+const std::string POINT_OPTION = "--internal-point";
+/// The server of the ladder.
+const std::string SERVER = "dgx-h100";
+/// Ports per switch.
+constexpr uint32_t RADIX = 64;
+#if defined(__SANITIZE_ADDRESS__)
+/// AddressSanitizer's shadow needs terabytes of address space: no --maxMemory under it.
+constexpr bool ADDRESS_SANITIZER = true;
+#else
+/// Built without AddressSanitizer: --maxMemory applies.
+constexpr bool ADDRESS_SANITIZER = false;
+#endif
+/// Exit status of a point that ran out of memory.
+constexpr int EXIT_OUT_OF_MEMORY = 4;
+/// Wall time a point may take beyond --maxWallTime before it is killed (s): the watchdog
+/// stops the simulation at --maxWallTime, but not a point still building its fabric.
+constexpr double KILL_GRACE_S = 60;
+
+/// What one point is asked to run.
+struct PointSpec
+{
+    uint32_t servers{2};        //!< DGX H100 servers
+    uint64_t bytes{0};          //!< all-reduce size
+    std::string algo{"ring"};   //!< ring or auto
+    std::string scheduler;      //!< ns-3 SchedulerType (inside the watchdog)
+    double maxWallTimeS{0};     //!< the point's wall-time limit (0: none)
+    uint64_t maxMemoryBytes{0}; //!< the point's address-space limit (0: none)
+};
+
+/**
+ * \param text "--name=value"
+ * \param name the name
+ * \param value set to the value
+ * \return true if the text is that option
+ */
+bool
+OptionValue(const std::string& text, const std::string& name, std::string& value)
+{
+    const std::string prefix = "--" + name + "=";
+    if (text.rfind(prefix, 0) != 0)
+    {
+        return false;
+    }
+    value = text.substr(prefix.size());
+    return true;
+}
+
+/**
+ * Counts data packet-hops on NVLink ports: every frame a port starts to send that is not a
+ * credit packet.
+ */
+class NvLinkHopCounter
+{
+  public:
+    /// \param p a frame that started serialization
+    void TxBegin(Ptr<const Packet> p)
+    {
+        // A credit packet is a bare header; only a zero-byte data packet has the same size,
+        // and only those need a look at the header.
+        if (p->GetSize() > NvLinkHeader::SIZE)
+        {
+            ++m_hops;
+            return;
+        }
+        NvLinkHeader h;
+        p->PeekHeader(h);
+        m_hops += h.type != NvLinkHeader::CREDIT ? 1 : 0;
+    }
+
+    uint64_t m_hops{0}; //!< data packet-hops
+};
+
+/**
+ * \return the CPU time this process has used (s): on a shared machine, steadier than wall time
+ */
+double
+ProcessCpuSeconds()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/**
+ * \brief Run one point in this process and print its result as one JSON line.
+ * \param spec the point
+ * \return the exit status: 0, FailureReport::EXIT_STALLED if it could not complete
+ */
+int
+RunPoint(const PointSpec& spec)
+{
+    const auto start = std::chrono::steady_clock::now();
+    GlobalValue::Bind("SchedulerType", StringValue(spec.scheduler));
+    Config::SetDefault("ns3::FabricWatchdog::MaxWallTime", TimeValue(Seconds(spec.maxWallTimeS)));
+
+    ServerHelper server;
+    server.SetPreset(SERVER);
+    const uint32_t gpusPerServer = server.GetServer().gpus;
+    const DataRate rate = server.GetServer().nicRate;
+    FatTreeHelper tree;
+    tree.SetServers(spec.servers);
+    tree.SetGpusPerServer(gpusPerServer);
+    tree.SetTiers(2);
+    tree.SetRadix(RADIX);
+    tree.SetRailOptimized(true);
+    tree.SetLinkRate(rate);
+    const std::string topologyError = tree.Check();
+    if (!topologyError.empty())
+    {
+        std::cerr << PROGRAM << ": " << topologyError << std::endl;
+        return 2;
+    }
+    server.SetGpusPerServer(gpusPerServer);
+
+    // RoCEv2's defaults, as ai-fabric-fattree runs them: PFC, ECN and DCQCN (ConnectX).
+    RoceFabricHelper fabric;
+    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(true));
+    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(true));
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+    for (const auto& [name, value] : RdmaCcDcqcn::GetPreset("connectx"))
+    {
+        fabric.SetCongestionControlAttribute(name, StringValue(value));
+    }
+    tree.Install(fabric);
+    server.Install(tree.GetGpus());
+    const DataRate pcie = server.GetPcieRate();
+    if (pcie < rate)
+    {
+        for (uint32_t g = 0; g < tree.GetNGpus(); ++g)
+        {
+            Ptr<Node> gpu = tree.GetGpuByRank(g);
+            fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
+            fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
+        }
+    }
+    const int64_t streams = fabric.AssignStreams(1);
+    const uint32_t ranks = tree.GetNGpus();
+    CollectiveHelper collectives;
+    collectives.SetChannels(std::min<uint32_t>(gpusPerServer, 16));
+    collectives.Install(tree.GetGpus(), fabric);
+
+    // The tuner of "auto", as ai-fabric-fattree builds it.
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
+    TimeValue portLatency;
+    tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
+    const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
+    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                       + portLatency.Get() * switchHops
+                       + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
+    const double mtu = 4096;
+    const double framing = RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE
+                           + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
+    Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
+    DoubleValue ringEfficiency;
+    DoubleValue nvlsEfficiency;
+    nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+    nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+    tuner.SetScaleUp(spec.servers,
+                     gpusPerServer,
+                     comm->GetNvLinkStepLatency(),
+                     server.GetGpuNvLinkRate(),
+                     ringEfficiency.Get(),
+                     nvlsEfficiency.Get(),
+                     server.GetServer().nvls);
+
+    CollectiveSweepConfig config;
+    config.type = CollectiveType::ALL_REDUCE;
+    config.algorithm = spec.algo;
+    config.minBytes = spec.bytes;
+    config.maxBytes = spec.bytes;
+    config.iterations = 1;
+    config.warmup = 0;
+    config.progress = false;
+    config.gpusPerServer = gpusPerServer;
+    config.serverAwareRing = true;
+    CollectiveSweep runner(collectives, tuner, config);
+    runner.Schedule();
+
+    NvLinkHopCounter nvlinkHops;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<NvLinkNetDevice> port = DynamicCast<NvLinkNetDevice>(node->GetDevice(d)))
+            {
+                port->TraceConnectWithoutContext(
+                    "PhyTxBegin", MakeCallback(&NvLinkHopCounter::TxBegin, &nvlinkHops));
+            }
+        }
+    }
+    // The stall detector and the watchdog, as every sweep program runs.
+    FailureWatch watch;
+    std::string error;
+    FailureReport::Arm(fabric,
+                       tree.GetGpus(),
+                       false,
+                       MakeCallback(&CollectiveSweep::IsDone, &runner),
+                       {},
+                       false,
+                       1 + streams,
+                       watch,
+                       error);
+    const double cpuStart = ProcessCpuSeconds();
+    const auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const auto runEnd = std::chrono::steady_clock::now();
+    const double runCpu = ProcessCpuSeconds() - cpuStart;
+    FailureRunOutput out;
+    FailureReport::Collect(watch, out);
+    out.rows = runner.GetRows();
+
+    // Data packet-hops on RoCEv2: every RDMA data packet leaves its NIC once per send (first
+    // hop) and is queued once at the RDMA priority of every switch port it leaves by.
+    uint64_t nicHops = 0;
+    uint64_t switchPortHops = 0;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<RoceNetDevice> port = DynamicCast<RoceNetDevice>(node->GetDevice(d));
+            if (!port)
+            {
+                continue;
+            }
+            UintegerValue dscp;
+            port->GetAttribute("RdmaDscp", dscp);
+            const auto priority = static_cast<uint8_t>(dscp.Get() >> 3);
+            switchPortHops += port->GetQueueCounters(priority).enqueuedPackets;
+            if (Ptr<RdmaTransport> transport = port->GetTransport())
+            {
+                for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
+                {
+                    nicHops
+                        += transport->GetQueuePair(RdmaTransport::FIRST_QPN + q)->GetPacketsSent();
+                }
+            }
+        }
+    }
+
+    nlohmann::ordered_json j;
+    const CollectiveSweepRow row = out.rows.empty() ? CollectiveSweepRow() : out.rows.front();
+    j["gpus"] = ranks;
+    j["servers"] = spec.servers;
+    j["bytes"] = spec.bytes;
+    j["algo"] = spec.algo;
+    j["algo_used"] = row.algorithm;
+    j["time_us"] = row.timeUs;
+    j["algbw_GBps"] = row.algbwGBps;
+    j["busbw_GBps"] = row.busbwGBps;
+    j["events"] = Simulator::GetEventCount();
+    j["setup_s"] = std::chrono::duration<double>(runStart - start).count();
+    j["run_s"] = std::chrono::duration<double>(runEnd - runStart).count();
+    j["run_cpu_s"] = runCpu;
+    j["data_packet_hops"] = nicHops + switchPortHops + nvlinkHops.m_hops;
+    j["rdma_nic_hops"] = nicHops;
+    j["rdma_switch_hops"] = switchPortHops;
+    j["nvlink_hops"] = nvlinkHops.m_hops;
+    j["retransmits"] = FabricStatsHelper::Totals().retransmits;
+    j["scheduler"] = watch.watchdog->GetSchedulerType();
+    j["completed"] = out.finding.empty() && !out.rows.empty();
+    j["finding"] = out.finding;
+    j["sim_time_us"] = Simulator::Now().GetSeconds() * 1e6;
+    std::cout << j.dump() << std::endl;
+    Simulator::Destroy();
+    return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
+}
+
+/**
+ * \brief The child's side: parse the internal options the parent passes and run the point.
+ * \param argc argument count
+ * \param argv arguments: POINT_OPTION, then --servers, --bytes, --algo, --SchedulerType,
+ *        --maxWallTime (s)
+ * \return the exit status
+ */
+int
+PointMain(int argc, char* argv[])
+{
+    PointSpec spec;
+    for (int i = 2; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        std::string v;
+        if (OptionValue(arg, "servers", v))
+        {
+            spec.servers = static_cast<uint32_t>(std::stoul(v));
+        }
+        else if (OptionValue(arg, "bytes", v))
+        {
+            spec.bytes = std::stoull(v);
+        }
+        else if (OptionValue(arg, "algo", v))
+        {
+            spec.algo = v;
+        }
+        else if (OptionValue(arg, "SchedulerType", v))
+        {
+            spec.scheduler = v;
+        }
+        else if (OptionValue(arg, "maxWallTime", v))
+        {
+            spec.maxWallTimeS = std::stod(v);
+        }
+    }
+    try
+    {
+        return RunPoint(spec);
+    }
+    catch (const std::bad_alloc&)
+    {
+        // The address space is limited (--maxMemory): say so rather than abort.
+        std::cerr << PROGRAM << ": out of memory" << std::endl;
+        std::_Exit(EXIT_OUT_OF_MEMORY);
+    }
+}
+
+/// What the parent learned of one point.
+struct PointResult
+{
+    PointSpec spec;        //!< what was asked
+    nlohmann::json child;  //!< the child's JSON line (null if it printed none)
+    double wallS{0};       //!< the child's wall time, fork to exit (s)
+    double peakRssMb{0};   //!< the child's peak resident set (MB)
+    double cpuS{0};        //!< the child's CPU time, user and system (s)
+    bool completed{false}; //!< the point ran to the end
+    std::string reason;    //!< why not (one line)
+};
+
+/**
+ * \param fd a descriptor to read from
+ * \param into appended with what it held
+ * \return false at end of file
+ */
+bool
+Drain(int fd, std::string& into)
+{
+    char buf[4096];
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0)
+    {
+        into.append(buf, static_cast<std::size_t>(n));
+        return true;
+    }
+    return n < 0 && errno == EINTR;
+}
+
+/**
+ * \param text a program's output
+ * \return its last non-empty line
+ */
+std::string
+LastLine(const std::string& text)
+{
+    std::istringstream lines(text);
+    std::string line;
+    std::string last;
+    while (std::getline(lines, line))
+    {
+        if (!line.empty())
+        {
+            last = line;
+        }
+    }
+    return last;
+}
+
+/**
+ * \param seconds a time (s)
+ * \return it as text, exactly enough to read back
+ */
+std::string
+SecondsText(double seconds)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", seconds);
+    return text;
+}
+
+/**
+ * \brief Run one point in a child process.
+ * \param spec the point
+ * \return what it did
+ */
+PointResult
+RunChild(const PointSpec& spec)
+{
+    PointResult result;
+    result.spec = spec;
+    std::vector<std::string> args = {PROGRAM,
+                                     POINT_OPTION,
+                                     "--servers=" + std::to_string(spec.servers),
+                                     "--bytes=" + std::to_string(spec.bytes),
+                                     "--algo=" + spec.algo,
+                                     "--SchedulerType=" + spec.scheduler,
+                                     "--maxWallTime=" + SecondsText(spec.maxWallTimeS)};
+    // The binary's own path, so that the child's process name is the program's, not "exe".
+    char self[4096];
+    const ssize_t selfLength = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    const std::string binary = selfLength > 0
+                                   ? std::string(self, static_cast<std::size_t>(selfLength))
+                                   : "/proc/self/exe";
+    std::vector<char*> argv;
+    for (std::string& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    int out[2];
+    int err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    {
+        result.reason = std::string("cannot start: ") + std::strerror(errno);
+        return result;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid < 0)
+    {
+        result.reason = std::string("cannot start: ") + std::strerror(errno);
+        return result;
+    }
+    if (pid == 0)
+    {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        if (spec.maxMemoryBytes > 0 && !ADDRESS_SANITIZER)
+        {
+            struct rlimit limit;
+            getrlimit(RLIMIT_AS, &limit);
+            const rlim_t want = static_cast<rlim_t>(spec.maxMemoryBytes);
+            limit.rlim_cur
+                = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
+            setrlimit(RLIMIT_AS, &limit);
+        }
+        execv(binary.c_str(), argv.data());
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    std::string stdoutText;
+    std::string stderrText;
+    bool outOpen = true;
+    bool errOpen = true;
+    bool killed = false;
+    const double killAfter = spec.maxWallTimeS > 0 ? spec.maxWallTimeS + KILL_GRACE_S : 0;
+    while (outOpen || errOpen)
+    {
+        struct pollfd fds[2]
+            = {{outOpen ? out[0] : -1, POLLIN, 0}, {errOpen ? err[0] : -1, POLLIN, 0}};
+        const int ready = poll(fds, 2, 1000);
+        if (ready < 0 && errno != EINTR)
+        {
+            break;
+        }
+        if (outOpen && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+        {
+            outOpen = Drain(out[0], stdoutText);
+        }
+        if (errOpen && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        {
+            errOpen = Drain(err[0], stderrText);
+        }
+        const double elapsed
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!killed && killAfter > 0 && elapsed > killAfter)
+        {
+            kill(pid, SIGKILL);
+            killed = true;
+        }
+    }
+    close(out[0]);
+    close(err[0]);
+    int status = 0;
+    struct rusage usage;
+    std::memset(&usage, 0, sizeof(usage));
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
+    {
+    }
+    result.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.peakRssMb = usage.ru_maxrss / 1024.0; // Linux reports kilobytes
+    result.cpuS = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                  + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+    const std::string line = LastLine(stdoutText);
+    if (!line.empty())
+    {
+        result.child = nlohmann::json::parse(line, nullptr, false);
+        if (result.child.is_discarded() || !result.child.is_object())
+        {
+            result.child = nlohmann::json();
+        }
+    }
+    std::string last = LastLine(stderrText);
+    if (last.rfind(PROGRAM + ": ", 0) == 0)
+    {
+        last = last.substr(PROGRAM.size() + 2);
+    }
+    char limitText[64];
+    std::snprintf(limitText,
+                  sizeof(limitText),
+                  "%.0f MiB",
+                  static_cast<double>(spec.maxMemoryBytes) / (1 << 20));
+    if (killed)
+    {
+        result.reason = "killed: still building after --maxWallTime";
+    }
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && result.child.is_object()
+             && result.child.value("completed", false))
+    {
+        result.completed = true;
+    }
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OUT_OF_MEMORY)
+    {
+        result.reason
+            = std::string("out of memory: needs more than --maxMemory (") + limitText + ")";
+    }
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == FailureReport::EXIT_STALLED)
+    {
+        const std::string finding
+            = result.child.is_object() ? result.child.value("finding", std::string()) : last;
+        if (finding.find("MaxWallTime") != std::string::npos && result.child.is_object())
+        {
+            char stopped[128];
+            std::snprintf(stopped,
+                          sizeof(stopped),
+                          "stopped at --maxWallTime (%s s) after %.1f us simulated",
+                          SecondsText(spec.maxWallTimeS).c_str(),
+                          result.child.value("sim_time_us", 0.0));
+            result.reason = stopped;
+        }
+        else
+        {
+            result.reason = "could not complete: " + finding;
+        }
+    }
+    else if (WIFSIGNALED(status))
+    {
+        result.reason = std::string("crashed: ") + strsignal(WTERMSIG(status))
+                        + (spec.maxMemoryBytes > 0 ? std::string(" (with --maxMemory of ")
+                                                         + limitText + ", likely out of memory)"
+                                                   : std::string())
+                        + (last.empty() ? "" : ": " + last);
+    }
+    else
+    {
+        result.reason = "exit status " + std::to_string(WEXITSTATUS(status))
+                        + (last.empty() ? "" : ": " + last);
+    }
+    return result;
+}
+
+/**
+ * \param bytes a size
+ * \return it as 256M, 1G, 64K or bytes
+ */
+std::string
+SizeText(uint64_t bytes)
+{
+    const char* units = "KMG";
+    for (int u = 2; u >= 0; --u)
+    {
+        const uint64_t unit = 1ULL << (10 * (u + 1));
+        if (bytes >= unit && bytes % unit == 0)
+        {
+            return std::to_string(bytes / unit) + units[u];
+        }
+    }
+    return std::to_string(bytes);
+}
+
+/**
+ * \param r a point's result
+ * \return its JSON object
+ */
+nlohmann::ordered_json
+PointJson(const PointResult& r)
+{
+    nlohmann::ordered_json j;
+    j["gpus"] = r.spec.servers * 8;
+    j["servers"] = r.spec.servers;
+    j["bytes"] = r.spec.bytes;
+    j["algo"] = r.spec.algo;
+    j["completed"] = r.completed;
+    j["reason"] = r.reason;
+    j["wall_s"] = r.wallS;
+    j["peak_rss_mb"] = r.peakRssMb;
+    j["cpu_s"] = r.cpuS;
+    if (r.child.is_object())
+    {
+        const double runS = r.child.value("run_s", 0.0);
+        const double events = r.child.value("events", 0.0);
+        const double hops = r.child.value("data_packet_hops", 0.0);
+        j["algo_used"] = r.child.value("algo_used", std::string());
+        j["time_us"] = r.child.value("time_us", 0.0);
+        j["sim_time_us"] = r.child.value("sim_time_us", 0.0);
+        j["algbw_GBps"] = r.child.value("algbw_GBps", 0.0);
+        j["busbw_GBps"] = r.child.value("busbw_GBps", 0.0);
+        j["setup_s"] = r.child.value("setup_s", 0.0);
+        j["run_s"] = runS;
+        j["run_cpu_s"] = r.child.value("run_cpu_s", 0.0);
+        j["events"] = r.child.value("events", uint64_t{0});
+        j["events_per_s"] = runS > 0 ? events / runS : 0.0;
+        const double runCpu = r.child.value("run_cpu_s", 0.0);
+        j["events_per_cpu_s"] = runCpu > 0 ? events / runCpu : 0.0;
+        j["data_packet_hops"] = r.child.value("data_packet_hops", uint64_t{0});
+        j["rdma_nic_hops"] = r.child.value("rdma_nic_hops", uint64_t{0});
+        j["rdma_switch_hops"] = r.child.value("rdma_switch_hops", uint64_t{0});
+        j["nvlink_hops"] = r.child.value("nvlink_hops", uint64_t{0});
+        j["events_per_hop"] = hops > 0 ? events / hops : 0.0;
+        j["retransmits"] = r.child.value("retransmits", uint64_t{0});
+        j["scheduler"] = r.child.value("scheduler", std::string());
+    }
+    return j;
+}
+
+/**
+ * \param os the stream
+ * \param j a point's JSON
+ */
+void
+PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
+{
+    char line[512];
+    const std::string algo = j["algo"].get<std::string>() == "auto" && j.contains("algo_used")
+                                 ? "auto:" + j["algo_used"].get<std::string>()
+                                 : j["algo"].get<std::string>();
+    if (!j.contains("events"))
+    {
+        std::snprintf(line,
+                      sizeof(line),
+                      "%6u %6s %-13s %9s %9.1f %9s %12s %11s %8s %9.0f  not run: %s",
+                      j["gpus"].get<uint32_t>(),
+                      SizeText(j["bytes"].get<uint64_t>()).c_str(),
+                      algo.c_str(),
+                      "-",
+                      j["wall_s"].get<double>(),
+                      "-",
+                      "-",
+                      "-",
+                      "-",
+                      j["peak_rss_mb"].get<double>(),
+                      j["reason"].get<std::string>().c_str());
+        os << line << "\n";
+        return;
+    }
+    char busbw[32] = "-";
+    if (j["completed"].get<bool>())
+    {
+        std::snprintf(busbw, sizeof(busbw), "%.2f", j["busbw_GBps"].get<double>());
+    }
+    std::snprintf(line,
+                  sizeof(line),
+                  "%6u %6s %-13s %9s %9.1f %9.1f %12llu %11.0f %8.2f %9.0f  %s",
+                  j["gpus"].get<uint32_t>(),
+                  SizeText(j["bytes"].get<uint64_t>()).c_str(),
+                  algo.c_str(),
+                  busbw,
+                  j["wall_s"].get<double>(),
+                  j["run_s"].get<double>(),
+                  static_cast<unsigned long long>(j["events"].get<uint64_t>()),
+                  j["events_per_s"].get<double>(),
+                  j["events_per_hop"].get<double>(),
+                  j["peak_rss_mb"].get<double>(),
+                  j["completed"].get<bool>()
+                      ? "ok"
+                      : ("incomplete: " + j["reason"].get<std::string>()).c_str());
+    os << line << "\n";
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Time::SetResolution(Time::PS);
+    if (argc > 1 && argv[1] == POINT_OPTION)
+    {
+        return PointMain(argc, argv);
+    }
+
+    bool quick = false;
+    std::string servers = "2,8,32,128";
+    std::string bytes = "1G";
+    std::string algos = "ring,auto";
+    std::string json;
+    std::string maxWallTime = "1200s";
+    std::string maxMemory = "8G";
+    FabricCli::CheckKnownOptions(
+        PROGRAM,
+        argc,
+        argv,
+        {"quick", "servers", "bytes", "algos", "json", "maxWallTime", "maxMemory"},
+        {"quick"});
+    CommandLine cmd(__FILE__);
+    cmd.Usage(
+        "The scale benchmark: one all-reduce per ladder point (DGX H100 servers on a "
+        "rail-optimized 2-tier fat-tree of radix 64, RoCEv2 with PFC, ECN and DCQCN), "
+        "each point in its own process; prints busbw, wall time, events, events per "
+        "second, events per data packet-hop and peak RSS per point.");
+    cmd.AddValue("quick",
+                 "a smoke test under a minute: 16 and 64 GPUs, 16 MiB (unless --servers or "
+                 "--bytes are given)",
+                 quick);
+    cmd.AddValue("servers",
+                 "the ladder: DGX H100 servers per point, comma-separated (8 GPUs each)",
+                 servers);
+    cmd.AddValue("bytes", "all-reduce size of every point, K/M/G suffixes", bytes);
+    cmd.AddValue("algos", "algorithms, comma-separated: ring and/or auto", algos);
+    cmd.AddValue("json", "write the points as JSON to this file", json);
+    cmd.AddValue("maxWallTime",
+                 "wall-clock limit of each point (e.g. 1200s; 0: none); a point that reaches "
+                 "it is stopped and reported",
+                 maxWallTime);
+    cmd.AddValue("maxMemory",
+                 "address-space limit of each point's process, K/M/G suffixes (0: none); a "
+                 "point that needs more is reported",
+                 maxMemory);
+    cmd.Parse(argc, argv);
+
+    auto given = [argc, argv](const std::string& name)
+    {
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string arg = argv[i];
+            if (arg.rfind("--" + name + "=", 0) == 0 || arg.rfind("-" + name + "=", 0) == 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    if (quick && !given("servers"))
+    {
+        servers = "2,8";
+    }
+    if (quick && !given("bytes"))
+    {
+        bytes = "16M";
+    }
+    std::vector<uint32_t> ladder;
+    {
+        std::istringstream list(servers);
+        std::string item;
+        while (std::getline(list, item, ','))
+        {
+            ladder.push_back(FabricCli::Whole(PROGRAM, "servers", item, 1, 256));
+        }
+        if (ladder.empty() || servers.back() == ',')
+        {
+            FabricCli::Fail(PROGRAM, "--servers=" + servers + ": expected a list such as 2,8,32");
+        }
+    }
+    for (uint32_t s : ladder)
+    {
+        if (s < 2)
+        {
+            FabricCli::Fail(PROGRAM,
+                            "--servers=" + servers
+                                + ": a point needs at least 2 servers (a fabric between them)");
+        }
+    }
+    const uint64_t size = FabricCli::Bytes(PROGRAM, "bytes", bytes);
+    if (size % 4 != 0)
+    {
+        FabricCli::Fail(PROGRAM, "--bytes=" + bytes + ": expected a multiple of 4 (floats)");
+    }
+    std::vector<std::string> algoList;
+    {
+        std::istringstream list(algos);
+        std::string item;
+        while (std::getline(list, item, ','))
+        {
+            if (item != "ring" && item != "auto")
+            {
+                FabricCli::Fail(PROGRAM, "--algos=" + algos + ": expected ring and/or auto");
+            }
+            algoList.push_back(item);
+        }
+        if (algoList.empty() || algos.back() == ',')
+        {
+            FabricCli::Fail(PROGRAM, "--algos=" + algos + ": expected ring and/or auto");
+        }
+    }
+    Time wallLimit;
+    if (!FabricCli::ParseTime(maxWallTime, wallLimit))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--maxWallTime=" + maxWallTime + ": expected a time such as 1200s");
+    }
+    uint64_t memoryLimit = 0;
+    if (maxMemory != "0")
+    {
+        memoryLimit = FabricCli::Bytes(PROGRAM, "maxMemory", maxMemory);
+        if (memoryLimit < (64ULL << 20))
+        {
+            FabricCli::Fail(PROGRAM, "--maxMemory=" + maxMemory + ": expected at least 64M");
+        }
+    }
+    if (ADDRESS_SANITIZER)
+    {
+        memoryLimit = 0;
+    }
+    StringValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
+    FabricOutputFile jsonFile;
+    if (!json.empty())
+    {
+        jsonFile.OpenOrFail(PROGRAM, "json", json);
+    }
+
+    std::cout << "# ai-fabric scale benchmark: DGX H100 servers (8 GPUs, NVLink), rail-optimized "
+                 "2-tier fat-tree of radix "
+              << RADIX << ", RoCEv2 (PFC, ECN, DCQCN), one all-reduce per point\n"
+              << "# scheduler " << scheduler.Get() << " (inside the watchdog), limits per point: "
+              << (wallLimit.IsStrictlyPositive() ? maxWallTime : std::string("none")) << " wall, "
+              << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
+              << " address space\n";
+    std::cout << "#  gpus  bytes algo              busbw      wall       run       events    "
+                 "events/s   ev/hop    rss  status\n"
+              << "#                                (GB/s)       (s)       (s)                     "
+                 "                  (MB)\n";
+    std::cout.flush();
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    uint32_t incomplete = 0;
+    for (uint32_t s : ladder)
+    {
+        for (const std::string& algo : algoList)
+        {
+            PointSpec spec;
+            spec.servers = s;
+            spec.bytes = size;
+            spec.algo = algo;
+            spec.scheduler = scheduler.Get();
+            spec.maxWallTimeS = wallLimit.GetSeconds();
+            spec.maxMemoryBytes = memoryLimit;
+            const PointResult r = RunChild(spec);
+            const nlohmann::ordered_json j = PointJson(r);
+            PrintRow(std::cout, j);
+            std::cout.flush();
+            incomplete += r.completed ? 0 : 1;
+            points.push_back(j);
+        }
+    }
+    if (!json.empty())
+    {
+        nlohmann::ordered_json j;
+        j["benchmark"] = "scale";
+        j["server"] = SERVER;
+        j["gpus_per_server"] = 8;
+        j["topology"] = {{"tiers", 2}, {"radix", RADIX}, {"rail", true}};
+        j["fabric"] = {{"fabric", "roce"}, {"pfc", true}, {"ecn", true}, {"dcqcn", true}};
+        j["scheduler"] = scheduler.Get();
+        j["quick"] = quick;
+        j["max_wall_time_s"] = wallLimit.GetSeconds();
+        j["max_memory_bytes"] = memoryLimit;
+        j["points"] = points;
+        jsonFile.Stream() << j.dump(2) << "\n";
+        std::string writeError;
+        if (!jsonFile.Commit(writeError))
+        {
+            std::cerr << PROGRAM << ": " << writeError << std::endl;
+            return 1;
+        }
+    }
+    if (incomplete > 0)
+    {
+        std::cerr << PROGRAM << ": " << incomplete << " of " << points.size()
+                  << " points did not complete (see the table)" << std::endl;
+        return FailureReport::EXIT_STALLED;
+    }
+    return 0;
+}

@@ -1,0 +1,196 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// ai-fabric-scale-benchmark: its quick ladder prints a table and a JSON whose figures agree
+// with each other and with the collective's arithmetic; a point that fails is reported and
+// the ladder goes on; the scheduler is ai-fabric's default unless --SchedulerType names
+// another. No timed assertion: wall times are only checked to be positive.
+
+#include "ai-fabric-test-command.h"
+#include "ai-fabric-test-programs.h"
+#include "ns3/fabric-watchdog.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const std::string BENCHMARK = "ai-fabric-scale-benchmark";
+
+/**
+ * \param out the benchmark's standard output
+ * \return its table rows (the lines that are not comments)
+ */
+std::vector<std::string>
+Rows(const std::string& out)
+{
+    std::vector<std::string> rows;
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        if (!line.empty() && line[0] != '#')
+        {
+            rows.push_back(line);
+        }
+    }
+    return rows;
+}
+
+TEST(ScaleBenchmarkTest, QuickLadderIsWellFormedAndConsistent)
+{
+    const std::string dir = TempDir();
+    const CommandResult r
+        = RunCommand(ProgramPath(BENCHMARK) + " --quick --json=" + dir + "/quick.json");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::vector<std::string> rows = Rows(r.out);
+    ASSERT_EQ(rows.size(), 4u) << r.out; // 16 and 64 GPUs, ring and auto
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/quick.json"));
+    EXPECT_EQ(j["benchmark"], "scale");
+    EXPECT_EQ(j["scheduler"], FabricWatchdog::DEFAULT_SCHEDULER);
+    ASSERT_EQ(j["points"].size(), 4u);
+    const std::vector<uint32_t> gpus = {16, 16, 64, 64};
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        const nlohmann::json& p = j["points"][i];
+        const std::string what = p.dump();
+        EXPECT_EQ(p["gpus"].get<uint32_t>(), gpus[i]) << what;
+        EXPECT_EQ(p["algo"], i % 2 == 0 ? "ring" : "auto") << what;
+        EXPECT_TRUE(p["completed"].get<bool>()) << what;
+        EXPECT_EQ(p["scheduler"], FabricWatchdog::DEFAULT_SCHEDULER) << what;
+        const double n = p["gpus"].get<double>();
+        const double bytes = p["bytes"].get<double>();
+        EXPECT_EQ(bytes, 16.0 * (1 << 20)) << what;
+        // busbw = bytes / time x 2 (n - 1) / n, nccl-tests' all-reduce factor (GB = 1e9 B).
+        const double timeUs = p["time_us"].get<double>();
+        ASSERT_GT(timeUs, 0) << what;
+        EXPECT_NEAR(p["busbw_GBps"].get<double>(),
+                    bytes / (timeUs * 1e3) * 2 * (n - 1) / n,
+                    1e-6 * p["busbw_GBps"].get<double>())
+            << what;
+        EXPECT_NEAR(p["algbw_GBps"].get<double>(), bytes / (timeUs * 1e3), 1e-6 * bytes) << what;
+        const auto events = p["events"].get<uint64_t>();
+        EXPECT_GT(events, 0u) << what;
+        EXPECT_GT(p["run_s"].get<double>(), 0) << what;
+        EXPECT_GE(p["wall_s"].get<double>(), p["run_s"].get<double>()) << what;
+        EXPECT_GT(p["peak_rss_mb"].get<double>(), 0) << what;
+        EXPECT_NEAR(p["events_per_s"].get<double>(),
+                    events / p["run_s"].get<double>(),
+                    1e-6 * p["events_per_s"].get<double>())
+            << what;
+        // Data packet-hops: the parts add up, every RDMA data packet leaves through at least
+        // one switch port after its NIC, and each GPU's share of a ring all-reduce, 2 (n - 1)
+        // / n of the bytes, crosses at least two links (GPU-NVSwitch-GPU or NIC-leaf-NIC) in
+        // packets of at most 64 KiB (NVLink's transfer unit; RoCEv2's MTU is 4 KiB).
+        const auto hops = p["data_packet_hops"].get<uint64_t>();
+        const auto nic = p["rdma_nic_hops"].get<uint64_t>();
+        const auto sw = p["rdma_switch_hops"].get<uint64_t>();
+        const auto nv = p["nvlink_hops"].get<uint64_t>();
+        EXPECT_EQ(hops, nic + sw + nv) << what;
+        EXPECT_GT(nic, 0u) << what;
+        EXPECT_GT(nv, 0u) << what;
+        EXPECT_GE(sw, nic) << what;
+        if (p["algo_used"] == "ring")
+        {
+            const double wireBytes = 2 * (n - 1) * bytes;
+            EXPECT_GE(static_cast<double>(hops), wireBytes / 65536 * 2) << what;
+        }
+        EXPECT_NEAR(p["events_per_hop"].get<double>(),
+                    static_cast<double>(events) / hops,
+                    1e-6 * p["events_per_hop"].get<double>())
+            << what;
+        // The row prints the same figures.
+        std::ostringstream eventsText;
+        eventsText << " " << events << " ";
+        EXPECT_NE(rows[i].find(eventsText.str()), std::string::npos) << rows[i] << "\n" << what;
+        EXPECT_NE(rows[i].find(" ok"), std::string::npos) << rows[i];
+        EXPECT_EQ(rows[i].rfind("    " + std::to_string(gpus[i]), 0), 0u) << rows[i];
+    }
+    RunCommand("rm -rf " + dir);
+}
+
+TEST(ScaleBenchmarkTest, APointThatFailsIsReportedAndTheLadderGoesOn)
+{
+    // A wall-time limit of 1 ms stops every point's simulation: each is reported, none is
+    // fatal, and the program ends with the status of a run that could not complete.
+    const std::string dir = TempDir();
+    const CommandResult r = RunCommand(ProgramPath(BENCHMARK) +
+                                       " --servers=2,2 --bytes=64M --algos=ring "
+                                       "--maxWallTime=1ms --json=" +
+                                       dir + "/stopped.json");
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    EXPECT_EQ(r.err, BENCHMARK + ": 2 of 2 points did not complete (see the table)\n");
+    const std::vector<std::string> rows = Rows(r.out);
+    ASSERT_EQ(rows.size(), 2u) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/stopped.json"));
+    for (const nlohmann::json& p : j["points"])
+    {
+        EXPECT_FALSE(p["completed"].get<bool>()) << p.dump();
+        EXPECT_NE(p["reason"].get<std::string>().find("--maxWallTime"), std::string::npos)
+            << p.dump();
+    }
+    for (const std::string& row : rows)
+    {
+        EXPECT_NE(row.find("--maxWallTime"), std::string::npos) << row;
+    }
+#if !defined(__SANITIZE_ADDRESS__) // AddressSanitizer needs terabytes of address space
+    // 256 GPUs at 256 MiB need some 180 MB: within 100 MiB of address space the point is
+    // reported as out of memory, and it is not run.
+    const CommandResult small = RunCommand(ProgramPath(BENCHMARK) +
+                                           " --servers=32 --bytes=256M --algos=ring "
+                                           "--maxMemory=100M --json=" +
+                                           dir + "/memory.json");
+    EXPECT_EQ(small.status, 3) << small.out << small.err;
+    EXPECT_NE(small.out.find("not run: out of memory: needs more than --maxMemory (100 MiB)"),
+              std::string::npos)
+        << small.out;
+    const nlohmann::json m = nlohmann::json::parse(ReadFile(dir + "/memory.json"));
+    EXPECT_FALSE(m["points"][0]["completed"].get<bool>());
+    EXPECT_FALSE(m["points"][0].contains("events"));
+#endif
+    RunCommand("rm -rf " + dir);
+}
+
+TEST(ScaleBenchmarkTest, BadInputIsOneLine)
+{
+    ExpectRefused(BENCHMARK, "--servers=1", "", "at least 2 servers");
+    ExpectRefused(BENCHMARK, "--servers=2,", "", "--servers=2,");
+    ExpectRefused(BENCHMARK, "--servers=2,x");
+    ExpectRefused(BENCHMARK, "--algos=tree", "", "ring and/or auto");
+    ExpectRefused(BENCHMARK, "--bytes=3", "", "multiple of 4");
+    ExpectRefused(BENCHMARK, "--bytes=0");
+    ExpectRefused(BENCHMARK, "--maxMemory=1M", "", "at least 64M");
+    ExpectRefused(BENCHMARK, "--maxWallTime=5", "", "--maxWallTime=5");
+    ExpectRefused(BENCHMARK, "--internal-point=1", "", "unknown option");
+}
+
+TEST(ScaleBenchmarkTest, SchedulerTypeReachesEveryPoint)
+{
+    const std::string dir = TempDir();
+    for (const std::string type : {"ns3::MapScheduler", "ns3::PriorityQueueScheduler"})
+    {
+        const CommandResult r = RunCommand(ProgramPath(BENCHMARK) +
+                                           " --servers=2 --bytes=1M --algos=ring "
+                                           "--SchedulerType=" +
+                                           type + " --json=" + dir + "/s.json");
+        ASSERT_EQ(r.status, 0) << r.out << r.err;
+        EXPECT_NE(r.out.find("# scheduler " + type), std::string::npos) << r.out;
+        const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/s.json"));
+        EXPECT_EQ(j["scheduler"], type);
+        EXPECT_EQ(j["points"][0]["scheduler"], type);
+    }
+    RunCommand("rm -rf " + dir);
+}
+
+} // namespace
