@@ -22,6 +22,22 @@
 namespace ns3
 {
 
+namespace
+{
+/// The counter alive now, printed at exit if the program ends before it is destroyed.
+FabricEventCounter* g_liveCounter = nullptr;
+
+/// Print the live counter's table (programs may exit without Simulator::Destroy).
+void
+PrintLiveCounter()
+{
+    if (g_liveCounter)
+    {
+        g_liveCounter->PrintOnce();
+    }
+}
+} // namespace
+
 NS_LOG_COMPONENT_DEFINE("FabricEventCounter");
 NS_OBJECT_ENSURE_REGISTERED(FabricEventTally);
 NS_OBJECT_ENSURE_REGISTERED(FabricEventCounter);
@@ -209,12 +225,32 @@ FabricEventCounter::GetTypeId()
     return tid;
 }
 
-FabricEventCounter::FabricEventCounter() = default;
+FabricEventCounter::FabricEventCounter()
+{
+    static bool registered = false;
+    if (!registered)
+    {
+        registered = true;
+        std::atexit(&PrintLiveCounter);
+    }
+    g_liveCounter = this;
+}
 
 FabricEventCounter::~FabricEventCounter()
 {
-    if (m_print && m_tally && !m_tally->GetKinds().empty())
+    PrintOnce();
+    if (g_liveCounter == this)
     {
+        g_liveCounter = nullptr;
+    }
+}
+
+void
+FabricEventCounter::PrintOnce()
+{
+    if (m_print && !m_printed && m_tally && !m_tally->GetKinds().empty())
+    {
+        m_printed = true;
         m_tally->Print(std::cerr);
     }
 }

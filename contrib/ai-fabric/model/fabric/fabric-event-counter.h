@@ -141,6 +141,9 @@ class FabricEventCounter : public Scheduler
     /// \return the tally this counter fills
     Ptr<FabricEventTally> GetTally() const;
 
+    /// Print the table to stderr (once, and only if Print is true).
+    void PrintOnce();
+
   private:
     /// \return the inner scheduler, made on first use from InnerType
     Scheduler& Inner() const;
@@ -149,6 +152,7 @@ class FabricEventCounter : public Scheduler
     std::string m_innerType;        //!< its TypeId name
     Ptr<FabricEventTally> m_tally;  //!< where the counts go
     bool m_print{true};             //!< print the table when destroyed
+    bool m_printed{false};          //!< the table was printed
 };
 
 } // namespace ns3
