@@ -265,6 +265,16 @@ class FabricNetDevice : public NetDevice
     }
 
     /**
+     * \brief Send a small link-level frame (a PFC pause, a flow-control packet) at once if
+     * the wire is idle now until a frame chosen ahead starts (TransmitAhead(), a ready time):
+     * the MAC sends it while that frame is still in the switch's pipeline, as it did when the
+     * pipeline latency was an event.
+     * \param p the frame
+     * \return true if it was sent; false: queue it as usual
+     */
+    bool SendInGap(Ptr<Packet> p);
+
+    /**
      * \return true if the port may have another frame to send once the current one ends.
      * The end of a frame is an event only then (or when something becomes sendable during
      * it); a port that cannot tell returns true, and every frame's end is an event.
@@ -350,6 +360,8 @@ class FabricNetDevice : public NetDevice
     Time m_txEnd;                        //!< end of the last frame put on the wire
     Time m_txReady;                      //!< earliest start of the frame being chosen
     Time m_lastTxTime;                   //!< serialization time of the last frame
+    Time m_txStart;                      //!< start of the last frame put on the wire
+    Time m_prevEnd;                      //!< end of the frame before it
     Ptr<Packet> m_txPacket;              //!< the last frame put on the wire
     uint32_t m_overheadBytes{0};         //!< per-frame overhead on the wire
     uint32_t m_minFrameBytes{0};         //!< minimum frame size

@@ -698,6 +698,10 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     p->AddHeader(eth);
     ++(quanta > 0 ? m_pfcSent : m_pfcReleased)[priority];
     m_pfcSentTrace(priority, quanta);
+    if (SendInGap(p))
+    {
+        return; // sent while a forwarded frame is still in the pipeline
+    }
     m_macControl.push_back(p);
     TryTransmit();
 }
