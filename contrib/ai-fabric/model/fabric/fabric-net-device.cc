@@ -264,9 +264,18 @@ FabricNetDevice::StartFrame(Ptr<Packet> p, Time start)
     m_prevEnd = m_txEnd;
     m_txStart = start;
     m_txEnd = start + txTime;
-    m_phyTxBeginTrace(p);
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    if (start > now
+        && (!m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty()
+            || !m_promiscSnifferTrace.IsEmpty()))
+    {
+        // Chosen ahead: the traces (and pcap) see it when its first bit leaves, as before;
+        // an event only when something listens.
+        Simulator::Schedule(start - now, &FabricNetDevice::NotifyTxBegin, this, p);
+    }
+    else
+    {
+        NotifyTxBegin(p);
+    }
     if (m_channel->Transmit(p, this, m_txEnd - now))
     {
         ++m_counters.txPackets;
@@ -302,9 +311,16 @@ FabricNetDevice::SendInGap(Ptr<Packet> p)
     {
         return false;
     }
-    m_phyTxBeginTrace(p);
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    if (begin > now
+        && (!m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty()
+            || !m_promiscSnifferTrace.IsEmpty()))
+    {
+        Simulator::Schedule(begin - now, &FabricNetDevice::NotifyTxBegin, this, p);
+    }
+    else
+    {
+        NotifyTxBegin(p);
+    }
     if (m_channel->Transmit(p, this, begin + txTime - now))
     {
         ++m_counters.txPackets;
@@ -317,6 +333,14 @@ FabricNetDevice::SendInGap(Ptr<Packet> p)
     }
     m_prevEnd = begin + txTime;
     return true;
+}
+
+void
+FabricNetDevice::NotifyTxBegin(Ptr<Packet> p)
+{
+    m_phyTxBeginTrace(p);
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
 }
 
 bool

@@ -265,7 +265,7 @@ class FabricNetDevice : public NetDevice
     }
 
     /**
-     * \brief Send a small link-level frame (a PFC pause, a flow-control packet) at once if
+     * \brief Send a small link-level frame (a PFC pause) at once if
      * the wire is idle now until a frame chosen ahead starts (TransmitAhead(), a ready time):
      * the MAC sends it while that frame is still in the switch's pipeline, as it did when the
      * pipeline latency was an event.
@@ -333,6 +333,12 @@ class FabricNetDevice : public NetDevice
   private:
     /// End of a frame's serialization.
     void TransmitComplete();
+
+    /**
+     * \brief Fire PhyTxBegin and the sniffers for a frame whose first bit leaves now.
+     * \param p the frame
+     */
+    void NotifyTxBegin(Ptr<Packet> p);
 
     /**
      * \brief Put the frame just chosen on the cable.

@@ -471,11 +471,9 @@ IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
     fc.SetFccl(static_cast<uint32_t>(limit % IbFlowControlHeader::MODULO));
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(fc);
-    const bool sent = SendInGap(p); // while a forwarded packet is still in the pipeline
-    if (!sent)
-    {
-        m_fcQueue.push_back(p);
-    }
+    // Never sent ahead of a packet chosen before it (SendInGap): its FCTBS counts that
+    // packet, which must be on the wire before it.
+    m_fcQueue.push_back(p);
     lane.unreported = 0;
     // The same limit goes out once more a period later unless a newer one does: one lost
     // update cannot stall the VL, and an idle link falls silent (no endless timer).

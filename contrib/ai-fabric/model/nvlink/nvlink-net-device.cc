@@ -75,6 +75,7 @@ NvLinkNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_control.clear();
     m_queue.clear();
+    m_creditFlush.Cancel();
     FabricNetDevice::DoDispose();
 }
 
@@ -93,6 +94,7 @@ NvLinkNetDevice::DoLinkChange(bool up)
         // The link retrained: what is free now is the new limit (what was in flight is lost).
         SendCredit(static_cast<uint32_t>(m_bufferBytes - m_occupied), true);
         m_unreported = 0;
+        m_creditFlush.Cancel();
         return;
     }
     m_credits = 0; // what was in flight is lost with the link
@@ -251,6 +253,22 @@ NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
     // At most a quarter of the buffer unreported: the peer always has credit for a packet.
     const uint64_t threshold = std::min<uint64_t>(m_creditUpdateBytes, m_bufferBytes / 4);
     if (m_unreported >= threshold)
+    {
+        SendCredit(static_cast<uint32_t>(m_unreported), false);
+        m_unreported = 0;
+    }
+    else if (!m_creditFlush.IsRunning())
+    {
+        // What stays unreported goes back at the latest after the line time of the threshold.
+        m_creditFlush = Simulator::Schedule(
+            GetDataRate().CalculateBytesTxTime(threshold), &NvLinkNetDevice::FlushCredits, this);
+    }
+}
+
+void
+NvLinkNetDevice::FlushCredits()
+{
+    if (m_unreported > 0)
     {
         SendCredit(static_cast<uint32_t>(m_unreported), false);
         m_unreported = 0;

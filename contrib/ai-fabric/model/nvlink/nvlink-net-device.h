@@ -7,6 +7,7 @@
 #ifndef NVLINK_NET_DEVICE_H
 #define NVLINK_NET_DEVICE_H
 
+#include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
 
 #include <deque>
@@ -147,6 +148,9 @@ class NvLinkNetDevice : public FabricNetDevice
      */
     void DelayedEnqueue(Ptr<Packet> p, uint32_t ingress);
 
+    /// Return the credits freed but not yet reported (CreditUpdateBytes' timer).
+    void FlushCredits();
+
     /// A forwarded packet waiting at this output.
     struct Queued
     {
@@ -173,6 +177,7 @@ class NvLinkNetDevice : public FabricNetDevice
     uint32_t m_delayedEnqueues{0};     //!< forwarded packets still in the pipeline
     uint32_t m_creditUpdateBytes{0};   //!< freed bytes per credit packet (attribute)
     uint64_t m_unreported{0};          //!< freed bytes not yet returned to the peer
+    EventId m_creditFlush;             //!< returns the unreported credits at the latest
 };
 
 } // namespace ns3

@@ -502,12 +502,18 @@ RoceNetDevice::EnqueueForwarded(
 }
 
 void
-RoceNetDevice::EnqueueAfter(
-    Time delay, Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority)
+RoceNetDevice::EnqueueAfter(Time delay,
+                            Ptr<Packet> p,
+                            uint8_t priority,
+                            uint16_t ingress,
+                            uint8_t inPriority,
+                            bool pausable)
 {
     NS_ASSERT(priority < N_PRIORITIES);
-    // Frames still in the pipeline as events go first: order is kept.
-    if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp() && !m_storm[priority])
+    // Frames still in the pipeline as events go first: order is kept. A frame a PFC pause may
+    // hold is not chosen before it reaches the egress: its latency stays an event.
+    if (!pausable && m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp()
+        && !m_storm[priority])
     {
         const Time ready = Simulator::Now() + delay;
         if (Enqueue(p, priority, ingress, false, inPriority))

@@ -132,16 +132,23 @@ class RoceNetDevice : public FabricNetDevice
      * \brief Take a frame a switch forwards, to be sendable after the switch's pipeline
      * latency: as EnqueueForwarded() \p delay later, without an event of its own. The frame
      * joins its queue now, marked not to leave before \p delay from now; if the port is idle
-     * it is chosen now and put on the wire to start then. With CompletionPerFrame, or while
-     * the link is down, it is an event \p delay later, as before.
+     * it is chosen now and put on the wire to start then. For a lossless priority, with
+     * CompletionPerFrame, or while the link is down, it is an event \p delay later, as before
+     * (a PFC pause that arrives meanwhile must hold it).
      * \param delay the switch's pipeline latency
      * \param p the frame
      * \param priority the priority it leaves in
      * \param ingress the switch ingress port it came in on
      * \param inPriority the priority it holds buffer under at the ingress
+     * \param pausable the priority is lossless (the peer may pause it with PFC): the frame
+     *        must not be chosen before it reaches the egress, so the latency stays an event
      */
-    void EnqueueAfter(
-        Time delay, Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority);
+    void EnqueueAfter(Time delay,
+                      Ptr<Packet> p,
+                      uint8_t priority,
+                      uint16_t ingress,
+                      uint8_t inPriority,
+                      bool pausable);
 
     bool EnqueueForwarded(Ptr<Packet> p,
                           uint8_t priority,

@@ -278,7 +278,8 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
             outPriority = dscp >> 3;
         }
     }
-    m_ports[out]->EnqueueAfter(m_latency, p, outPriority, ingress, priority);
+    m_ports[out]->EnqueueAfter(
+        m_latency, p, outPriority, ingress, priority, m_mmu->IsLossless(outPriority));
 }
 
 Ptr<Packet>
