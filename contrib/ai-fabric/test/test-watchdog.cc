@@ -191,8 +191,8 @@ TEST_F(WatchdogTest, EveryOtherProgramIsWatched)
                                       "clos-deadlock"})
     {
         const CommandResult r
-            = RunCommand(ProgramPath(program) + " --ns3::FabricWatchdog::MaxEvents=20 --json=" + dir
-                         + "/out.json");
+            = RunCommand(ProgramPath(program) + " --ns3::FabricNetDevice::CompletionPerFrame=true"
+                         + " --ns3::FabricWatchdog::MaxEvents=20 --json=" + dir + "/out.json");
         EXPECT_EQ(r.status, 3) << program << ": " << r.err;
         EXPECT_EQ(r.err.rfind(program + ": watchdog: MaxEvents (20 events) reached", 0), 0u)
             << r.err;

@@ -7,6 +7,7 @@
 #include "fabric-net-device.h"
 
 #include "fabric-channel.h"
+#include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -81,6 +82,17 @@ FabricNetDevice::GetTypeId()
                             DataRateValue(DataRate("400Gb/s")),
                             MakeDataRateAccessor(&FabricNetDevice::m_dataRate),
                             MakeDataRateChecker())
+              .AddAttribute("CompletionPerFrame",
+                            "Make the end of every frame's serialization an event, as a "
+                            "point-to-point device does, and forward every frame through a "
+                            "switch's pipeline latency as an event of its own. Default false: "
+                            "the end of a frame is an event only when another frame may follow, "
+                            "and a frame that a switch forwards to an idle port is put on the "
+                            "wire when it arrives, to leave one pipeline latency later (same "
+                            "wire times, fewer events; PhyTxEnd then fires only at the events).",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&FabricNetDevice::m_completionPerFrame),
+                            MakeBooleanChecker())
               .AddAttribute("ReceiveErrorModel",
                             "Error model applied to every received frame (none by default).",
                             PointerValue(),
@@ -195,27 +207,76 @@ FabricNetDevice::SerializationTime(uint32_t wireBytes)
 void
 FabricNetDevice::TryTransmit()
 {
-    if (m_busy || !m_channel)
+    if (m_choosing || m_completionPending || !m_channel)
     {
         return;
     }
-    // Busy while choosing, too: a callback of the scheduler (a switch releasing buffer and
-    // sending a PFC frame out of this very port) must not start a second transmission.
-    m_busy = true;
+    const Time now = Simulator::Now();
+    if (now < m_txEnd)
+    {
+        // Something may be sendable after the frame on the wire: its end becomes an event.
+        m_completionPending = true;
+        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+        return;
+    }
+    // Choosing, too: a callback of the scheduler (a switch releasing buffer and sending a
+    // PFC frame out of this very port) must not start a second transmission.
+    m_choosing = true;
     Ptr<Packet> p = DequeueForTransmit();
-    if (!p)
+    m_choosing = false;
+    if (p)
     {
-        m_busy = false;
+        StartFrame(p, now);
+    }
+}
+
+void
+FabricNetDevice::TransmitAhead()
+{
+    if (!m_channel || m_choosing || m_completionPending)
+    {
+        TryTransmit();
         return;
     }
+    m_choosing = true;
+    Ptr<Packet> p = DequeueForTransmit();
+    m_choosing = false;
+    if (p)
+    {
+        StartFrame(p, std::max(Simulator::Now(), m_txEnd));
+    }
+}
+
+void
+FabricNetDevice::StartFrame(Ptr<Packet> p, Time start)
+{
+    const Time now = Simulator::Now();
+    if (m_txReady > start)
+    {
+        start = m_txReady; // chosen now, it leaves the switch's pipeline then
+    }
+    m_txReady = Time(0);
     const uint32_t frameBytes = p->GetSize();
     const uint32_t wireBytes = GetWireBytes(frameBytes);
     m_txPacket = p;
     const Time txTime = SerializationTime(wireBytes);
-    m_phyTxBeginTrace(p);
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
-    if (m_channel->Transmit(p, this, txTime))
+    m_lastTxTime = txTime;
+    m_prevEnd = m_txEnd;
+    m_txStart = start;
+    m_txEnd = start + txTime;
+    if (start > now
+        && (!m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty()
+            || !m_promiscSnifferTrace.IsEmpty()))
+    {
+        // Chosen ahead: the traces (and pcap) see it when its first bit leaves, as before;
+        // an event only when something listens.
+        Simulator::Schedule(start - now, &FabricNetDevice::NotifyTxBegin, this, p);
+    }
+    else
+    {
+        NotifyTxBegin(p);
+    }
+    if (m_channel->Transmit(p, this, m_txEnd - now))
     {
         ++m_counters.txPackets;
         m_counters.txBytes += frameBytes;
@@ -225,18 +286,81 @@ FabricNetDevice::TryTransmit()
     {
         CountDrop(p, FabricDropReason::LINK_DOWN);
     }
-    Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+    if (m_completionPerFrame || HasPendingFrames())
+    {
+        m_completionPending = true;
+        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+    }
+}
+
+bool
+FabricNetDevice::SendInGap(Ptr<Packet> p)
+{
+    const Time now = Simulator::Now();
+    if (!m_channel || !m_linkUp || m_choosing || m_txStart <= now)
+    {
+        return false; // nothing chosen ahead: the usual way is as early
+    }
+    const Time begin = std::max(now, m_prevEnd);
+    const uint32_t frameBytes = p->GetSize();
+    const uint32_t wireBytes = GetWireBytes(frameBytes);
+    const uint64_t bitRate = m_dataRate.GetBitRate();
+    // Does it fit before the frame chosen ahead? (Rounded up; the carry is not touched.)
+    const Time txTime = PicoSeconds((wireBytes * BIT_PS_PER_BYTE + bitRate - 1) / bitRate);
+    if (begin + txTime > m_txStart)
+    {
+        return false;
+    }
+    if (begin > now
+        && (!m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty()
+            || !m_promiscSnifferTrace.IsEmpty()))
+    {
+        Simulator::Schedule(begin - now, &FabricNetDevice::NotifyTxBegin, this, p);
+    }
+    else
+    {
+        NotifyTxBegin(p);
+    }
+    if (m_channel->Transmit(p, this, begin + txTime - now))
+    {
+        ++m_counters.txPackets;
+        m_counters.txBytes += frameBytes;
+        m_counters.txWireBytes += wireBytes;
+    }
+    else
+    {
+        CountDrop(p, FabricDropReason::LINK_DOWN);
+    }
+    m_prevEnd = begin + txTime;
+    return true;
+}
+
+void
+FabricNetDevice::NotifyTxBegin(Ptr<Packet> p)
+{
+    m_phyTxBeginTrace(p);
+    m_snifferTrace(p);
+    m_promiscSnifferTrace(p);
+}
+
+bool
+FabricNetDevice::HasPendingFrames() const
+{
+    return true;
 }
 
 void
 FabricNetDevice::TransmitComplete()
 {
-    NS_ASSERT(m_busy);
-    m_busy = false;
+    NS_ASSERT(m_completionPending);
+    m_completionPending = false;
     Ptr<Packet> p = m_txPacket;
     m_txPacket = nullptr;
-    m_phyTxEndTrace(p);
-    DoTransmitComplete(p);
+    if (p)
+    {
+        m_phyTxEndTrace(p);
+        DoTransmitComplete(p);
+    }
     TryTransmit();
 }
 
@@ -333,7 +457,7 @@ FabricNetDevice::GetDataRate() const
 bool
 FabricNetDevice::IsTransmitting() const
 {
-    return m_busy;
+    return m_choosing || Simulator::Now() < m_txEnd;
 }
 
 const FabricPortCounters&

@@ -226,8 +226,72 @@ class FabricNetDevice : public NetDevice
 
     /**
      * \brief Start sending the next frame if the port is idle and one is sendable.
+     *
+     * While a frame is being serialized, this only makes sure that the end of the frame is
+     * an event (the port chooses its next frame then).
      */
     void TryTransmit();
+
+    /**
+     * \brief Called by DequeueForTransmit() for a frame that may not leave before a time
+     * (a switch's pipeline latency, see the fabrics' EnqueueAfter()): the frame is chosen now
+     * and its first bit leaves at that time, without an event of its own then.
+     * \param ready the earliest time its first bit may leave
+     */
+    void SetFrameReady(Time ready)
+    {
+        m_txReady = ready;
+    }
+
+    /**
+     * \brief For a switch egress whose only waiting frame is the one just forwarded: choose
+     * it now even while the port still sends, if it would not wait behind the frame on the
+     * wire for more than one frame time after it is ready (CanChooseAhead()). It then leaves
+     * exactly when it would have (when it is ready, or when the wire frees), with no event
+     * at that time; only the choice is made earlier.
+     */
+    void TransmitAhead();
+
+    /**
+     * \param ready when the forwarded frame may leave
+     * \return true if TransmitAhead() may choose it now: no frame is being chosen, no
+     *         end-of-frame event is pending, the link is up, CompletionPerFrame is off, and
+     *         the wire frees by one frame time after \p ready
+     */
+    bool CanChooseAhead(Time ready) const
+    {
+        return !m_choosing && !m_completionPending && !m_completionPerFrame && m_linkUp
+               && m_txEnd <= ready + m_lastTxTime;
+    }
+
+    /**
+     * \brief Send a small link-level frame (a PFC pause) at once if
+     * the wire is idle now until a frame chosen ahead starts (TransmitAhead(), a ready time):
+     * the MAC sends it while that frame is still in the switch's pipeline, as it did when the
+     * pipeline latency was an event.
+     * \param p the frame
+     * \return true if it was sent; false: queue it as usual
+     */
+    bool SendInGap(Ptr<Packet> p);
+
+    /**
+     * \return true if the port may have another frame to send once the current one ends.
+     * The end of a frame is an event only then (or when something becomes sendable during
+     * it); a port that cannot tell returns true, and every frame's end is an event.
+     */
+    virtual bool HasPendingFrames() const;
+
+    /// \return when the last frame put on the wire ends (its last bit leaves)
+    Time GetTransmitEnd() const
+    {
+        return m_txEnd;
+    }
+
+    /// \return true if every frame's end is an event (attribute CompletionPerFrame)
+    bool IsCompletionPerFrame() const
+    {
+        return m_completionPerFrame;
+    }
 
     /**
      * \brief Set the fabric's framing: per-frame overhead on the wire and minimum frame size.
@@ -271,6 +335,19 @@ class FabricNetDevice : public NetDevice
     void TransmitComplete();
 
     /**
+     * \brief Fire PhyTxBegin and the sniffers for a frame whose first bit leaves now.
+     * \param p the frame
+     */
+    void NotifyTxBegin(Ptr<Packet> p);
+
+    /**
+     * \brief Put the frame just chosen on the cable.
+     * \param p the frame
+     * \param start when its first bit leaves (not before now)
+     */
+    void StartFrame(Ptr<Packet> p, Time start);
+
+    /**
      * \param wireBytes bytes of line time
      * \return the serialization time, exact in picoseconds with the remainder carried
      */
@@ -283,8 +360,15 @@ class FabricNetDevice : public NetDevice
     DataRate m_dataRate;                 //!< line rate
     Ptr<ErrorModel> m_receiveErrorModel; //!< optional receive error model
     bool m_linkUp{false};                //!< link state as this port sees it
-    bool m_busy{false};                  //!< transmit state machine: frame on the wire
-    Ptr<Packet> m_txPacket;              //!< frame being serialized
+    bool m_choosing{false};              //!< a frame is being chosen (no reentry)
+    bool m_completionPending{false};     //!< an end-of-frame event is scheduled
+    bool m_completionPerFrame{false};    //!< every frame's end is an event (attribute)
+    Time m_txEnd;                        //!< end of the last frame put on the wire
+    Time m_txReady;                      //!< earliest start of the frame being chosen
+    Time m_lastTxTime;                   //!< serialization time of the last frame
+    Time m_txStart;                      //!< start of the last frame put on the wire
+    Time m_prevEnd;                      //!< end of the frame before it
+    Ptr<Packet> m_txPacket;              //!< the last frame put on the wire
     uint32_t m_overheadBytes{0};         //!< per-frame overhead on the wire
     uint32_t m_minFrameBytes{0};         //!< minimum frame size
     uint64_t m_carry{0};                 //!< serialization remainder (bit-picoseconds)

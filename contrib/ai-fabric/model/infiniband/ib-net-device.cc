@@ -26,6 +26,12 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("IbNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(IbNetDevice);
 
+namespace
+{
+/// A 4 KB-MTU data packet on the wire: LRH, BTH, RETH, payload, ICRC, VCRC (bytes).
+constexpr double MTU_PACKET_BYTES = 8 + 12 + 16 + 4096 + 4 + 2;
+} // namespace
+
 TypeId
 IbNetDevice::GetTypeId()
 {
@@ -50,12 +56,17 @@ IbNetDevice::GetTypeId()
                   MakeUintegerChecker<uint32_t>(BLOCK_BYTES, MAX_OUTSTANDING_BLOCKS * BLOCK_BYTES))
               .AddAttribute("CreditUpdateBlocks",
                             "A flow-control update is sent once this many blocks of a VL were "
-                            "freed since the last (blocks). Default 64: one update per "
-                            "4 KB-MTU packet (adapters coalesce updates; their threshold is not "
-                            "published).",
-                            UintegerValue(64),
+                            "freed since the last (blocks). 0 (the default) chooses on need: 64 "
+                            "(one update per 4 KB-MTU packet) when the VL buffer is less than "
+                            "four credit round trips of the link (then the sender may wait for "
+                            "every update), otherwise an eighth of the VL buffer (256 blocks at "
+                            "the default 128 KiB: one update per four 4 KB packets). The IBTA "
+                            "requires an update at least every 65,536 symbol times "
+                            "(FlowControlPeriod) and leaves the rest to the port; adapters "
+                            "coalesce updates, their threshold is not published.",
+                            UintegerValue(0),
                             MakeUintegerAccessor(&IbNetDevice::m_creditUpdateBlocks),
-                            MakeUintegerChecker<uint32_t>(1))
+                            MakeUintegerChecker<uint32_t>())
               .AddAttribute("FlowControlPeriod",
                             "Longest time freed credits stay unreported (s). 0 (the default) "
                             "derives it from the rate: 65,536 byte times of one of the link's "
@@ -460,6 +471,8 @@ IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
     fc.SetFccl(static_cast<uint32_t>(limit % IbFlowControlHeader::MODULO));
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(fc);
+    // Never sent ahead of a packet chosen before it (SendInGap): its FCTBS counts that
+    // packet, which must be on the wire before it.
     m_fcQueue.push_back(p);
     lane.unreported = 0;
     // The same limit goes out once more a period later unless a newer one does: one lost
@@ -476,13 +489,37 @@ IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
     TryTransmit();
 }
 
+uint32_t
+IbNetDevice::CreditUpdateThreshold() const
+{
+    if (m_creditUpdateBlocks != 0)
+    {
+        return m_creditUpdateBlocks;
+    }
+    if (m_autoUpdateBlocks == 0)
+    {
+        // Bytes the link holds over a credit round trip (both ways on the cable, a 4 KB-MTU
+        // packet being sent at each end): the sender may wait for an update only if the VL
+        // buffer is not several times that.
+        Ptr<FabricChannel> cable = GetFabricChannel();
+        const double rate = static_cast<double>(GetDataRate().GetBitRate()) / 8;
+        const double roundTrip
+            = rate * 2 * (cable ? cable->GetDelay().GetSeconds() : 0) + 2 * MTU_PACKET_BYTES;
+        const bool ample = m_vlBufferBytes >= 4 * roundTrip;
+        m_autoUpdateBlocks
+            = ample ? std::max<uint32_t>(BufferBlocks() / 8, 1)
+                    : std::min<uint32_t>(64, std::max<uint32_t>(1, BufferBlocks() / 2));
+    }
+    return m_autoUpdateBlocks;
+}
+
 void
 IbNetDevice::FreeBlocks(uint8_t vl, uint32_t blocks)
 {
     Lane& lane = m_lanes[vl];
     lane.occupiedBlocks -= blocks;
     lane.unreported += blocks;
-    if (lane.unreported >= m_creditUpdateBlocks)
+    if (lane.unreported >= CreditUpdateThreshold())
     {
         SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
     }
@@ -636,9 +673,9 @@ IbNetDevice::Eligible(uint8_t vl)
             lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
         }
     }
-    if (lane.queue.empty())
+    if (lane.queue.empty() || lane.queue.front().ready > m_readyLimit)
     {
-        return false;
+        return false; // none, or still in the switch's pipeline (EnqueueAfter)
     }
     const uint32_t blocks = Blocks(lane.queue.front().packet->GetSize());
     if (lane.peerLimit < lane.sentBlocks + blocks)
@@ -672,6 +709,7 @@ IbNetDevice::Take(uint8_t vl)
     Lane& lane = m_lanes[vl];
     const Queued q = lane.queue.front();
     lane.queue.pop_front();
+    SetFrameReady(q.ready);
     const Ptr<Packet>& p = q.packet;
     const uint16_t ingress = q.ingress;
     const uint32_t size = p->GetSize();
@@ -823,6 +861,27 @@ IbNetDevice::DequeueForTransmit()
             m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
         }
         return p;
+    }
+    // A forwarded packet is sendable from its ready time (EnqueueAfter): only heads ready by
+    // now compete; if none is, those ready first (the only ones there, before issue 13).
+    m_readyLimit = Simulator::Now();
+    if (!m_forwardCb.IsNull())
+    {
+        bool anyReady = false;
+        Time earliest = Time::Max();
+        for (uint8_t vl = 0; vl < m_dataVls; ++vl)
+        {
+            if (!m_lanes[vl].queue.empty())
+            {
+                const Time ready = m_lanes[vl].queue.front().ready;
+                anyReady = anyReady || ready <= m_readyLimit;
+                earliest = std::min(earliest, ready);
+            }
+        }
+        if (!anyReady && earliest != Time::Max())
+        {
+            m_readyLimit = earliest;
+        }
     }
     if (m_arbHigh.empty() && m_arbLow.empty())
     {
@@ -1028,6 +1087,60 @@ IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8
     lane.queuedBytes += p->GetSize();
     lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
     TryTransmit();
+}
+
+void
+IbNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
+{
+    // Packets still in the pipeline as events go first: order is kept.
+    if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && vl != MANAGEMENT_VL && vl < m_dataVls
+        && IsLinkUp())
+    {
+        Lane& lane = m_lanes[vl];
+        const Time ready = Simulator::Now() + delay;
+        bool alone = lane.queue.empty() && m_fcQueue.empty() && m_mgmtQueue.empty() && !m_transport
+                     && lane.peerLimit >= lane.sentBlocks + Blocks(p->GetSize());
+        for (uint8_t v = 0; alone && v < m_dataVls; ++v)
+        {
+            alone = m_lanes[v].queue.empty();
+        }
+        lane.queue.push_back({p, ingress, inVl, ready});
+        lane.queuedBytes += p->GetSize();
+        lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
+        if (alone && CanChooseAhead(ready))
+        {
+            TransmitAhead(); // alone, with credits: it leaves when ready or the wire frees
+            return;
+        }
+        TryTransmit();
+        return;
+    }
+    ++m_delayedEnqueues;
+    Simulator::Schedule(delay, &IbNetDevice::DelayedEnqueue, this, p, vl, ingress, inVl);
+}
+
+void
+IbNetDevice::DelayedEnqueue(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
+{
+    --m_delayedEnqueues;
+    EnqueueForwarded(p, vl, ingress, inVl);
+}
+
+bool
+IbNetDevice::HasPendingFrames() const
+{
+    if (!m_fcQueue.empty() || !m_mgmtQueue.empty() || (m_transport && m_transport->HasReadyData()))
+    {
+        return true;
+    }
+    for (uint8_t v = 0; v < m_dataVls; ++v)
+    {
+        if (!m_lanes[v].queue.empty())
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void

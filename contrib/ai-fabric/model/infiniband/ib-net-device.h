@@ -167,6 +167,20 @@ class IbNetDevice : public FabricNetDevice
     void SetDepartureCallback(DepartureCallback cb);
 
     /**
+     * \brief Take a packet a switch forwards, to be sendable after the switch's latency:
+     * as EnqueueForwarded() \p delay later, without an event of its own. The packet joins
+     * its VL's queue now, marked not to leave before \p delay from now (chosen earlier, it
+     * starts then). With CompletionPerFrame, for VL15, or while the link is down, it is an
+     * event \p delay later, as before.
+     * \param delay the switch's latency for this packet
+     * \param p the packet
+     * \param vl the output VL
+     * \param ingress the switch ingress port
+     * \param inVl the VL whose buffer it holds at the ingress
+     */
+    void EnqueueAfter(Time delay, Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
+
+    /**
      * \brief Queue a packet for output on a VL (switch egress).
      * \param p the packet
      * \param vl its VL
@@ -230,6 +244,19 @@ class IbNetDevice : public FabricNetDevice
     void DoDispose() override;
     void DoInitialize() override;
     Ptr<Packet> DequeueForTransmit() override;
+    bool HasPendingFrames() const override;
+
+    /// \return blocks freed before an update is sent (CreditUpdateBlocks, or chosen on need)
+    uint32_t CreditUpdateThreshold() const;
+
+    /**
+     * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
+     * \param p the packet
+     * \param vl the output VL
+     * \param ingress the switch ingress port
+     * \param inVl the VL whose buffer it holds at the ingress
+     */
+    void DelayedEnqueue(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
     void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
 
@@ -243,6 +270,7 @@ class IbNetDevice : public FabricNetDevice
         Ptr<Packet> packet; //!< the packet
         uint16_t ingress;   //!< the switch port it came in on (NO_INGRESS: from the adapter)
         uint8_t inVl;       //!< the VL it came in on (its blocks are held there)
+        Time ready{};       //!< it may not leave before (the switch's latency)
     };
 
     /// State of one data VL, both directions.
@@ -411,7 +439,10 @@ class IbNetDevice : public FabricNetDevice
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
+    mutable uint32_t m_autoUpdateBlocks{0}; //!< CreditUpdateBlocks chosen on need (0: not yet)
+    Time m_readyLimit{Time::Max()};         //!< heads ready by this may be chosen (dequeue)
     ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
+    uint32_t m_delayedEnqueues{0};          //!< forwarded packets still in the pipeline
     DepartureCallback m_departureCb;        //!< to the switch: a forwarded packet left
     Ptr<RdmaTransport> m_transport;         //!< NIC transport
     uint16_t m_lid{0};                      //!< local identifier (base LID)

@@ -154,7 +154,7 @@ IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
         }
     }
     ++m_forwarded;
-    Simulator::Schedule(delay, &IbNetDevice::EnqueueForwarded, m_ports[out], p, outVl, ingress, vl);
+    m_ports[out]->EnqueueAfter(delay, p, outVl, ingress, vl);
 }
 
 void

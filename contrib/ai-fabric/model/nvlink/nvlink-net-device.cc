@@ -41,7 +41,18 @@ NvLinkNetDevice::GetTypeId()
                             "needs at 450 GB/s.",
                             UintegerValue(1 << 20),
                             MakeUintegerAccessor(&NvLinkNetDevice::m_bufferBytes),
-                            MakeUintegerChecker<uint32_t>(NvLinkHeader::SIZE + 1));
+                            MakeUintegerChecker<uint32_t>(NvLinkHeader::SIZE + 1))
+              .AddAttribute("CreditUpdateBytes",
+                            "Freed buffer bytes returned to the peer in one credit packet "
+                            "(bytes; 1: a credit packet per packet freed). Default 262144, a "
+                            "quarter of the default buffer: four 64 KiB transfer units per "
+                            "credit packet, while the peer keeps at least three quarters of the "
+                            "buffer in credit (more than the credit round trip needs). NVLink's "
+                            "credit return is not published; link-level credit protocols "
+                            "(InfiniBand, PCIe) return credits in batches.",
+                            UintegerValue(1 << 18),
+                            MakeUintegerAccessor(&NvLinkNetDevice::m_creditUpdateBytes),
+                            MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 
@@ -64,6 +75,7 @@ NvLinkNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_control.clear();
     m_queue.clear();
+    m_creditFlush.Cancel();
     FabricNetDevice::DoDispose();
 }
 
@@ -81,6 +93,8 @@ NvLinkNetDevice::DoLinkChange(bool up)
     {
         // The link retrained: what is free now is the new limit (what was in flight is lost).
         SendCredit(static_cast<uint32_t>(m_bufferBytes - m_occupied), true);
+        m_unreported = 0;
+        m_creditFlush.Cancel();
         return;
     }
     m_credits = 0; // what was in flight is lost with the link
@@ -195,10 +209,70 @@ NvLinkNetDevice::EnqueueForwarded(Ptr<Packet> p, uint32_t ingress)
 }
 
 void
+NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress)
+{
+    // Packets still in the pipeline as events go first: order is kept.
+    if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp() && !m_transport)
+    {
+        const Time ready = Simulator::Now() + delay;
+        const bool alone = m_queue.empty() && m_control.empty() && p->GetSize() <= m_credits;
+        m_queuedBytes += p->GetSize();
+        m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
+        m_queue.push_back({p, ingress, ready});
+        if (alone && CanChooseAhead(ready))
+        {
+            TransmitAhead(); // alone, with credits: it leaves when ready or the wire frees
+            return;
+        }
+        TryTransmit();
+        return;
+    }
+    ++m_delayedEnqueues;
+    Simulator::Schedule(delay, &NvLinkNetDevice::DelayedEnqueue, this, p, ingress);
+}
+
+void
+NvLinkNetDevice::DelayedEnqueue(Ptr<Packet> p, uint32_t ingress)
+{
+    --m_delayedEnqueues;
+    EnqueueForwarded(p, ingress);
+}
+
+bool
+NvLinkNetDevice::HasPendingFrames() const
+{
+    // A GPU port's transport hears of every frame's end (Sent()): always an event there.
+    return m_transport || !m_queue.empty() || !m_control.empty();
+}
+
+void
 NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
 {
     m_occupied -= bytes;
-    SendCredit(bytes, false);
+    m_unreported += bytes;
+    // At most a quarter of the buffer unreported: the peer always has credit for a packet.
+    const uint64_t threshold = std::min<uint64_t>(m_creditUpdateBytes, m_bufferBytes / 4);
+    if (m_unreported >= threshold)
+    {
+        SendCredit(static_cast<uint32_t>(m_unreported), false);
+        m_unreported = 0;
+    }
+    else if (!m_creditFlush.IsRunning())
+    {
+        // What stays unreported goes back at the latest after the line time of the threshold.
+        m_creditFlush = Simulator::Schedule(
+            GetDataRate().CalculateBytesTxTime(threshold), &NvLinkNetDevice::FlushCredits, this);
+    }
+}
+
+void
+NvLinkNetDevice::FlushCredits()
+{
+    if (m_unreported > 0)
+    {
+        SendCredit(static_cast<uint32_t>(m_unreported), false);
+        m_unreported = 0;
+    }
 }
 
 Ptr<Packet>
@@ -239,12 +313,16 @@ NvLinkNetDevice::DequeueForTransmit()
     NoteStall(true);
     const Queued q = m_queue.front();
     m_queue.pop_front();
+    SetFrameReady(q.ready);
     m_queuedBytes -= size;
     m_credits -= size;
     if (q.ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
         m_departureCb(q.ingress, size); // the ingress port's buffer frees it
     }
+    NvLinkHeader h;
+    q.packet->PeekHeader(h);
+    m_dataBytesSent += h.bytes; // counted when chosen: a switch port's frame end may pass
     return q.packet;
 }
 
@@ -257,9 +335,9 @@ NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> p)
     {
         return; // a credit packet (a data packet of zero bytes has the same size)
     }
-    m_dataBytesSent += h.bytes;
     if (m_transport)
     {
+        m_dataBytesSent += h.bytes; // a switch port counted it when it chose the frame
         m_transport->Sent(h);
     }
 }

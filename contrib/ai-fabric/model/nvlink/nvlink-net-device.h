@@ -7,6 +7,7 @@
 #ifndef NVLINK_NET_DEVICE_H
 #define NVLINK_NET_DEVICE_H
 
+#include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
 
 #include <deque>
@@ -76,6 +77,17 @@ class NvLinkNetDevice : public FabricNetDevice
     void EnqueueForwarded(Ptr<Packet> p, uint32_t ingress);
 
     /**
+     * \brief As EnqueueForwarded() \p delay later (the switch's latency), without an event
+     * of its own: the packet joins the queue now, marked not to leave before \p delay from
+     * now (chosen earlier, it starts then). With CompletionPerFrame or while the link is
+     * down, it is an event \p delay later, as before.
+     * \param delay the switch's latency for this packet
+     * \param p the packet
+     * \param ingress the switch port it came in on
+     */
+    void EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress);
+
+    /**
      * \brief Free buffer bytes held by a packet that left the switch (its credits go back).
      * \param bytes the packet's size
      */
@@ -115,6 +127,7 @@ class NvLinkNetDevice : public FabricNetDevice
     Ptr<Packet> DequeueForTransmit() override;
     void DoReceive(Ptr<Packet> p) override;
     void DoTransmitComplete(Ptr<const Packet> p) override;
+    bool HasPendingFrames() const override;
     void DoLinkChange(bool up) override;
 
   private:
@@ -128,11 +141,22 @@ class NvLinkNetDevice : public FabricNetDevice
     /// \param canSend whether a data packet may go now (tracks credit stalls)
     void NoteStall(bool canSend);
 
+    /**
+     * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
+     * \param p the packet
+     * \param ingress the switch port it came in on
+     */
+    void DelayedEnqueue(Ptr<Packet> p, uint32_t ingress);
+
+    /// Return the credits freed but not yet reported (CreditUpdateBytes' timer).
+    void FlushCredits();
+
     /// A forwarded packet waiting at this output.
     struct Queued
     {
         Ptr<Packet> packet; //!< the packet
         uint32_t ingress;   //!< its switch input port
+        Time ready{};       //!< it may not leave before (the switch's latency)
     };
 
     Ptr<NvLinkTransport> m_transport;  //!< GPU port: the transport
@@ -150,6 +174,10 @@ class NvLinkNetDevice : public FabricNetDevice
     Time m_stallStart;                 //!< since when
     Time m_stallTime;                  //!< total
     uint64_t m_dataBytesSent{0};       //!< payload bytes sent
+    uint32_t m_delayedEnqueues{0};     //!< forwarded packets still in the pipeline
+    uint32_t m_creditUpdateBytes{0};   //!< freed bytes per credit packet (attribute)
+    uint64_t m_unreported{0};          //!< freed bytes not yet returned to the peer
+    EventId m_creditFlush;             //!< returns the unreported credits at the latest
 };
 
 } // namespace ns3

@@ -160,7 +160,7 @@ NvSwitch::Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serializa
         delay = m_latency > serialization ? m_latency - serialization : Time(0);
     }
     ++m_forwarded;
-    Simulator::Schedule(delay, &NvLinkNetDevice::EnqueueForwarded, m_ports[out], p, ingress);
+    m_ports[out]->EnqueueAfter(delay, p, ingress);
 }
 
 void

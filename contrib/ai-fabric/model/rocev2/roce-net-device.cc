@@ -502,6 +502,52 @@ RoceNetDevice::EnqueueForwarded(
 }
 
 void
+RoceNetDevice::EnqueueAfter(Time delay,
+                            Ptr<Packet> p,
+                            uint8_t priority,
+                            uint16_t ingress,
+                            uint8_t inPriority,
+                            bool pausable)
+{
+    NS_ASSERT(priority < N_PRIORITIES);
+    // Frames still in the pipeline as events go first: order is kept. A frame a PFC pause may
+    // hold is not chosen before it reaches the egress: its latency stays an event.
+    if (!pausable && m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp()
+        && !m_storm[priority])
+    {
+        const Time ready = Simulator::Now() + delay;
+        if (Enqueue(p, priority, ingress, false, inPriority))
+        {
+            m_queues[priority].back().ready = ready;
+            if (m_nonEmpty == (1U << priority) && m_queues[priority].size() == 1
+                && m_macControl.empty() && !IsPaused(priority) && CanChooseAhead(ready))
+            {
+                TransmitAhead(); // alone in the queue: it leaves when ready or the wire frees
+                return;
+            }
+            TryTransmit();
+        }
+        return;
+    }
+    ++m_delayedEnqueues;
+    Simulator::Schedule(
+        delay, &RoceNetDevice::DelayedEnqueue, this, p, priority, ingress, inPriority);
+}
+
+void
+RoceNetDevice::DelayedEnqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority)
+{
+    --m_delayedEnqueues;
+    EnqueueForwarded(p, priority, ingress, false, inPriority);
+}
+
+bool
+RoceNetDevice::HasPendingFrames() const
+{
+    return m_nonEmpty != 0 || !m_macControl.empty() || (m_transport && m_transport->HasReadyData());
+}
+
+void
 RoceNetDevice::SetDepartureCallback(DepartureCallback cb)
 {
     m_departureCb = cb;
@@ -569,17 +615,39 @@ RoceNetDevice::DequeueForTransmit()
     }
     const uint8_t rdmaPriority = m_rdmaDscp >> 3;
     const Time now = Simulator::Now();
+    // A forwarded frame is sendable from its ready time (EnqueueAfter): only heads ready by
+    // now compete; if none is, the one ready first goes (the only one there, before issue 13).
+    Time limit = now;
+    if (m_nonEmpty != 0 && !m_forwardCb.IsNull())
+    {
+        bool anyReady = false;
+        Time earliest = Time::Max();
+        for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
+        {
+            if ((m_nonEmpty & (1U << prio)) && now >= m_pausedUntil[prio])
+            {
+                const Time ready = m_queues[prio].front().ready;
+                anyReady = anyReady || ready <= now;
+                earliest = std::min(earliest, ready);
+            }
+        }
+        if (!anyReady && earliest != Time::Max())
+        {
+            limit = earliest;
+        }
+    }
     for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
     {
         if (now < m_pausedUntil[prio])
         {
             continue; // the peer paused this priority
         }
-        if (m_nonEmpty & (1U << prio))
+        if ((m_nonEmpty & (1U << prio)) && m_queues[prio].front().ready <= limit)
         {
             auto& q = m_queues[prio];
             QueuedFrame f = q.front();
             q.pop_front();
+            SetFrameReady(f.ready);
             if (q.empty())
             {
                 m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
@@ -636,6 +704,10 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     p->AddHeader(eth);
     ++(quanta > 0 ? m_pfcSent : m_pfcReleased)[priority];
     m_pfcSentTrace(priority, quanta);
+    if (SendInGap(p))
+    {
+        return; // sent while a forwarded frame is still in the pipeline
+    }
     m_macControl.push_back(p);
     TryTransmit();
 }

@@ -128,6 +128,28 @@ class RoceNetDevice : public FabricNetDevice
      *        (0xFF: the same as priority); its departure frees that ingress priority's buffer
      * \return false if the frame was dropped
      */
+    /**
+     * \brief Take a frame a switch forwards, to be sendable after the switch's pipeline
+     * latency: as EnqueueForwarded() \p delay later, without an event of its own. The frame
+     * joins its queue now, marked not to leave before \p delay from now; if the port is idle
+     * it is chosen now and put on the wire to start then. For a lossless priority, with
+     * CompletionPerFrame, or while the link is down, it is an event \p delay later, as before
+     * (a PFC pause that arrives meanwhile must hold it).
+     * \param delay the switch's pipeline latency
+     * \param p the frame
+     * \param priority the priority it leaves in
+     * \param ingress the switch ingress port it came in on
+     * \param inPriority the priority it holds buffer under at the ingress
+     * \param pausable the priority is lossless (the peer may pause it with PFC): the frame
+     *        must not be chosen before it reaches the egress, so the latency stays an event
+     */
+    void EnqueueAfter(Time delay,
+                      Ptr<Packet> p,
+                      uint8_t priority,
+                      uint16_t ingress,
+                      uint8_t inPriority,
+                      bool pausable);
+
     bool EnqueueForwarded(Ptr<Packet> p,
                           uint8_t priority,
                           uint16_t ingress,
@@ -261,6 +283,16 @@ class RoceNetDevice : public FabricNetDevice
   protected:
     void DoDispose() override;
     Ptr<Packet> DequeueForTransmit() override;
+    bool HasPendingFrames() const override;
+
+    /**
+     * \brief EnqueueForwarded() at the end of a switch's pipeline latency (EnqueueAfter()).
+     * \param p the frame
+     * \param priority the priority it leaves in
+     * \param ingress the switch ingress port
+     * \param inPriority the priority it holds buffer under at the ingress
+     */
+    void DelayedEnqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority);
     void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
 
@@ -366,10 +398,12 @@ class RoceNetDevice : public FabricNetDevice
         Ptr<Packet> packet; //!< the frame
         uint16_t ingress;   //!< its ingress port, or NO_INGRESS
         uint8_t inPriority; //!< the priority it arrived with at that port
+        Time ready{};       //!< it may not leave before (a switch's pipeline latency)
     };
 
     Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)
     ForwardCallback m_forwardCb;    //!< switch forwarding (null on a NIC port)
+    uint32_t m_delayedEnqueues{0};  //!< forwarded frames still in the pipeline as events
     Ipv4Address m_ipv4;             //!< NIC address
     uint32_t m_maxQueueBytes{0};    //!< byte limit per output queue
     uint8_t m_rdmaDscp{26};         //!< DSCP of RDMA data

@@ -278,14 +278,8 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
             outPriority = dscp >> 3;
         }
     }
-    Simulator::Schedule(m_latency,
-                        &RoceNetDevice::EnqueueForwarded,
-                        m_ports[out],
-                        p,
-                        outPriority,
-                        ingress,
-                        false,
-                        priority);
+    m_ports[out]->EnqueueAfter(
+        m_latency, p, outPriority, ingress, priority, m_mmu->IsLossless(outPriority));
 }
 
 Ptr<Packet>
