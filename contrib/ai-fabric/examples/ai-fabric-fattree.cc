@@ -249,19 +249,8 @@ main(int argc, char* argv[])
     }
     // A server preset brings its NVLink domain, and its GPU count and NIC rate unless those
     // flags are given.
-    auto given = [argc, argv](const std::string& name)
-    {
-        for (int i = 1; i < argc; ++i)
-        {
-            const std::string arg = argv[i];
-            if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0 || arg == "-" + name
-                || arg.rfind("-" + name + "=", 0) == 0)
-            {
-                return true;
-            }
-        }
-        return false;
-    };
+    auto given
+        = [argc, argv](const std::string& name) { return FabricCli::IsGiven(argc, argv, name); };
     const bool scaleUp = !serverPreset.empty() && serverPreset != "none";
     if (servers.empty())
     {

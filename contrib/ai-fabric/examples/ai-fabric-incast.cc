@@ -70,18 +70,8 @@ main(int argc, char* argv[])
     }
     // --leaves and --spines are checked whatever the topology, and refused where they do not
     // apply: a value that is silently ignored is a mistake the user never sees.
-    auto given = [argc, argv](const std::string& name)
-    {
-        for (int i = 1; i < argc; ++i)
-        {
-            const std::string arg = argv[i];
-            if (arg.rfind("--" + name + "=", 0) == 0 || arg.rfind("-" + name + "=", 0) == 0)
-            {
-                return true;
-            }
-        }
-        return false;
-    };
+    auto given
+        = [argc, argv](const std::string& name) { return FabricCli::IsGiven(argc, argv, name); };
     uint64_t nLeaves = FabricCli::Whole(program, "leaves", leaves, 2, 256);
     uint64_t nSpines = FabricCli::Whole(program, "spines", spines, 1, 256);
     if (topology == "switch")

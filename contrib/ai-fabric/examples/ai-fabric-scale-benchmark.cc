@@ -806,18 +806,8 @@ main(int argc, char* argv[])
                  maxMemory);
     cmd.Parse(argc, argv);
 
-    auto given = [argc, argv](const std::string& name)
-    {
-        for (int i = 1; i < argc; ++i)
-        {
-            const std::string arg = argv[i];
-            if (arg.rfind("--" + name + "=", 0) == 0 || arg.rfind("-" + name + "=", 0) == 0)
-            {
-                return true;
-            }
-        }
-        return false;
-    };
+    auto given
+        = [argc, argv](const std::string& name) { return FabricCli::IsGiven(argc, argv, name); };
     if (quick && !given("servers"))
     {
         servers = "2,8";

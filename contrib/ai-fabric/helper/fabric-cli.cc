@@ -393,6 +393,21 @@ FabricCli::CheckKnownOptions(const std::string& program,
 }
 
 bool
+FabricCli::IsGiven(int argc, char* argv[], const std::string& name)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0 || arg == "-" + name
+            || arg.rfind("-" + name + "=", 0) == 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
 FabricCli::IsWritablePrefix(const std::string& prefix)
 {
     return FabricOutputFile::IsWritablePrefix(prefix);

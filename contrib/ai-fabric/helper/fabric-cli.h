@@ -86,6 +86,14 @@ class FabricCli
                                   const std::vector<std::string>& booleans = {});
 
     /**
+     * \param argc the program's argc
+     * \param argv the program's argv
+     * \param name an option's name (without dashes)
+     * \return true if the command line gives it (--name, --name=..., -name or -name=...)
+     */
+    static bool IsGiven(int argc, char* argv[], const std::string& name);
+
+    /**
      * \brief Can files named "<prefix>-..." be created (as pcap files are)? Probed with a
      *        uniquely named file (FabricOutputFile::IsWritablePrefix): never through a link.
      * \param prefix a file name prefix

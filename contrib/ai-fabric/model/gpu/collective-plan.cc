@@ -393,9 +393,7 @@ CollectivePlan::GetConnections(uint32_t rank) const
     {
         connections.emplace_back(m_transfers[id].dst, m_transfers[id].channel);
     }
-    std::sort(connections.begin(), connections.end());
-    connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
-    return connections;
+    return Unique(std::move(connections));
 }
 
 uint64_t

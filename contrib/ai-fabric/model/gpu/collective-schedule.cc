@@ -186,6 +186,12 @@ CollectiveSchedule::GetConnections(uint32_t rank) const
             }
         }
     }
+    return Unique(std::move(connections));
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+CollectiveSchedule::Unique(std::vector<std::pair<uint32_t, uint32_t>> connections)
+{
     std::sort(connections.begin(), connections.end());
     connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
     return connections;

@@ -264,6 +264,15 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
      */
     uint32_t MakeTag(const ScheduleMessage& message) const;
 
+  protected:
+    /**
+     * \brief Sort connections and drop repeats.
+     * \param connections (peer, channel) pairs
+     * \return them, sorted and unique
+     */
+    static std::vector<std::pair<uint32_t, uint32_t>> Unique(
+        std::vector<std::pair<uint32_t, uint32_t>> connections);
+
   private:
     CollectiveType m_type;   //!< the collective
     uint32_t m_nRanks;       //!< ranks

@@ -321,9 +321,7 @@ class TreeSchedule : public CollectiveSchedule
                 connections.emplace_back(peer, ct / TREES);
             }
         }
-        std::sort(connections.begin(), connections.end());
-        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
-        return connections;
+        return Unique(std::move(connections));
     }
 
     uint64_t GetMemoryBytes() const override

@@ -294,9 +294,7 @@ class NvlsTreeSchedule : public CollectiveSchedule
                 }
             }
         }
-        std::sort(connections.begin(), connections.end());
-        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
-        return connections;
+        return Unique(std::move(connections));
     }
 
     uint64_t GetMemoryBytes() const override

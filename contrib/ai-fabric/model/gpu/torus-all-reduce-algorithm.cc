@@ -331,9 +331,7 @@ class TorusSchedule : public CollectiveSchedule
                 connections.emplace_back(Along(rank, m_phase[s].dim, 1), s / m_phases);
             }
         }
-        std::sort(connections.begin(), connections.end());
-        connections.erase(std::unique(connections.begin(), connections.end()), connections.end());
-        return connections;
+        return Unique(std::move(connections));
     }
 
     uint64_t GetMemoryBytes() const override
