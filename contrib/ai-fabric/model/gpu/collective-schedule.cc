@@ -141,6 +141,10 @@ CollectiveSchedule::GetTagCodes() const
 uint32_t
 CollectiveSchedule::GetTagIndexBits() const
 {
+    if (m_tagIndexBits <= TAG_BITS)
+    {
+        return m_tagIndexBits; // every rank asks at every run: the default counts every rank
+    }
     uint32_t codeBits = 0;
     while ((1ULL << codeBits) < GetTagCodes())
     {
@@ -149,7 +153,8 @@ CollectiveSchedule::GetTagIndexBits() const
     NS_ABORT_MSG_IF(codeBits + 8 > TAG_BITS,
                     "CollectiveSchedule: " << GetTagCodes()
                                            << " receive streams on a rank do not fit a tag");
-    return TAG_BITS - codeBits;
+    m_tagIndexBits = TAG_BITS - codeBits;
+    return m_tagIndexBits;
 }
 
 uint32_t

@@ -225,7 +225,8 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
      * \return (first stream, number of streams)
      */
     virtual std::pair<uint32_t, uint32_t> LocateRecv(uint32_t rank, uint32_t code) const;
-    /// \return bits of a tag that carry the message's index (the rest name the stream)
+    /// \return bits of a tag that carry the message's index (the rest name the stream);
+    ///         computed once
     virtual uint32_t GetTagIndexBits() const;
     /// \return the largest tag code + 1 (by default: the most receive streams of a rank)
     virtual uint32_t GetTagCodes() const;
@@ -274,10 +275,11 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
         std::vector<std::pair<uint32_t, uint32_t>> connections);
 
   private:
-    CollectiveType m_type;   //!< the collective
-    uint32_t m_nRanks;       //!< ranks
-    uint64_t m_bytes;        //!< size
-    std::string m_algorithm; //!< builder
+    CollectiveType m_type;                         //!< the collective
+    uint32_t m_nRanks;                             //!< ranks
+    uint64_t m_bytes;                              //!< size
+    std::string m_algorithm;                       //!< builder
+    mutable uint32_t m_tagIndexBits{TAG_BITS + 1}; //!< GetTagIndexBits() (TAG_BITS + 1: not yet)
 };
 
 } // namespace ns3
