@@ -21,7 +21,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
-#include "ns3/collective-plan.h"
+#include "ns3/collective-schedule.h"
 #include "ns3/collective-sweep.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/command-line.h"
