@@ -13,6 +13,8 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -70,7 +72,7 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
 }
 
 bool
-FabricChannel::Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime)
+FabricChannel::Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime, uint32_t* ticket)
 {
     NS_LOG_FUNCTION(this << p << src << txTime);
     NS_ASSERT_MSG(m_nDevices == 2, "FabricChannel: transmit on a cable with one end");
@@ -79,15 +81,39 @@ FabricChannel::Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime)
         return false;
     }
     const uint32_t dst = (src == PeekPointer(m_devices[0])) ? 1 : 0;
+    if (ticket)
+    {
+        *ticket = m_nextTicket;
+    }
     Simulator::ScheduleWithContext(
-        m_nodeIds[dst], txTime + m_delay, &FabricChannel::Deliver, this, dst, p, m_epoch);
+        m_nodeIds[dst], txTime + m_delay, &FabricChannel::Deliver, this, dst, p, m_nextTicket++);
     return true;
 }
 
 void
-FabricChannel::Deliver(uint32_t dst, Ptr<Packet> p, uint32_t epoch)
+FabricChannel::Withdraw(uint32_t ticket)
 {
-    if (epoch != m_epoch)
+    NS_LOG_FUNCTION(this << ticket);
+    m_withdrawn.push_back(ticket);
+}
+
+void
+FabricChannel::Deliver(uint32_t dst, Ptr<Packet> p, uint32_t ticket)
+{
+    if (!m_withdrawn.empty())
+    {
+        auto it = std::find(m_withdrawn.begin(), m_withdrawn.end(), ticket);
+        if (it != m_withdrawn.end())
+        {
+            // Taken back before its first bit left (ScheduleWithContext gives no EventId to
+            // cancel): it never was on the cable.
+            *it = m_withdrawn.back();
+            m_withdrawn.pop_back();
+            return;
+        }
+    }
+    // Serial-number order: tickets wrap after 2^32 frames, far more than a cable holds.
+    if (static_cast<int32_t>(ticket - m_liveFrom) < 0)
     {
         // The link went down while the packet was on the cable.
         m_devices[dst]->NotifyLostInFlight(p);
@@ -105,7 +131,7 @@ FabricChannel::SetLinkUp(bool up)
         return;
     }
     m_up = up;
-    ++m_epoch;
+    m_liveFrom = m_nextTicket;
     m_linkStateTrace(up);
     for (uint32_t i = 0; i < m_nDevices; ++i)
     {

@@ -13,6 +13,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <vector>
 
 namespace ns3
 {
@@ -53,9 +54,21 @@ class FabricChannel : public Channel
      * \param p the packet (the frame as the receiving port will see it)
      * \param src the sending port
      * \param txTime the packet's serialization time at the sender
+     * \param ticket if not null, set to the frame's ticket on this cable (for Withdraw())
      * \return false if the link is down (the packet is lost)
      */
-    bool Transmit(Ptr<Packet> p, const FabricNetDevice* src, Time txTime);
+    bool Transmit(Ptr<Packet> p,
+                  const FabricNetDevice* src,
+                  Time txTime,
+                  uint32_t* ticket = nullptr);
+
+    /**
+     * \brief Take back a frame put on the cable whose first bit has not left yet (a PFC pause
+     * arrived for a frame a switch had chosen ahead): it is not delivered, and nothing counts
+     * it at the far end.
+     * \param ticket the frame's ticket, from Transmit()
+     */
+    void Withdraw(uint32_t ticket);
 
     /**
      * \brief Take the link down or bring it up; both ports are told.
@@ -89,19 +102,23 @@ class FabricChannel : public Channel
 
   private:
     /**
-     * Deliver a packet at the receiving end unless the link changed state meanwhile.
+     * Deliver a packet at the receiving end unless it was withdrawn or the link changed state
+     * meanwhile.
      * \param dst index of the receiving end
      * \param p the packet
-     * \param epoch the link epoch when the packet was sent
+     * \param ticket the frame's ticket (tickets count up per cable; a frame whose ticket is
+     *        older than the last link change was on the cable when it changed)
      */
-    void Deliver(uint32_t dst, Ptr<Packet> p, uint32_t epoch);
+    void Deliver(uint32_t dst, Ptr<Packet> p, uint32_t ticket);
 
     std::array<Ptr<FabricNetDevice>, 2> m_devices; //!< the two ends
     std::array<uint32_t, 2> m_nodeIds{0, 0};       //!< node ids of the two ends (contexts)
     uint32_t m_nDevices{0};                        //!< ends attached so far
     Time m_delay;                                  //!< propagation delay
     bool m_up{true};                               //!< link state
-    uint32_t m_epoch{0};                           //!< incremented on every state change
+    uint32_t m_nextTicket{0};                      //!< ticket of the next frame sent
+    uint32_t m_liveFrom{0};                        //!< first ticket since the last link change
+    std::vector<uint32_t> m_withdrawn;             //!< tickets withdrawn, not yet due
     TracedCallback<bool> m_linkStateTrace;         //!< fired on every state change
 };
 

@@ -17,6 +17,9 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace ns3
 {
 
@@ -151,6 +154,8 @@ FabricNetDevice::DoDispose()
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
     m_txPacket = nullptr;
+    m_ahead.clear();
+    m_aheadHead = 0;
     m_rxCallback
         = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     m_promiscCallback = MakeNullCallback<bool,
@@ -216,7 +221,8 @@ FabricNetDevice::TryTransmit()
     {
         // Something may be sendable after the frame on the wire: its end becomes an event.
         m_completionPending = true;
-        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+        m_completionEvent
+            = Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
         return;
     }
     // Choosing, too: a callback of the scheduler (a switch releasing buffer and sending a
@@ -251,46 +257,160 @@ void
 FabricNetDevice::StartFrame(Ptr<Packet> p, Time start)
 {
     const Time now = Simulator::Now();
-    if (m_txReady > start)
+    const Time ready = m_txReady;
+    if (ready > start)
     {
-        start = m_txReady; // chosen now, it leaves the switch's pipeline then
+        start = ready; // chosen now, it leaves the switch's pipeline then
     }
     m_txReady = Time(0);
     const uint32_t frameBytes = p->GetSize();
     const uint32_t wireBytes = GetWireBytes(frameBytes);
+    const bool keep = m_withdrawable && start > now;
+    if (keep)
+    {
+        ForgetStarted(now);
+        AheadFrame& f = m_ahead.emplace_back();
+        f.packetBefore = m_txPacket;
+        f.start = start;
+        f.ready = ready;
+        f.endBefore = m_txEnd;
+        f.startBefore = m_txStart;
+        f.prevEndBefore = m_prevEnd;
+        f.lastTxTimeBefore = m_lastTxTime;
+        f.carryBefore = m_carry;
+        f.cookie = m_txCookie;
+    }
     m_txPacket = p;
     const Time txTime = SerializationTime(wireBytes);
     m_lastTxTime = txTime;
     m_prevEnd = m_txEnd;
     m_txStart = start;
     m_txEnd = start + txTime;
+    EventId txBegin;
     if (start > now
         && (!m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty()
             || !m_promiscSnifferTrace.IsEmpty()))
     {
         // Chosen ahead: the traces (and pcap) see it when its first bit leaves, as before;
         // an event only when something listens.
-        Simulator::Schedule(start - now, &FabricNetDevice::NotifyTxBegin, this, p);
+        txBegin = Simulator::Schedule(start - now, &FabricNetDevice::NotifyTxBegin, this, p);
     }
     else
     {
         NotifyTxBegin(p);
     }
-    if (m_channel->Transmit(p, this, m_txEnd - now))
+    uint32_t ticket = 0;
+    if (m_channel->Transmit(p, this, m_txEnd - now, keep ? &ticket : nullptr))
     {
         ++m_counters.txPackets;
         m_counters.txBytes += frameBytes;
         m_counters.txWireBytes += wireBytes;
+        if (keep)
+        {
+            AheadFrame& f = m_ahead.back();
+            f.packet = p;
+            f.txBegin = txBegin;
+            f.ticket = ticket;
+            f.frameBytes = frameBytes;
+            f.wireBytes = wireBytes;
+        }
     }
     else
     {
         CountDrop(p, FabricDropReason::LINK_DOWN);
+        if (keep)
+        {
+            m_ahead.pop_back(); // lost with the link: nothing to withdraw
+        }
     }
     if (m_completionPerFrame || HasPendingFrames())
     {
         m_completionPending = true;
-        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+        m_completionEvent
+            = Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
     }
+}
+
+void
+FabricNetDevice::ForgetStarted(Time now)
+{
+    while (m_aheadHead < m_ahead.size() && m_ahead[m_aheadHead].start <= now)
+    {
+        m_ahead[m_aheadHead] = AheadFrame();
+        ++m_aheadHead;
+    }
+    if (m_aheadHead == m_ahead.size())
+    {
+        m_ahead.clear(); // keeps its capacity: no allocation per frame
+        m_aheadHead = 0;
+    }
+    else if (m_aheadHead >= 64)
+    {
+        m_ahead.erase(m_ahead.begin(), m_ahead.begin() + static_cast<std::ptrdiff_t>(m_aheadHead));
+        m_aheadHead = 0;
+    }
+}
+
+void
+FabricNetDevice::WithdrawUnstarted(uint32_t classMask)
+{
+    NS_ASSERT_MSG(!m_choosing, "FabricNetDevice: withdrawing while choosing");
+    const Time now = Simulator::Now();
+    ForgetStarted(now);
+    std::size_t first = m_aheadHead;
+    while (first < m_ahead.size() && !(classMask & (1U << (m_ahead[first].cookie >> 24))))
+    {
+        ++first;
+    }
+    if (first == m_ahead.size())
+    {
+        return; // nothing of those classes waits to start
+    }
+    NS_LOG_FUNCTION(this << classMask << m_ahead.size() - first);
+    // The port's state first, then the frames back to the fabric (which may send a PFC frame
+    // from here when its MMU charges them again).
+    std::vector<AheadFrame> withdrawn(
+        std::make_move_iterator(m_ahead.begin() + static_cast<std::ptrdiff_t>(first)),
+        std::make_move_iterator(m_ahead.end()));
+    m_ahead.resize(first);
+    const AheadFrame& oldest = withdrawn.front();
+    m_carry = oldest.carryBefore;
+    m_txPacket = oldest.packetBefore;
+    m_lastTxTime = oldest.lastTxTimeBefore;
+    m_txStart = oldest.startBefore;
+    m_prevEnd = oldest.prevEndBefore;
+    // A PFC frame sent in the gap before a withdrawn frame stays on the wire.
+    m_txEnd = std::max(oldest.endBefore, m_gapEnd);
+    if (m_completionPending)
+    {
+        m_completionEvent.Cancel(); // TryTransmit() decides again
+        m_completionPending = false;
+    }
+    for (auto f = withdrawn.rbegin(); f != withdrawn.rend(); ++f)
+    {
+        m_channel->Withdraw(f->ticket);
+        f->txBegin.Cancel();
+        --m_counters.txPackets;
+        m_counters.txBytes -= f->frameBytes;
+        m_counters.txWireBytes -= f->wireBytes;
+        ++m_withdrawnFrames;
+        DoWithdraw(f->packet, f->cookie, f->ready, f->start);
+    }
+}
+
+void
+FabricNetDevice::DoWithdraw(Ptr<Packet> /* p */,
+                            uint32_t /* cookie */,
+                            Time /* ready */,
+                            Time /* start */)
+{
+    NS_FATAL_ERROR("FabricNetDevice: a withdrawable port must take its frames back");
+}
+
+uint64_t
+FabricNetDevice::GetWithdrawnFrames() const
+{
+    return m_withdrawnFrames;
 }
 
 bool
@@ -332,15 +452,26 @@ FabricNetDevice::SendInGap(Ptr<Packet> p)
         CountDrop(p, FabricDropReason::LINK_DOWN);
     }
     m_prevEnd = begin + txTime;
+    m_gapEnd = m_prevEnd;
     return true;
 }
 
 void
 FabricNetDevice::NotifyTxBegin(Ptr<Packet> p)
 {
-    m_phyTxBeginTrace(p);
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
+    // Empty trace sources are skipped: calling one copies the packet pointer all the same.
+    if (!m_phyTxBeginTrace.IsEmpty())
+    {
+        m_phyTxBeginTrace(p);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(p);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(p);
+    }
 }
 
 bool
@@ -379,9 +510,18 @@ FabricNetDevice::Receive(Ptr<Packet> p)
     }
     ++m_counters.rxPackets;
     m_counters.rxBytes += p->GetSize();
-    m_snifferTrace(p);
-    m_promiscSnifferTrace(p);
-    m_phyRxEndTrace(p);
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(p);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(p);
+    }
+    if (!m_phyRxEndTrace.IsEmpty())
+    {
+        m_phyRxEndTrace(p);
+    }
     DoReceive(p);
 }
 
@@ -396,6 +536,9 @@ FabricNetDevice::NotifyLinkChange(bool up)
 {
     NS_LOG_FUNCTION(this << up);
     m_linkUp = up;
+    // Frames chosen ahead were on the cable when it changed: lost in flight, not withdrawn.
+    m_ahead.clear();
+    m_aheadHead = 0;
     m_linkChangeCallbacks();
     DoLinkChange(up);
     if (up)

@@ -8,6 +8,7 @@
 #define FABRIC_NET_DEVICE_H
 
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -136,6 +137,13 @@ class FabricNetDevice : public NetDevice
     /// \return this port's counters
     const FabricPortCounters& GetCounters() const;
 
+    /**
+     * \return frames this port chose ahead and took back before their first bit left, because
+     *         a PFC pause arrived for them (see WithdrawUnstarted()); they are not in the
+     *         counters
+     */
+    uint64_t GetWithdrawnFrames() const;
+
     /// \return the cable, or nullptr before Attach()
     Ptr<FabricChannel> GetFabricChannel() const;
 
@@ -237,11 +245,45 @@ class FabricNetDevice : public NetDevice
      * (a switch's pipeline latency, see the fabrics' EnqueueAfter()): the frame is chosen now
      * and its first bit leaves at that time, without an event of its own then.
      * \param ready the earliest time its first bit may leave
+     * \param cookie what the fabric needs to queue the frame again if it is withdrawn
+     *        (WithdrawUnstarted()); its top byte is the frame's traffic class
      */
-    void SetFrameReady(Time ready)
+    void SetFrameReady(Time ready, uint32_t cookie = 0)
     {
         m_txReady = ready;
+        m_txCookie = cookie;
     }
+
+    /**
+     * \brief Keep what it takes to withdraw the frames put on the wire ahead of their start
+     * (a port whose peer may pause them). Off by default: nothing is kept.
+     * \param on keep it
+     */
+    void SetWithdrawable(bool on)
+    {
+        m_withdrawable = on;
+    }
+
+    /**
+     * \brief Take back the frames chosen ahead whose first bit has not left yet, from the
+     * newest back to the oldest of a class in \p classMask, as if they had never been chosen:
+     * their deliveries are withdrawn from the cable, the wire's state, the serialization
+     * carry and the counters return to before them, and DoWithdraw() gives each back to the
+     * fabric, newest first. A PFC pause holds every frame that has not started, and the
+     * frames chosen after one it holds go back too, to keep their order. The caller then
+     * calls TryTransmit(). Only on a port made withdrawable (SetWithdrawable()).
+     * \param classMask bit c set: withdraw the frames of traffic class c (cookie >> 24)
+     */
+    void WithdrawUnstarted(uint32_t classMask);
+
+    /**
+     * \brief Put a withdrawn frame back at the head of its queue.
+     * \param p the frame
+     * \param cookie as given to SetFrameReady() when it was chosen
+     * \param ready its ready time, as given to SetFrameReady()
+     * \param start when its first bit was to leave
+     */
+    virtual void DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start);
 
     /**
      * \brief For a switch egress whose only waiting frame is the one just forwarded: choose
@@ -353,6 +395,32 @@ class FabricNetDevice : public NetDevice
      */
     Time SerializationTime(uint32_t wireBytes);
 
+    /// A frame put on the wire to start later than when it was chosen, and the port's
+    /// state before it (to withdraw it).
+    struct AheadFrame
+    {
+        Ptr<Packet> packet;       //!< the frame
+        Ptr<Packet> packetBefore; //!< m_txPacket before it
+        Time start;               //!< its first bit leaves
+        Time ready;               //!< ready time given to SetFrameReady()
+        Time endBefore;           //!< m_txEnd before it
+        Time startBefore;         //!< m_txStart before it
+        Time prevEndBefore;       //!< m_prevEnd before it
+        Time lastTxTimeBefore;    //!< m_lastTxTime before it
+        EventId txBegin;          //!< its PhyTxBegin event, if one was scheduled
+        uint64_t carryBefore;     //!< m_carry before it
+        uint32_t cookie;          //!< the fabric's cookie
+        uint32_t ticket;          //!< its ticket on the cable
+        uint32_t frameBytes;      //!< frame bytes counted
+        uint32_t wireBytes;       //!< wire bytes counted
+    };
+
+    /**
+     * \brief Forget the frames chosen ahead that have started by now.
+     * \param now the current time
+     */
+    void ForgetStarted(Time now);
+
     Ptr<Node> m_node;                    //!< owning node
     Ptr<FabricChannel> m_channel;        //!< attached cable
     uint32_t m_ifIndex{0};               //!< interface index
@@ -363,6 +431,13 @@ class FabricNetDevice : public NetDevice
     bool m_choosing{false};              //!< a frame is being chosen (no reentry)
     bool m_completionPending{false};     //!< an end-of-frame event is scheduled
     bool m_completionPerFrame{false};    //!< every frame's end is an event (attribute)
+    bool m_withdrawable{false};          //!< keep the frames chosen ahead (SetWithdrawable)
+    EventId m_completionEvent;           //!< the pending end-of-frame event
+    uint32_t m_txCookie{0};              //!< the fabric's cookie of the frame being chosen
+    Time m_gapEnd;                       //!< end of the last frame sent in a gap (SendInGap)
+    std::vector<AheadFrame> m_ahead;     //!< frames chosen ahead, oldest first, from m_aheadHead
+    std::size_t m_aheadHead{0};          //!< first entry of m_ahead still kept
+    uint64_t m_withdrawnFrames{0};       //!< frames withdrawn (GetWithdrawnFrames)
     Time m_txEnd;                        //!< end of the last frame put on the wire
     Time m_txReady;                      //!< earliest start of the frame being chosen
     Time m_lastTxTime;                   //!< serialization time of the last frame

@@ -10,14 +10,13 @@
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-channel.h"
-#include "ns3/ipv4-header.h"
+#include "ns3/frame-bytes-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 #include "pfc-header.h"
 
@@ -204,6 +203,7 @@ RoceNetDevice::DoDispose()
     m_transport = nullptr;
     m_forwardCb = ForwardCallback();
     m_departureCb = DepartureCallback();
+    m_withdrawalCb = DepartureCallback();
     m_macControl.clear();
     m_ecnRng = nullptr;
     m_rxDrain.Cancel();
@@ -264,6 +264,9 @@ void
 RoceNetDevice::SetForwardCallback(ForwardCallback cb)
 {
     m_forwardCb = cb;
+    // A switch port chooses forwarded frames ahead of their pipeline latency; a PFC pause
+    // that arrives before one starts takes it back.
+    SetWithdrawable(!cb.IsNull());
 }
 
 uint32_t
@@ -288,26 +291,57 @@ RoceNetDevice::DataReady()
 void
 RoceNetDevice::EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp)
 {
-    UdpHeader udp;
-    udp.SetSourcePort(meta.entropy);
-    udp.SetDestinationPort(ROCEV2_UDP_PORT);
-    p->AddHeader(udp);
-    Ipv4Header ip;
-    ip.SetSource(Ipv4Address(meta.srcAddress));
-    ip.SetDestination(Ipv4Address(meta.dstAddress));
-    ip.SetProtocol(IP_PROTO_UDP);
-    ip.SetPayloadSize(p->GetSize());
-    ip.SetTtl(64);
-    ip.SetDontFragment();
-    // Data is ECN-capable (ECT(0)) so that switches can mark it; control packets are not.
-    ip.SetTos(static_cast<uint8_t>(dscp << 2) | (meta.control ? 0 : ECN_ECT0));
-    ip.EnableChecksum();
-    p->AddHeader(ip);
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(MacFromIpv4(Ipv4Address(meta.dstAddress)));
-    eth.SetLengthType(ETHERTYPE_IPV4);
-    p->AddHeader(eth);
+    // Ethernet II, IPv4 and UDP, byte for byte what ns-3's EthernetHeader, Ipv4Header and
+    // UdpHeader write (TestRoceFrames compares them), in one step (FrameBytesHeader).
+    const uint32_t udpLength = p->GetSize() + 8;
+    const uint32_t ipLength = udpLength + 20;
+    FrameBytesHeader h;
+    uint8_t* b = h.Prepare(ENCAPSULATION_BYTES);
+    // Ethernet: the destination MAC derives from its IPv4 address (MacFromIpv4)
+    b[0] = 0x02;
+    b[1] = 0x00;
+    b[2] = static_cast<uint8_t>(meta.dstAddress >> 24);
+    b[3] = static_cast<uint8_t>(meta.dstAddress >> 16);
+    b[4] = static_cast<uint8_t>(meta.dstAddress >> 8);
+    b[5] = static_cast<uint8_t>(meta.dstAddress);
+    m_address.CopyTo(b + 6);
+    b[12] = static_cast<uint8_t>(ETHERTYPE_IPV4 >> 8);
+    b[13] = static_cast<uint8_t>(ETHERTYPE_IPV4);
+    // IPv4: no options, identification 0, DF, TTL 64. Data is ECN-capable (ECT(0)) so that
+    // switches can mark it; control packets are not.
+    uint8_t* ip = b + 14;
+    ip[0] = 0x45;
+    ip[1] = static_cast<uint8_t>((dscp << 2) | (meta.control ? 0 : ECN_ECT0));
+    ip[2] = static_cast<uint8_t>(ipLength >> 8);
+    ip[3] = static_cast<uint8_t>(ipLength);
+    ip[4] = 0;
+    ip[5] = 0;
+    ip[6] = 0x40;
+    ip[7] = 0;
+    ip[8] = 64;
+    ip[9] = IP_PROTO_UDP;
+    ip[10] = 0;
+    ip[11] = 0;
+    for (int k = 0; k < 4; ++k)
+    {
+        ip[12 + k] = static_cast<uint8_t>(meta.srcAddress >> (24 - 8 * k));
+        ip[16 + k] = static_cast<uint8_t>(meta.dstAddress >> (24 - 8 * k));
+    }
+    const uint16_t checksum = FrameBytesHeader::InternetChecksum(ip, 20);
+    ip[10] = static_cast<uint8_t>(checksum >> 8);
+    ip[11] = static_cast<uint8_t>(checksum);
+    // UDP: RoCEv2's destination port, the entropy as source port, no checksum (the ICRC
+    // covers the packet)
+    uint8_t* udp = ip + 20;
+    udp[0] = static_cast<uint8_t>(meta.entropy >> 8);
+    udp[1] = static_cast<uint8_t>(meta.entropy);
+    udp[2] = static_cast<uint8_t>(ROCEV2_UDP_PORT >> 8);
+    udp[3] = static_cast<uint8_t>(ROCEV2_UDP_PORT);
+    udp[4] = static_cast<uint8_t>(udpLength >> 8);
+    udp[5] = static_cast<uint8_t>(udpLength);
+    udp[6] = 0;
+    udp[7] = 0;
+    p->AddHeader(h);
 }
 
 void
@@ -400,17 +434,27 @@ RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
             return;
         }
     }
-    // Rewrite the TOS on a copy (the sender's traces may still hold the frame); the IPv4
-    // checksum is recomputed, as a switch does.
+    // Rewrite the TOS on a copy (the sender's traces may still hold the frame) and compute the
+    // IPv4 checksum again, as a switch does: the Ethernet and IPv4 headers are taken off and
+    // written back as bytes.
+    const uint32_t ipBytes = 4U * (h[14] & 0x0F);
+    const uint32_t prefix = 14 + ipBytes;
+    FrameBytesHeader front;
+    uint8_t* b = front.Prepare(prefix);
+    if (ipBytes < 20 || p->CopyData(b, prefix) != prefix)
+    {
+        return;
+    }
+    uint8_t* ip = b + 14;
+    ip[1] = static_cast<uint8_t>(ip[1] | ECN_CE);
+    ip[10] = 0;
+    ip[11] = 0;
+    const uint16_t checksum = FrameBytesHeader::InternetChecksum(ip, ipBytes);
+    ip[10] = static_cast<uint8_t>(checksum >> 8);
+    ip[11] = static_cast<uint8_t>(checksum);
     Ptr<Packet> q = p->Copy();
-    EthernetHeader eth(false);
-    q->RemoveHeader(eth);
-    Ipv4Header ip;
-    q->RemoveHeader(ip);
-    ip.SetEcn(Ipv4Header::ECN_CE);
-    ip.EnableChecksum();
-    q->AddHeader(ip);
-    q->AddHeader(eth);
+    q->RemoveAtStart(prefix);
+    q->AddHeader(front);
     p = q;
     ++m_queueCounters[priority].ecnMarked;
     m_ecnTrace(priority, queued);
@@ -468,7 +512,7 @@ RoceNetDevice::DoLinkChange(bool up)
             CountDrop(f.packet, FabricDropReason::LINK_DOWN);
             if (f.ingress != NO_INGRESS && !m_departureCb.IsNull())
             {
-                m_departureCb(f.ingress, f.inPriority, size);
+                m_departureCb(f.ingress, f.inPriority, size, Simulator::Now());
             }
         }
         m_queueTrace(prio, m_queueCounters[prio].bytes);
@@ -488,8 +532,10 @@ RoceNetDevice::EnqueueForwarded(
         CountDrop(p, FabricDropReason::LINK_DOWN);
         if (ingress != NO_INGRESS && !m_departureCb.IsNull())
         {
-            m_departureCb(
-                ingress, ingressPriority == 0xFF ? priority : ingressPriority, p->GetSize());
+            m_departureCb(ingress,
+                          ingressPriority == 0xFF ? priority : ingressPriority,
+                          p->GetSize(),
+                          Simulator::Now());
         }
         return false;
     }
@@ -511,9 +557,9 @@ RoceNetDevice::EnqueueAfter(Time delay,
 {
     NS_ASSERT(priority < N_PRIORITIES);
     // Frames still in the pipeline as events go first: order is kept. A frame a PFC pause may
-    // hold is not chosen before it reaches the egress: its latency stays an event.
-    if (!pausable && m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp()
-        && !m_storm[priority])
+    // hold is chosen ahead only where a pause can take it back (a switch port).
+    if ((!pausable || !m_forwardCb.IsNull()) && m_delayedEnqueues == 0 && !IsCompletionPerFrame()
+        && IsLinkUp() && !m_storm[priority])
     {
         const Time ready = Simulator::Now() + delay;
         if (Enqueue(p, priority, ingress, false, inPriority))
@@ -551,6 +597,43 @@ void
 RoceNetDevice::SetDepartureCallback(DepartureCallback cb)
 {
     m_departureCb = cb;
+}
+
+void
+RoceNetDevice::SetWithdrawalCallback(DepartureCallback cb)
+{
+    m_withdrawalCb = cb;
+}
+
+void
+RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start)
+{
+    const auto priority = static_cast<uint8_t>(cookie >> 24);
+    const auto inPriority = static_cast<uint8_t>(cookie >> 16);
+    const auto ingress = static_cast<uint16_t>(cookie);
+    NS_ASSERT(priority < N_PRIORITIES);
+    const uint32_t size = p->GetSize();
+    if (ingress != NO_INGRESS && !m_withdrawalCb.IsNull())
+    {
+        m_withdrawalCb(ingress, inPriority, size, start); // it does not leave then
+    }
+    if (m_storm[priority])
+    {
+        // The queue turned lossy meanwhile: it holds nothing.
+        DropInStorm(p, priority, ingress, inPriority);
+        return;
+    }
+    QueuedFrame f{p, ingress, inPriority, ready};
+    f.withdrawn = true;
+    m_queues[priority].push_front(f);
+    m_nonEmpty |= static_cast<uint8_t>(1U << priority);
+    RoceQueueCounters& c = m_queueCounters[priority];
+    c.bytes += size;
+    if (c.bytes > c.maxBytes)
+    {
+        c.maxBytes = c.bytes;
+    }
+    m_queueTrace(priority, c.bytes);
 }
 
 bool
@@ -647,7 +730,9 @@ RoceNetDevice::DequeueForTransmit()
             auto& q = m_queues[prio];
             QueuedFrame f = q.front();
             q.pop_front();
-            SetFrameReady(f.ready);
+            SetFrameReady(f.ready,
+                          (static_cast<uint32_t>(prio) << 24)
+                              | (static_cast<uint32_t>(f.inPriority) << 16) | f.ingress);
             if (q.empty())
             {
                 m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
@@ -658,7 +743,7 @@ RoceNetDevice::DequeueForTransmit()
             m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
             if (f.ingress != NO_INGRESS)
             {
-                if (m_ecnEnabled)
+                if (m_ecnEnabled && !f.withdrawn)
                 {
                     // Marking at dequeue, on the queue the frame leaves behind: the mark
                     // travels without waiting behind the queue that caused it.
@@ -666,7 +751,9 @@ RoceNetDevice::DequeueForTransmit()
                 }
                 if (!m_departureCb.IsNull())
                 {
-                    m_departureCb(f.ingress, f.inPriority, size);
+                    // Its buffer is freed when its first bit leaves (later, if chosen ahead).
+                    m_departureCb(
+                        f.ingress, f.inPriority, size, std::max({now, GetTransmitEnd(), f.ready}));
                 }
             }
             return f.packet;
@@ -727,6 +814,7 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
     }
     const Time now = Simulator::Now();
     const uint64_t rate = GetDataRate().GetBitRate();
+    uint32_t paused = 0;
     for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
     {
         if (!pfc.IsEnabled(prio))
@@ -764,7 +852,13 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         if (quanta > 0)
         {
             Simulator::Schedule(pause, &RoceNetDevice::PauseExpired, this, prio);
+            paused |= 1U << prio;
         }
+    }
+    if (paused != 0 && !m_forwardCb.IsNull())
+    {
+        // Frames chosen ahead that have not started are held, as if still in the pipeline.
+        WithdrawUnstarted(paused);
     }
     TryTransmit();
 }
@@ -831,7 +925,7 @@ RoceNetDevice::DropInStorm(const Ptr<Packet>& f,
     CountDrop(f, FabricDropReason::PFC_WATCHDOG);
     if (ingress != NO_INGRESS && !m_departureCb.IsNull())
     {
-        m_departureCb(ingress, inPriority, f->GetSize()); // the switch frees its buffer
+        m_departureCb(ingress, inPriority, f->GetSize(), Simulator::Now()); // frees its buffer
     }
 }
 

@@ -84,8 +84,9 @@ class RoceNetDevice : public FabricNetDevice
 
     /// Forwarding callback of a switch: (ingress port, frame).
     typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> ForwardCallback;
-    /// A forwarded frame left this port: (its ingress port, priority, bytes).
-    typedef Callback<void, uint16_t, uint8_t, uint32_t> DepartureCallback;
+    /// A forwarded frame leaves this port: (its ingress port, priority, bytes, when its first
+    /// bit leaves: now, or later for a frame chosen ahead).
+    typedef Callback<void, uint16_t, uint8_t, uint32_t, Time> DepartureCallback;
     /// Ingress port of a frame that did not come through a switch.
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
@@ -119,6 +120,13 @@ class RoceNetDevice : public FabricNetDevice
     void SetDepartureCallback(DepartureCallback cb);
 
     /**
+     * \param cb called when a forwarded frame chosen ahead is withdrawn because a PFC pause
+     *        arrived before its first bit left: the departure announced for that time does
+     *        not happen (the frame stays in the buffer); same arguments as the departure
+     */
+    void SetWithdrawalCallback(DepartureCallback cb);
+
+    /**
      * \brief Queue a frame for output (switch egress).
      * \param p the frame
      * \param priority its priority (0..7)
@@ -132,16 +140,17 @@ class RoceNetDevice : public FabricNetDevice
      * \brief Take a frame a switch forwards, to be sendable after the switch's pipeline
      * latency: as EnqueueForwarded() \p delay later, without an event of its own. The frame
      * joins its queue now, marked not to leave before \p delay from now; if the port is idle
-     * it is chosen now and put on the wire to start then. For a lossless priority, with
-     * CompletionPerFrame, or while the link is down, it is an event \p delay later, as before
-     * (a PFC pause that arrives meanwhile must hold it).
+     * it is chosen now and put on the wire to start then. A PFC pause that arrives before its
+     * first bit leaves takes it back (FabricNetDevice::WithdrawUnstarted()). With
+     * CompletionPerFrame, during a PFC storm, or while the link is down, it is an event
+     * \p delay later, as before.
      * \param delay the switch's pipeline latency
      * \param p the frame
      * \param priority the priority it leaves in
      * \param ingress the switch ingress port it came in on
      * \param inPriority the priority it holds buffer under at the ingress
-     * \param pausable the priority is lossless (the peer may pause it with PFC): the frame
-     *        must not be chosen before it reaches the egress, so the latency stays an event
+     * \param pausable the priority is lossless (the peer may pause it with PFC): chosen ahead
+     *        only on a withdrawable port (a switch port is)
      */
     void EnqueueAfter(Time delay,
                       Ptr<Packet> p,
@@ -295,6 +304,7 @@ class RoceNetDevice : public FabricNetDevice
     void DelayedEnqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority);
     void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
+    void DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start) override;
 
   private:
     /**
@@ -395,10 +405,11 @@ class RoceNetDevice : public FabricNetDevice
     /// A queued frame and the switch port it came in on.
     struct QueuedFrame
     {
-        Ptr<Packet> packet; //!< the frame
-        uint16_t ingress;   //!< its ingress port, or NO_INGRESS
-        uint8_t inPriority; //!< the priority it arrived with at that port
-        Time ready{};       //!< it may not leave before (a switch's pipeline latency)
+        Ptr<Packet> packet;    //!< the frame
+        uint16_t ingress;      //!< its ingress port, or NO_INGRESS
+        uint8_t inPriority;    //!< the priority it arrived with at that port
+        Time ready{};          //!< it may not leave before (a switch's pipeline latency)
+        bool withdrawn{false}; //!< chosen once and taken back: its ECN chance was taken
     };
 
     Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)
@@ -411,6 +422,7 @@ class RoceNetDevice : public FabricNetDevice
     std::array<std::deque<QueuedFrame>, N_PRIORITIES> m_queues; //!< output queues
     std::deque<Ptr<Packet>> m_macControl;               //!< PFC frames to send, ahead of all queues
     DepartureCallback m_departureCb;                    //!< to the switch's MMU
+    DepartureCallback m_withdrawalCb;                   //!< to the switch's MMU (withdrawn)
     std::array<Time, N_PRIORITIES> m_pausedUntil{};     //!< peer's pause per priority
     std::array<Time, N_PRIORITIES> m_pausedTime{};      //!< time paused so far
     std::array<uint64_t, N_PRIORITIES> m_pfcSent{};     //!< PFC pauses sent

@@ -125,6 +125,12 @@ RoceSwitchMmu::DoDispose()
     {
         q.refresh.Cancel();
     }
+    for (DueRelease& d : m_dueEvents)
+    {
+        d.event.Cancel();
+    }
+    m_dueEvents.clear();
+    m_due.clear();
     m_pause = PauseCallback();
     Object::DoDispose();
 }
@@ -213,6 +219,13 @@ RoceSwitchMmu::SharedPart(uint32_t bytes) const
 uint32_t
 RoceSwitchMmu::GetThreshold(uint32_t /* port */, uint8_t /* priority */) const
 {
+    const_cast<RoceSwitchMmu*>(this)->CatchUp(); // accounting only: no PFC frame results
+    return Threshold();
+}
+
+uint32_t
+RoceSwitchMmu::Threshold() const
+{
     const uint64_t pool = SharedPool();
     const uint64_t free = pool > m_sharedUsed ? pool - m_sharedUsed : 0;
     const double threshold = m_reservedBytes + m_alpha * static_cast<double>(free);
@@ -222,12 +235,14 @@ RoceSwitchMmu::GetThreshold(uint32_t /* port */, uint8_t /* priority */) const
 uint32_t
 RoceSwitchMmu::GetBytes(uint32_t port, uint8_t priority) const
 {
+    const_cast<RoceSwitchMmu*>(this)->CatchUp();
     return m_queues.at(static_cast<std::size_t>(port) * N_PRIORITIES + priority).bytes;
 }
 
 uint64_t
 RoceSwitchMmu::GetSharedUsed() const
 {
+    const_cast<RoceSwitchMmu*>(this)->CatchUp();
     return m_sharedUsed;
 }
 
@@ -246,8 +261,9 @@ RoceSwitchMmu::GetPauseQuanta() const
 bool
 RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDropReason& reason)
 {
+    CatchUp();
     Queue& q = At(port, priority);
-    const uint32_t threshold = GetThreshold(port, priority);
+    const uint32_t threshold = Threshold();
     const uint32_t inPool = q.bytes - q.headroom; // reserved and shared part
     const bool fits = static_cast<uint64_t>(inPool) + bytes <= threshold;
     if (IsLossless(priority) && (!fits || q.headroom > 0))
@@ -283,7 +299,7 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDrop
 bool
 RoceSwitchMmu::MayRelease(const Queue& q) const
 {
-    return q.headroom == 0 && static_cast<uint64_t>(q.bytes) + m_xonOffset <= GetThreshold(0, 0);
+    return q.headroom == 0 && static_cast<uint64_t>(q.bytes) + m_xonOffset <= Threshold();
 }
 
 void
@@ -306,6 +322,119 @@ RoceSwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
 }
 
 void
+RoceSwitchMmu::ReleaseAt(Time at, uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    const Time now = Simulator::Now();
+    if (at <= now)
+    {
+        CatchUp();
+        Release(port, priority, bytes);
+        return;
+    }
+    DueRelease d{at, port, priority, bytes, EventId()};
+    if (At(port, priority).paused)
+    {
+        // Its release may resume the queue: an event, so the XON leaves at that time.
+        d.event = Simulator::Schedule(
+            at - now, &RoceSwitchMmu::ReleaseEvent, this, port, priority, bytes);
+        m_dueEvents.push_back(d);
+        return;
+    }
+    m_due.push_back(d);
+    std::push_heap(m_due.begin(), m_due.end());
+}
+
+void
+RoceSwitchMmu::CatchUp()
+{
+    if (m_due.empty())
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    while (!m_due.empty() && m_due.front().at <= now)
+    {
+        std::pop_heap(m_due.begin(), m_due.end());
+        const DueRelease d = m_due.back();
+        m_due.pop_back();
+        Release(d.port, d.priority, d.bytes); // its queue is not paused: no XON results
+    }
+}
+
+void
+RoceSwitchMmu::ReleaseEvent(uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    const Time now = Simulator::Now();
+    for (std::size_t i = 0; i < m_dueEvents.size(); ++i)
+    {
+        const DueRelease& d = m_dueEvents[i];
+        if (d.at == now && d.port == port && d.priority == priority && d.bytes == bytes)
+        {
+            m_dueEvents[i] = m_dueEvents.back();
+            m_dueEvents.pop_back();
+            break;
+        }
+    }
+    CatchUp();
+    Release(port, priority, bytes);
+}
+
+void
+RoceSwitchMmu::CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    for (std::size_t i = 0; i < m_dueEvents.size(); ++i)
+    {
+        DueRelease& d = m_dueEvents[i];
+        if (d.at == at && d.port == port && d.priority == priority && d.bytes == bytes)
+        {
+            d.event.Cancel();
+            m_dueEvents[i] = m_dueEvents.back();
+            m_dueEvents.pop_back();
+            return;
+        }
+    }
+    for (std::size_t i = 0; i < m_due.size(); ++i)
+    {
+        const DueRelease& d = m_due[i];
+        if (d.at == at && d.port == port && d.priority == priority && d.bytes == bytes)
+        {
+            m_due[i] = m_due.back();
+            m_due.pop_back();
+            std::make_heap(m_due.begin(), m_due.end());
+            return;
+        }
+    }
+    NS_FATAL_ERROR("RoceSwitchMmu: no release due at " << at << " for port " << port << " priority "
+                                                       << static_cast<uint32_t>(priority));
+}
+
+void
+RoceSwitchMmu::ScheduleDue(uint32_t port, uint8_t priority)
+{
+    const Time now = Simulator::Now();
+    bool moved = false;
+    for (std::size_t i = 0; i < m_due.size();)
+    {
+        DueRelease& d = m_due[i];
+        if (d.port == port && d.priority == priority)
+        {
+            d.event = Simulator::Schedule(
+                d.at - now, &RoceSwitchMmu::ReleaseEvent, this, d.port, d.priority, d.bytes);
+            m_dueEvents.push_back(d);
+            m_due[i] = m_due.back();
+            m_due.pop_back();
+            moved = true;
+            continue;
+        }
+        ++i;
+    }
+    if (moved)
+    {
+        std::make_heap(m_due.begin(), m_due.end());
+    }
+}
+
+void
 RoceSwitchMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
 {
     Queue& q = At(port, priority);
@@ -318,6 +447,7 @@ RoceSwitchMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
         return;
     }
     ++m_pausesSent;
+    ScheduleDue(port, priority); // the releases due later may resume it now
     m_pause(port, priority, m_pauseQuanta);
     // Refresh at half the pause time, so the peer never resumes while the queue is full.
     const uint64_t rate = m_portRate[port];
@@ -329,6 +459,7 @@ RoceSwitchMmu::SetPaused(uint32_t port, uint8_t priority, bool paused)
 void
 RoceSwitchMmu::Refresh(uint32_t port, uint8_t priority)
 {
+    CatchUp();
     if (MayRelease(At(port, priority)))
     {
         SetPaused(port, priority, false);

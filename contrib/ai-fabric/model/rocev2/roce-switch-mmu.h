@@ -95,6 +95,29 @@ class RoceSwitchMmu : public Object
     void Release(uint32_t port, uint8_t priority, uint32_t bytes);
 
     /**
+     * \brief A frame will leave its egress port at \p at (a frame a switch port chose ahead,
+     * see RoceNetDevice::EnqueueAfter()): free its bytes then. Without an event: the MMU
+     * catches up with the releases due whenever it is consulted (Admit(), the getters, its
+     * refresh timer), which is exact for every decision it takes; a release that may resume
+     * a paused queue (XON) is an event at \p at.
+     * \param at when its first bit leaves (now or later)
+     * \param port its ingress port
+     * \param priority its priority
+     * \param bytes its size
+     */
+    void ReleaseAt(Time at, uint32_t port, uint8_t priority, uint32_t bytes);
+
+    /**
+     * \brief A release announced with ReleaseAt() will not happen then: a PFC pause took the
+     * frame back before its first bit left. It stays charged until it leaves.
+     * \param at the time given to ReleaseAt()
+     * \param port its ingress port
+     * \param priority its priority
+     * \param bytes its size
+     */
+    void CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t bytes);
+
+    /**
      * \param priority a priority
      * \return true if it is lossless (and PFC is on)
      */
@@ -174,6 +197,43 @@ class RoceSwitchMmu : public Object
     /// \return bytes of the shared pool (buffer less reserved and headroom), cached
     uint64_t SharedPool() const;
 
+    /// \return the dynamic threshold of every queue now (GetThreshold() without catching up)
+    uint32_t Threshold() const;
+
+    /// A release due at a time (ReleaseAt())
+    struct DueRelease
+    {
+        Time at;          //!< when
+        uint32_t port;    //!< ingress port
+        uint8_t priority; //!< priority
+        uint32_t bytes;   //!< size
+        EventId event;    //!< the event, if it is one (a paused queue)
+
+        /// \param o another \return true if this is due later (a min-heap on time)
+        bool operator<(const DueRelease& o) const
+        {
+            return at > o.at;
+        }
+    };
+
+    /// \brief Apply the releases due by now, in time order.
+    void CatchUp();
+
+    /**
+     * \brief A release due as an event, for a paused queue.
+     * \param port its ingress port
+     * \param priority its priority
+     * \param bytes its size
+     */
+    void ReleaseEvent(uint32_t port, uint8_t priority, uint32_t bytes);
+
+    /**
+     * \brief A queue was paused: its releases due later become events (one may resume it).
+     * \param port a port
+     * \param priority a priority
+     */
+    void ScheduleDue(uint32_t port, uint8_t priority);
+
     /**
      * \param q a queue
      * \return whether a paused queue may be released now
@@ -198,16 +258,18 @@ class RoceSwitchMmu : public Object
     uint8_t m_losslessMask{0};    //!< lossless priorities
     bool m_pfcEnabled{true};      //!< PFC on
 
-    uint32_t m_nPorts{0};             //!< ports
-    std::vector<Queue> m_queues;      //!< by port x 8 + priority
-    std::vector<uint32_t> m_headroom; //!< by port
-    std::vector<uint64_t> m_portRate; //!< by port (bit/s)
-    uint64_t m_sharedUsed{0};         //!< shared pool in use (headroom not included)
-    mutable uint64_t m_sharedPool{0}; //!< cached SharedPool()
-    mutable uint64_t m_poolKey{0};    //!< the inputs the cache was computed from
-    mutable bool m_poolValid{false};  //!< the cache holds a value
-    uint64_t m_pausesSent{0};         //!< PFC frames sent
-    PauseCallback m_pause;            //!< sends PFC frames
+    uint32_t m_nPorts{0};                //!< ports
+    std::vector<Queue> m_queues;         //!< by port x 8 + priority
+    std::vector<uint32_t> m_headroom;    //!< by port
+    std::vector<uint64_t> m_portRate;    //!< by port (bit/s)
+    uint64_t m_sharedUsed{0};            //!< shared pool in use (headroom not included)
+    mutable uint64_t m_sharedPool{0};    //!< cached SharedPool()
+    mutable uint64_t m_poolKey{0};       //!< the inputs the cache was computed from
+    mutable bool m_poolValid{false};     //!< the cache holds a value
+    uint64_t m_pausesSent{0};            //!< PFC frames sent
+    std::vector<DueRelease> m_due;       //!< releases due later, a min-heap on time
+    std::vector<DueRelease> m_dueEvents; //!< releases due later as events (paused queues)
+    PauseCallback m_pause;               //!< sends PFC frames
     TracedCallback<uint32_t, uint8_t, bool> m_pauseTrace; //!< XOFF / XON
 };
 

@@ -127,6 +127,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
     m_ports.push_back(port);
     port->SetForwardCallback(MakeCallback(&RoceSwitch::Forward, this));
     port->SetDepartureCallback(MakeCallback(&RoceSwitch::Departed, this));
+    port->SetWithdrawalCallback(MakeCallback(&RoceSwitch::Withdrawn, this));
     m_mmu->AddPort();
     return index;
 }
@@ -306,9 +307,15 @@ RoceSwitch::GetRemarkedPackets() const
 }
 
 void
-RoceSwitch::Departed(uint16_t ingress, uint8_t priority, uint32_t bytes)
+RoceSwitch::Departed(uint16_t ingress, uint8_t priority, uint32_t bytes, Time at)
 {
-    m_mmu->Release(ingress, priority, bytes);
+    m_mmu->ReleaseAt(at, ingress, priority, bytes);
+}
+
+void
+RoceSwitch::Withdrawn(uint16_t ingress, uint8_t priority, uint32_t bytes, Time at)
+{
+    m_mmu->CancelRelease(at, ingress, priority, bytes);
 }
 
 void

@@ -121,12 +121,22 @@ class RoceSwitch : public Object
     void Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p);
 
     /**
-     * \brief A forwarded frame left its egress port.
+     * \brief A forwarded frame leaves its egress port.
      * \param ingress its ingress port
      * \param priority its priority
      * \param bytes its size
+     * \param at when its first bit leaves (the MMU frees it then)
      */
-    void Departed(uint16_t ingress, uint8_t priority, uint32_t bytes);
+    void Departed(uint16_t ingress, uint8_t priority, uint32_t bytes, Time at);
+
+    /**
+     * \brief A frame chosen ahead at its egress port was taken back by a PFC pause.
+     * \param ingress its ingress port
+     * \param priority its priority
+     * \param bytes its size
+     * \param at when it was to leave
+     */
+    void Withdrawn(uint16_t ingress, uint8_t priority, uint32_t bytes, Time at);
 
     /**
      * \brief Re-mark a frame's DSCP (dateline class change).
