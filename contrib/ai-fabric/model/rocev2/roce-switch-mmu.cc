@@ -125,12 +125,8 @@ RoceSwitchMmu::DoDispose()
     {
         q.refresh.Cancel();
     }
-    for (DueRelease& d : m_dueEvents)
-    {
-        d.event.Cancel();
-    }
-    m_dueEvents.clear();
     m_due.clear();
+    m_cancelled.clear();
     m_pause = PauseCallback();
     Object::DoDispose();
 }
@@ -331,16 +327,13 @@ RoceSwitchMmu::ReleaseAt(Time at, uint32_t port, uint8_t priority, uint32_t byte
         Release(port, priority, bytes);
         return;
     }
-    DueRelease d{at, port, priority, bytes, EventId()};
     if (At(port, priority).paused)
     {
         // Its release may resume the queue: an event, so the XON leaves at that time.
-        d.event = Simulator::Schedule(
-            at - now, &RoceSwitchMmu::ReleaseEvent, this, port, priority, bytes);
-        m_dueEvents.push_back(d);
+        Simulator::Schedule(at - now, &RoceSwitchMmu::ReleaseEvent, this, port, priority, bytes);
         return;
     }
-    m_due.push_back(d);
+    m_due.push_back(DueRelease{at, port, priority, bytes});
     std::push_heap(m_due.begin(), m_due.end());
 }
 
@@ -364,15 +357,18 @@ RoceSwitchMmu::CatchUp()
 void
 RoceSwitchMmu::ReleaseEvent(uint32_t port, uint8_t priority, uint32_t bytes)
 {
-    const Time now = Simulator::Now();
-    for (std::size_t i = 0; i < m_dueEvents.size(); ++i)
+    if (!m_cancelled.empty())
     {
-        const DueRelease& d = m_dueEvents[i];
-        if (d.at == now && d.port == port && d.priority == priority && d.bytes == bytes)
+        const Time now = Simulator::Now();
+        for (std::size_t i = 0; i < m_cancelled.size(); ++i)
         {
-            m_dueEvents[i] = m_dueEvents.back();
-            m_dueEvents.pop_back();
-            break;
+            const DueRelease& d = m_cancelled[i];
+            if (d.at == now && d.port == port && d.priority == priority && d.bytes == bytes)
+            {
+                m_cancelled[i] = m_cancelled.back();
+                m_cancelled.pop_back();
+                return; // taken back before it left (CancelRelease())
+            }
         }
     }
     CatchUp();
@@ -382,17 +378,6 @@ RoceSwitchMmu::ReleaseEvent(uint32_t port, uint8_t priority, uint32_t bytes)
 void
 RoceSwitchMmu::CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t bytes)
 {
-    for (std::size_t i = 0; i < m_dueEvents.size(); ++i)
-    {
-        DueRelease& d = m_dueEvents[i];
-        if (d.at == at && d.port == port && d.priority == priority && d.bytes == bytes)
-        {
-            d.event.Cancel();
-            m_dueEvents[i] = m_dueEvents.back();
-            m_dueEvents.pop_back();
-            return;
-        }
-    }
     for (std::size_t i = 0; i < m_due.size(); ++i)
     {
         const DueRelease& d = m_due[i];
@@ -404,8 +389,9 @@ RoceSwitchMmu::CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t 
             return;
         }
     }
-    NS_FATAL_ERROR("RoceSwitchMmu: no release due at " << at << " for port " << port << " priority "
-                                                       << static_cast<uint32_t>(priority));
+    // Not waiting to be caught up with: it is an event (its queue was paused). It is skipped
+    // when it runs.
+    m_cancelled.push_back(DueRelease{at, port, priority, bytes});
 }
 
 void
@@ -415,12 +401,11 @@ RoceSwitchMmu::ScheduleDue(uint32_t port, uint8_t priority)
     bool moved = false;
     for (std::size_t i = 0; i < m_due.size();)
     {
-        DueRelease& d = m_due[i];
+        const DueRelease d = m_due[i];
         if (d.port == port && d.priority == priority)
         {
-            d.event = Simulator::Schedule(
+            Simulator::Schedule(
                 d.at - now, &RoceSwitchMmu::ReleaseEvent, this, d.port, d.priority, d.bytes);
-            m_dueEvents.push_back(d);
             m_due[i] = m_due.back();
             m_due.pop_back();
             moved = true;

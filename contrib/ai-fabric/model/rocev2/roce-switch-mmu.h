@@ -207,7 +207,6 @@ class RoceSwitchMmu : public Object
         uint32_t port;    //!< ingress port
         uint8_t priority; //!< priority
         uint32_t bytes;   //!< size
-        EventId event;    //!< the event, if it is one (a paused queue)
 
         /// \param o another \return true if this is due later (a min-heap on time)
         bool operator<(const DueRelease& o) const
@@ -268,7 +267,7 @@ class RoceSwitchMmu : public Object
     mutable bool m_poolValid{false};     //!< the cache holds a value
     uint64_t m_pausesSent{0};            //!< PFC frames sent
     std::vector<DueRelease> m_due;       //!< releases due later, a min-heap on time
-    std::vector<DueRelease> m_dueEvents; //!< releases due later as events (paused queues)
+    std::vector<DueRelease> m_cancelled; //!< release events to skip (frames taken back)
     PauseCallback m_pause;               //!< sends PFC frames
     TracedCallback<uint32_t, uint8_t, bool> m_pauseTrace; //!< XOFF / XON
 };
