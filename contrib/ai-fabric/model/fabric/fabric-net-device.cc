@@ -30,6 +30,21 @@ namespace
 {
 /// Bit-picoseconds per byte: 8 bits x 1e12 ps/s.
 constexpr uint64_t BIT_PS_PER_BYTE = 8ULL * 1000000000000ULL;
+
+/**
+ * \brief Fire a packet trace source only if something listens: calling an empty one copies
+ * the packet pointer all the same, on every frame.
+ * \param trace the trace source
+ * \param p the frame
+ */
+void
+FireIfListened(const TracedCallback<Ptr<const Packet>>& trace, const Ptr<Packet>& p)
+{
+    if (!trace.IsEmpty())
+    {
+        trace(p);
+    }
+}
 } // namespace
 
 const char*
@@ -459,19 +474,9 @@ FabricNetDevice::SendInGap(Ptr<Packet> p)
 void
 FabricNetDevice::NotifyTxBegin(Ptr<Packet> p)
 {
-    // Empty trace sources are skipped: calling one copies the packet pointer all the same.
-    if (!m_phyTxBeginTrace.IsEmpty())
-    {
-        m_phyTxBeginTrace(p);
-    }
-    if (!m_snifferTrace.IsEmpty())
-    {
-        m_snifferTrace(p);
-    }
-    if (!m_promiscSnifferTrace.IsEmpty())
-    {
-        m_promiscSnifferTrace(p);
-    }
+    FireIfListened(m_phyTxBeginTrace, p);
+    FireIfListened(m_snifferTrace, p);
+    FireIfListened(m_promiscSnifferTrace, p);
 }
 
 bool
@@ -510,18 +515,9 @@ FabricNetDevice::Receive(Ptr<Packet> p)
     }
     ++m_counters.rxPackets;
     m_counters.rxBytes += p->GetSize();
-    if (!m_snifferTrace.IsEmpty())
-    {
-        m_snifferTrace(p);
-    }
-    if (!m_promiscSnifferTrace.IsEmpty())
-    {
-        m_promiscSnifferTrace(p);
-    }
-    if (!m_phyRxEndTrace.IsEmpty())
-    {
-        m_phyRxEndTrace(p);
-    }
+    FireIfListened(m_snifferTrace, p);
+    FireIfListened(m_promiscSnifferTrace, p);
+    FireIfListened(m_phyRxEndTrace, p);
     DoReceive(p);
 }
 
