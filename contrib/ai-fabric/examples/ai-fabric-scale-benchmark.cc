@@ -25,8 +25,7 @@
  * data or NVLS packet on NVLink; not an ACK, NAK, CNP, PFC or credit frame) over one link. It
  * is counted at the end of a point from the ports' counters (RoCEv2: the queue pairs' packets
  * sent, which leave the NIC, plus the packets switch ports queued in the RDMA priority) and,
- * for NVLink, whose counters do not separate data from credits, from the ports' PhyTxBegin
- * trace, connected only in the benchmark.
+ * for NVLink, from the ports' data frames sent (NvLinkNetDevice::GetDataFramesSent()).
  */
 
 #include "ns3/boolean.h"
@@ -44,7 +43,6 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/global-value.h"
 #include "ns3/node-list.h"
-#include "ns3/nvlink-header.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/rdma-cc-dcqcn.h"
@@ -128,31 +126,6 @@ OptionValue(const std::string& text, const std::string& name, std::string& value
     value = text.substr(prefix.size());
     return true;
 }
-
-/**
- * Counts data packet-hops on NVLink ports: every frame a port starts to send that is not a
- * credit packet.
- */
-class NvLinkHopCounter
-{
-  public:
-    /// \param p a frame that started serialization
-    void TxBegin(Ptr<const Packet> p)
-    {
-        // A credit packet is a bare header; only a zero-byte data packet has the same size,
-        // and only those need a look at the header.
-        if (p->GetSize() > NvLinkHeader::SIZE)
-        {
-            ++m_hops;
-            return;
-        }
-        NvLinkHeader h;
-        p->PeekHeader(h);
-        m_hops += h.type != NvLinkHeader::CREDIT ? 1 : 0;
-    }
-
-    uint64_t m_hops{0}; //!< data packet-hops
-};
 
 /**
  * \return the CPU time this process has used (s): on a shared machine, steadier than wall time
@@ -263,19 +236,6 @@ RunPoint(const PointSpec& spec)
     CollectiveSweep runner(collectives, tuner, config);
     runner.Schedule();
 
-    NvLinkHopCounter nvlinkHops;
-    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
-    {
-        Ptr<Node> node = NodeList::GetNode(n);
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
-        {
-            if (Ptr<NvLinkNetDevice> port = DynamicCast<NvLinkNetDevice>(node->GetDevice(d)))
-            {
-                port->TraceConnectWithoutContext(
-                    "PhyTxBegin", MakeCallback(&NvLinkHopCounter::TxBegin, &nvlinkHops));
-            }
-        }
-    }
     // The stall detector and the watchdog, as every sweep program runs.
     FailureWatch watch;
     std::string error;
@@ -301,11 +261,17 @@ RunPoint(const PointSpec& spec)
     // hop) and is queued once at the RDMA priority of every switch port it leaves by.
     uint64_t nicHops = 0;
     uint64_t switchPortHops = 0;
+    uint64_t nvlinkHops = 0; // every data frame an NVLink port sent, GPU's or switch's
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
+            if (Ptr<NvLinkNetDevice> nvlink = DynamicCast<NvLinkNetDevice>(node->GetDevice(d)))
+            {
+                nvlinkHops += nvlink->GetDataFramesSent();
+                continue;
+            }
             Ptr<RoceNetDevice> port = DynamicCast<RoceNetDevice>(node->GetDevice(d));
             if (!port)
             {
@@ -340,10 +306,10 @@ RunPoint(const PointSpec& spec)
     j["setup_s"] = std::chrono::duration<double>(runStart - start).count();
     j["run_s"] = std::chrono::duration<double>(runEnd - runStart).count();
     j["run_cpu_s"] = runCpu;
-    j["data_packet_hops"] = nicHops + switchPortHops + nvlinkHops.m_hops;
+    j["data_packet_hops"] = nicHops + switchPortHops + nvlinkHops;
     j["rdma_nic_hops"] = nicHops;
     j["rdma_switch_hops"] = switchPortHops;
-    j["nvlink_hops"] = nvlinkHops.m_hops;
+    j["nvlink_hops"] = nvlinkHops;
     j["retransmits"] = FabricStatsHelper::Totals().retransmits;
     j["scheduler"] = watch.watchdog->GetSchedulerType();
     j["completed"] = out.finding.empty() && !out.rows.empty();

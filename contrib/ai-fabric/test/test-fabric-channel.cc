@@ -12,6 +12,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/node-container.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-headers.h"
@@ -494,4 +495,45 @@ TEST_F(FabricChannelTest, DropReasonNames)
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::NOT_FOR_US), "NotForUs");
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::HEADROOM_EXCEEDED), "HeadroomExceeded");
     EXPECT_STREQ(FabricDropReasonName(FabricDropReason::PFC_WATCHDOG), "PfcWatchdog");
+}
+
+// FabricBytesTxTime() computes in integers what DataRate::CalculateBytesTxTime() computes in
+// fixed point: the same picoseconds for every size and the rates the fabrics use, ties (a
+// time half-way between two picoseconds) included; beyond 512 MiB, where ns-3's 32-bit bit
+// count overflows, the exact time.
+TEST(FabricTxTimeTest, SameAsNs3AndExactBeyond)
+{
+    ASSERT_EQ(Time::GetResolution(), Time::PS);
+    for (const char* r : {"400Gbps",
+                          "200Gbps",
+                          "100Gbps",
+                          "800Gbps",
+                          "25Gbps",
+                          "53.125Gbps",
+                          "450GBps",
+                          "50GBps",
+                          "64GBps",
+                          "32GBps",
+                          "3350GBps",
+                          "1Gbps"})
+    {
+        const DataRate rate(r);
+        for (uint64_t bytes = 0; bytes <= 70000; ++bytes)
+        {
+            ASSERT_EQ(FabricBytesTxTime(rate, bytes), rate.CalculateBytesTxTime(bytes))
+                << r << ", " << bytes << " bytes";
+        }
+        for (uint64_t bytes = 70001; bytes < (1ULL << 29); bytes = bytes * 3 / 2 + 7)
+        {
+            ASSERT_EQ(FabricBytesTxTime(rate, bytes), rate.CalculateBytesTxTime(bytes))
+                << r << ", " << bytes << " bytes";
+        }
+    }
+    // 4 bytes at 64 GB/s are 62.5 ps: ns-3's fixed point rounds this tie down, and so does
+    // this function (it asks ns-3).
+    EXPECT_EQ(FabricBytesTxTime(DataRate("64GBps"), 4), PicoSeconds(62));
+    // 1 GiB at 400 Gb/s: 2^33 bits / 4e11 b/s = 21,474,836,480 ps exactly; 8 GiB and 5 bytes
+    // at 3 Tb/s: 68,719,476,776 / 3 = 22,906,492,258.67 ps, rounded to the nearest.
+    EXPECT_EQ(FabricBytesTxTime(DataRate("400Gbps"), 1ULL << 30), PicoSeconds(21474836480));
+    EXPECT_EQ(FabricBytesTxTime(DataRate("3000Gbps"), (1ULL << 33) + 5), PicoSeconds(22906492259));
 }

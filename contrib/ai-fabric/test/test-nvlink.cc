@@ -252,6 +252,7 @@ TEST_F(NvLinkTest, GpuSpraysOverChipsByLinkCount)
     EXPECT_EQ(gpus.Get(5)->GetObject<NvLinkTransport>()->GetBytesReceived(), 1ULL << 30);
     ASSERT_EQ(a->GetPorts().size(), 4u);
     const double links[] = {5, 4, 4, 5};
+    uint64_t frames = 0;
     for (uint32_t c = 0; c < 4; ++c)
     {
         const double share = a->GetPorts()[c]->GetDataBytesSent() / double(1ULL << 30);
@@ -259,7 +260,12 @@ TEST_F(NvLinkTest, GpuSpraysOverChipsByLinkCount)
         Ptr<NvSwitch> chip = server.GetSwitches(0).Get(c)->GetObject<NvSwitch>();
         EXPECT_EQ(chip->GetPort(chip->GetRoute(5))->GetDataBytesSent(),
                   a->GetPorts()[c]->GetDataBytesSent());
+        // Data frames, counted apart from credit frames: the chip forwards every one.
+        EXPECT_EQ(chip->GetPort(chip->GetRoute(5))->GetDataFramesSent(),
+                  a->GetPorts()[c]->GetDataFramesSent());
+        frames += a->GetPorts()[c]->GetDataFramesSent();
     }
+    EXPECT_EQ(frames, (1ULL << 30) / 65536); // one frame per 64 KiB TransferUnit
 }
 
 // The presets and what the helper refuses.

@@ -10,6 +10,7 @@
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -276,7 +277,7 @@ Communicator::ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const
 Time
 Communicator::ReductionTime(uint64_t bytes) const
 {
-    return m_reduceBandwidth.CalculateBytesTxTime(bytes * REDUCE_MEMORY_PASSES);
+    return FabricBytesTxTime(m_reduceBandwidth, bytes * REDUCE_MEMORY_PASSES);
 }
 
 bool

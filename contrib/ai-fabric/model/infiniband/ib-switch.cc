@@ -9,6 +9,7 @@
 #include "ib-headers.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -132,7 +133,7 @@ IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
     {
         // The output would have started PortLatency after the first bit: its last bit leaves
         // PortLatency after this packet's last bit arrived (now).
-        const Time serialization = in->GetDataRate().CalculateBytesTxTime(p->GetSize());
+        const Time serialization = FabricBytesTxTime(in->GetDataRate(), p->GetSize());
         delay = m_latency > serialization ? m_latency - serialization : Time(0);
     }
     // The output VL is the output port's SL-to-VL entry for the packet's SL (VL15 stays).

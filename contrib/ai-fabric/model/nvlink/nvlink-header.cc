@@ -43,7 +43,8 @@ NvLinkHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU16(slot);
     start.WriteHtonU32(bytes);
     start.WriteHtonU32(tag);
-    start.WriteHtonU64(messageBytes);
+    start.WriteHtonU32(static_cast<uint32_t>(messageBytes >> 32)); // big-endian, in two halves:
+    start.WriteHtonU32(static_cast<uint32_t>(messageBytes));       // ns-3 inlines 32-bit writes
     start.WriteHtonU32(index);
     start.WriteHtonU16(groupSize);
     start.WriteU16(0);
@@ -59,7 +60,8 @@ NvLinkHeader::Deserialize(Buffer::Iterator start)
     slot = start.ReadNtohU16();
     bytes = start.ReadNtohU32();
     tag = start.ReadNtohU32();
-    messageBytes = start.ReadNtohU64();
+    messageBytes = static_cast<uint64_t>(start.ReadNtohU32()) << 32;
+    messageBytes |= start.ReadNtohU32();
     index = start.ReadNtohU32();
     groupSize = start.ReadNtohU16();
     start.ReadU16();

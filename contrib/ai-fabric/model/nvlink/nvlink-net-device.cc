@@ -7,6 +7,7 @@
 #include "nvlink-net-device.h"
 
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -161,6 +162,12 @@ NvLinkNetDevice::GetDataBytesSent() const
     return m_dataBytesSent;
 }
 
+uint64_t
+NvLinkNetDevice::GetDataFramesSent() const
+{
+    return m_dataFramesSent;
+}
+
 void
 NvLinkNetDevice::SendCredit(uint32_t bytes, bool absolute)
 {
@@ -200,16 +207,16 @@ NvLinkNetDevice::DataReady()
 }
 
 void
-NvLinkNetDevice::EnqueueForwarded(Ptr<Packet> p, uint32_t ingress)
+NvLinkNetDevice::EnqueueForwarded(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
 {
     m_queuedBytes += p->GetSize();
     m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
-    m_queue.push_back({p, ingress});
+    m_queue.push_back({p, ingress, dataBytes});
     TryTransmit();
 }
 
 void
-NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress)
+NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
 {
     // Packets still in the pipeline as events go first: order is kept.
     if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp() && !m_transport)
@@ -218,7 +225,7 @@ NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress)
         const bool alone = m_queue.empty() && m_control.empty() && p->GetSize() <= m_credits;
         m_queuedBytes += p->GetSize();
         m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
-        m_queue.push_back({p, ingress, ready});
+        m_queue.push_back({p, ingress, dataBytes, ready});
         if (alone && CanChooseAhead(ready))
         {
             TransmitAhead(); // alone, with credits: it leaves when ready or the wire frees
@@ -228,14 +235,14 @@ NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress)
         return;
     }
     ++m_delayedEnqueues;
-    Simulator::Schedule(delay, &NvLinkNetDevice::DelayedEnqueue, this, p, ingress);
+    Simulator::Schedule(delay, &NvLinkNetDevice::DelayedEnqueue, this, p, ingress, dataBytes);
 }
 
 void
-NvLinkNetDevice::DelayedEnqueue(Ptr<Packet> p, uint32_t ingress)
+NvLinkNetDevice::DelayedEnqueue(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
 {
     --m_delayedEnqueues;
-    EnqueueForwarded(p, ingress);
+    EnqueueForwarded(p, ingress, dataBytes);
 }
 
 bool
@@ -261,7 +268,7 @@ NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
     {
         // What stays unreported goes back at the latest after the line time of the threshold.
         m_creditFlush = Simulator::Schedule(
-            GetDataRate().CalculateBytesTxTime(threshold), &NvLinkNetDevice::FlushCredits, this);
+            FabricBytesTxTime(GetDataRate(), threshold), &NvLinkNetDevice::FlushCredits, this);
     }
 }
 
@@ -282,6 +289,7 @@ NvLinkNetDevice::DequeueForTransmit()
     {
         Ptr<Packet> p = m_control.front();
         m_control.pop_front();
+        m_txData = false;
         return p;
     }
     if (!IsLinkUp())
@@ -291,11 +299,13 @@ NvLinkNetDevice::DequeueForTransmit()
     if (m_transport)
     {
         bool creditBlocked = false;
-        Ptr<Packet> p = m_transport->Dequeue(m_portIndex, m_credits, creditBlocked);
+        Ptr<Packet> p = m_transport->Dequeue(m_portIndex, m_credits, creditBlocked, m_txHeader);
         NoteStall(!creditBlocked);
         if (p)
         {
             m_credits -= p->GetSize();
+            m_txData = true; // its end tells the transport (DoTransmitComplete)
+            ++m_dataFramesSent;
         }
         return p;
     }
@@ -320,26 +330,24 @@ NvLinkNetDevice::DequeueForTransmit()
     {
         m_departureCb(q.ingress, size); // the ingress port's buffer frees it
     }
-    NvLinkHeader h;
-    q.packet->PeekHeader(h);
-    m_dataBytesSent += h.bytes; // counted when chosen: a switch port's frame end may pass
+    m_dataBytesSent += q.dataBytes; // counted when chosen: a switch port's frame end may pass
+    ++m_dataFramesSent;
     return q.packet;
 }
 
 void
-NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> p)
+NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> /* p */)
 {
-    NvLinkHeader h;
-    p->PeekHeader(h);
-    if (h.type == NvLinkHeader::CREDIT)
+    // A GPU port sends one frame at a time and hears of each frame's end (HasPendingFrames):
+    // the header it kept when the transport made the frame is this frame's. Credit frames
+    // come from the control queue and leave m_txData false.
+    if (!m_txData)
     {
-        return; // a credit packet (a data packet of zero bytes has the same size)
+        return;
     }
-    if (m_transport)
-    {
-        m_dataBytesSent += h.bytes; // a switch port counted it when it chose the frame
-        m_transport->Sent(h);
-    }
+    m_txData = false;
+    m_dataBytesSent += m_txHeader.bytes; // a switch port counted it when it chose the frame
+    m_transport->Sent(m_txHeader);
 }
 
 void

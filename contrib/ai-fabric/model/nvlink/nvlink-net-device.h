@@ -9,6 +9,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/nvlink-header.h"
 
 #include <deque>
 
@@ -73,8 +74,9 @@ class NvLinkNetDevice : public FabricNetDevice
      * \brief Queue a forwarded packet for output (switch egress).
      * \param p the packet
      * \param ingress the switch port it came in on
+     * \param dataBytes its payload bytes (its NvLinkHeader's bytes: counted when it leaves)
      */
-    void EnqueueForwarded(Ptr<Packet> p, uint32_t ingress);
+    void EnqueueForwarded(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes);
 
     /**
      * \brief As EnqueueForwarded() \p delay later (the switch's latency), without an event
@@ -84,8 +86,9 @@ class NvLinkNetDevice : public FabricNetDevice
      * \param delay the switch's latency for this packet
      * \param p the packet
      * \param ingress the switch port it came in on
+     * \param dataBytes its payload bytes (its NvLinkHeader's bytes: counted when it leaves)
      */
-    void EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress);
+    void EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes);
 
     /**
      * \brief Free buffer bytes held by a packet that left the switch (its credits go back).
@@ -113,6 +116,12 @@ class NvLinkNetDevice : public FabricNetDevice
 
     /// \return data payload bytes this port sent (the GPU's messages, or forwarded)
     uint64_t GetDataBytesSent() const;
+
+    /**
+     * \return data frames this port sent (data, NVLS contributions and copies, zero-byte data
+     *         packets included; credit frames not), counted when chosen to leave
+     */
+    uint64_t GetDataFramesSent() const;
 
     // NetDevice: NVLink ports carry the GPU's NVLink transport only (no IP).
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
@@ -145,8 +154,9 @@ class NvLinkNetDevice : public FabricNetDevice
      * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
      * \param p the packet
      * \param ingress the switch port it came in on
+     * \param dataBytes its payload bytes
      */
-    void DelayedEnqueue(Ptr<Packet> p, uint32_t ingress);
+    void DelayedEnqueue(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes);
 
     /// Return the credits freed but not yet reported (CreditUpdateBytes' timer).
     void FlushCredits();
@@ -156,6 +166,7 @@ class NvLinkNetDevice : public FabricNetDevice
     {
         Ptr<Packet> packet; //!< the packet
         uint32_t ingress;   //!< its switch input port
+        uint32_t dataBytes; //!< its payload bytes (its header's bytes field)
         Time ready{};       //!< it may not leave before (the switch's latency)
     };
 
@@ -174,6 +185,9 @@ class NvLinkNetDevice : public FabricNetDevice
     Time m_stallStart;                 //!< since when
     Time m_stallTime;                  //!< total
     uint64_t m_dataBytesSent{0};       //!< payload bytes sent
+    uint64_t m_dataFramesSent{0};      //!< data frames sent
+    NvLinkHeader m_txHeader;           //!< GPU port: the header of the frame on the wire
+    bool m_txData{false};              //!< GPU port: the frame on the wire is data
     uint32_t m_delayedEnqueues{0};     //!< forwarded packets still in the pipeline
     uint32_t m_creditUpdateBytes{0};   //!< freed bytes per credit packet (attribute)
     uint64_t m_unreported{0};          //!< freed bytes not yet returned to the peer

@@ -290,7 +290,8 @@ NvLinkTransport::HasData() const
 }
 
 bool
-NvLinkTransport::MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p)
+NvLinkTransport::MakePacket(
+    uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p, NvLinkHeader& h)
 {
     Outgoing& out = m_out[slot];
     const uint64_t offset = static_cast<uint64_t>(index) * m_unit;
@@ -300,7 +301,6 @@ NvLinkTransport::MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr
     {
         return false;
     }
-    NvLinkHeader h;
     h.type = static_cast<NvLinkHeader::Type>(out.type);
     h.srcGpu = m_gpu;
     h.dstGpu = out.dst;
@@ -317,7 +317,7 @@ NvLinkTransport::MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr
 }
 
 Ptr<Packet>
-NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked)
+NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked, NvLinkHeader& header)
 {
     creditBlocked = false;
     Ptr<Packet> p;
@@ -343,7 +343,7 @@ NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked)
             {
                 continue; // nothing left for this port in this message
             }
-            if (!MakePacket(slot, index, credits, p))
+            if (!MakePacket(slot, index, credits, p, header))
             {
                 creditBlocked = true;
                 return nullptr;
@@ -362,7 +362,7 @@ NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked)
     }
     const uint16_t slot = m_active.front();
     Outgoing& out = m_out[slot];
-    if (!MakePacket(slot, out.nextUnicast, credits, p))
+    if (!MakePacket(slot, out.nextUnicast, credits, p, header))
     {
         creditBlocked = true;
         return nullptr;

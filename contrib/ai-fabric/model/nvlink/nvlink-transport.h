@@ -113,9 +113,11 @@ class NvLinkTransport : public Object
      * \param port the port's index among the GPU's ports
      * \param credits bytes the port may send (the next packet must fit)
      * \param[out] creditBlocked true if a packet for this port waits for credits
+     * \param[out] header the packet's header, if a packet is returned (the port keeps it for
+     *             Sent(), rather than reading the packet's bytes again at its end)
      * \return the packet, or nullptr if none is waiting or it does not fit
      */
-    Ptr<Packet> Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked);
+    Ptr<Packet> Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked, NvLinkHeader& header);
 
     /**
      * \brief A port finished sending a data packet of this GPU.
@@ -166,9 +168,11 @@ class NvLinkTransport : public Object
      * \param index a packet index
      * \param credits bytes the port may send
      * \param[out] p the packet, if it fits
+     * \param[out] h its header, if it fits
      * \return false if it does not fit
      */
-    bool MakePacket(uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p);
+    bool MakePacket(
+        uint16_t slot, uint32_t index, uint64_t credits, Ptr<Packet>& p, NvLinkHeader& h);
 
     /**
      * \param port a port

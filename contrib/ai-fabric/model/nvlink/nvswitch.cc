@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -152,7 +153,8 @@ NvSwitch::Derived(const NvLinkHeader& h, uint8_t type, uint16_t dstGpu, uint32_t
 }
 
 void
-NvSwitch::Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization)
+NvSwitch::Schedule(
+    uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization, uint32_t dataBytes)
 {
     Time delay = m_latency;
     if (m_cutThrough)
@@ -160,7 +162,7 @@ NvSwitch::Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serializa
         delay = m_latency > serialization ? m_latency - serialization : Time(0);
     }
     ++m_forwarded;
-    m_ports[out]->EnqueueAfter(delay, p, ingress);
+    m_ports[out]->EnqueueAfter(delay, p, ingress, dataBytes);
 }
 
 void
@@ -168,7 +170,7 @@ NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
 {
     const uint32_t ingress = in->GetIfIndex();
     const uint32_t size = p->GetSize();
-    const Time serialization = in->GetDataRate().CalculateBytesTxTime(size);
+    const Time serialization = FabricBytesTxTime(in->GetDataRate(), size);
     if (!m_nvls && (h.type == NvLinkHeader::NVLS_REDUCE || h.type == NvLinkHeader::NVLS_MULTICAST))
     {
         in->CountDrop(p, FabricDropReason::NO_ROUTE); // this chip has no NVLS engines
@@ -197,7 +199,7 @@ NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
         NvLinkHeader r = h;
         r.srcGpu = h.dstGpu; // every packet of the result from the same source
         Ptr<Packet> result = Derived(r, NvLinkHeader::DATA, h.dstGpu, size - NvLinkHeader::SIZE);
-        Schedule(out, result, NvLinkNetDevice::NO_INGRESS, serialization);
+        Schedule(out, result, NvLinkNetDevice::NO_INGRESS, serialization, r.bytes);
         return;
     }
     if (h.type == NvLinkHeader::NVLS_MULTICAST)
@@ -215,7 +217,8 @@ NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
             Schedule(out,
                      Derived(h, NvLinkHeader::DATA, g, size - NvLinkHeader::SIZE),
                      NvLinkNetDevice::NO_INGRESS,
-                     serialization);
+                     serialization,
+                     h.bytes);
         }
         return;
     }
@@ -226,7 +229,7 @@ NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
         in->ReleaseBytes(size);
         return;
     }
-    Schedule(out, p, ingress, serialization);
+    Schedule(out, p, ingress, serialization, h.bytes);
 }
 
 void

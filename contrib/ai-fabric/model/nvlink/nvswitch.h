@@ -111,8 +111,10 @@ class NvSwitch : public Object
      * \param p the packet
      * \param ingress its input port, or NvLinkNetDevice::NO_INGRESS
      * \param serialization its serialization on the input link (for cut-through)
+     * \param dataBytes its payload bytes (its header's bytes field)
      */
-    void Schedule(uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization);
+    void Schedule(
+        uint32_t out, Ptr<Packet> p, uint32_t ingress, Time serialization, uint32_t dataBytes);
 
     /**
      * \param h a packet's header

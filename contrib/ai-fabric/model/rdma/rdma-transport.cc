@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
@@ -332,7 +333,7 @@ RdmaTransport::DequeueData(RdmaPacketMeta& meta)
         if (m_pcieRate.GetBitRate() > 0)
         {
             m_pcieFree = std::max(m_pcieFree, Simulator::Now())
-                         + m_pcieRate.CalculateBytesTxTime(p->GetSize());
+                         + FabricBytesTxTime(m_pcieRate, p->GetSize());
         }
         meta.srcAddress = m_address;
         meta.dstAddress = qp->GetRemoteAddress();

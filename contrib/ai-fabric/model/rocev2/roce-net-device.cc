@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/frame-bytes-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -1061,7 +1062,7 @@ RoceNetDevice::ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta)
     if (m_rxBuffer.size() == 1)
     {
         m_rxDrain = Simulator::Schedule(
-            m_hostRate.CalculateBytesTxTime(size), &RoceNetDevice::RxDrained, this);
+            FabricBytesTxTime(m_hostRate, size), &RoceNetDevice::RxDrained, this);
     }
 }
 
@@ -1115,7 +1116,7 @@ RoceNetDevice::RxDrained()
     if (!m_rxBuffer.empty())
     {
         m_rxDrain = Simulator::Schedule(
-            m_hostRate.CalculateBytesTxTime(m_rxBuffer.front().packet->GetSize()),
+            FabricBytesTxTime(m_hostRate, m_rxBuffer.front().packet->GetSize()),
             &RoceNetDevice::RxDrained,
             this);
     }
