@@ -178,7 +178,8 @@ TEST(ScaleBenchmarkTest, BadInputIsOneLine)
 TEST(ScaleBenchmarkTest, SchedulerTypeReachesEveryPoint)
 {
     const std::string dir = TempDir();
-    for (const std::string type : {"ns3::MapScheduler", "ns3::PriorityQueueScheduler"})
+    for (const std::string type :
+         {"ns3::MapScheduler", "ns3::PriorityQueueScheduler", "ns3::FabricRadixScheduler"})
     {
         const CommandResult r = RunCommand(ProgramPath(BENCHMARK) +
                                            " --servers=2 --bytes=1M --algos=ring "
