@@ -11,6 +11,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-tx-time.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-net-device.h"
@@ -118,7 +119,7 @@ WatchedTx(RunState* state, uint32_t index, Ptr<const Packet> p)
         r.firstData = Simulator::Now();
     }
     r.dataWireBytes += wire;
-    r.lastData = Simulator::Now() + state->watched[index]->GetDataRate().CalculateBytesTxTime(wire);
+    r.lastData = Simulator::Now() + FabricBytesTxTime(state->watched[index]->GetDataRate(), wire);
 }
 
 /**
