@@ -264,4 +264,10 @@ IbCongestionControl::OnCongestionMarked()
     return true; // one BECN for every FECN
 }
 
+static RdmaCcRegistration g_ibcc("ibcc",
+                                 &IbCongestionControl::GetTypeId,
+                                 "ib",
+                                 "IB congestion control (IBTA Annex A10): FECN at the switches, "
+                                 "BECN and the CCT at the adapters");
+
 } // namespace ns3

@@ -368,4 +368,10 @@ RdmaCcDcqcn::MaybeIdle()
     }
 }
 
+static RdmaCcRegistration g_dcqcn("dcqcn",
+                                  &RdmaCcDcqcn::GetTypeId,
+                                  "roce",
+                                  "DCQCN (SIGCOMM 2015): rate cut on CNPs, recovery by timer "
+                                  "and byte counter");
+
 } // namespace ns3

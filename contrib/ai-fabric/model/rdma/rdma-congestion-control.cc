@@ -11,6 +11,8 @@
 #include "ns3/nstime.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -28,7 +30,11 @@ RdmaCongestionControl::GetTypeId()
               .AddTraceSource("Rate",
                               "The QP's sending rate changed (bit/s).",
                               MakeTraceSourceAccessor(&RdmaCongestionControl::m_rateTrace),
-                              "ns3::RdmaCongestionControl::RateTracedCallback");
+                              "ns3::RdmaCongestionControl::RateTracedCallback")
+              .AddTraceSource("Window",
+                              "The window changed: old and new window (payload bytes; 0: none).",
+                              MakeTraceSourceAccessor(&RdmaCongestionControl::m_windowTrace),
+                              "ns3::RdmaCongestionControl::WindowTracedCallback");
     return tid;
 }
 
@@ -117,12 +123,33 @@ RdmaCongestionControl::SetRate(DataRate rate)
 }
 
 void
+RdmaCongestionControl::SetWindow(uint64_t bytes)
+{
+    if (bytes != m_window)
+    {
+        const uint64_t old = m_window;
+        m_window = bytes;
+        m_windowTrace(old, bytes);
+        if (!m_rateChanged.IsNull())
+        {
+            m_rateChanged();
+        }
+    }
+}
+
+bool
+RdmaCongestionControl::WantsRttSamples() const
+{
+    return false;
+}
+
+void
 RdmaCongestionControl::OnPacketSent(uint32_t /* wireBytes */)
 {
 }
 
 void
-RdmaCongestionControl::OnAck(uint32_t /* ackedPackets */)
+RdmaCongestionControl::OnAck(const RdmaAckInfo& /* ack */)
 {
 }
 
@@ -142,6 +169,66 @@ RdmaCongestionControl::OnTimeout()
 {
 }
 
+RdmaCcRegistration::RdmaCcRegistration(const std::string& name,
+                                       TypeId (*typeId)(),
+                                       const std::string& fabric,
+                                       const std::string& description)
+{
+    std::vector<Entry>& registry = Registry();
+    auto it = std::lower_bound(registry.begin(),
+                               registry.end(),
+                               name,
+                               [](const Entry& e, const std::string& n) { return e.name < n; });
+    NS_ABORT_MSG_IF(it != registry.end() && it->name == name,
+                    "RdmaCcRegistration: '" << name << "' is registered twice");
+    registry.insert(it, Entry{name, typeId(), fabric, description});
+}
+
+std::vector<RdmaCcRegistration::Entry>&
+RdmaCcRegistration::Registry()
+{
+    static std::vector<Entry> registry;
+    return registry;
+}
+
+bool
+RdmaCcRegistration::Lookup(const std::string& name, Entry& entry)
+{
+    for (const Entry& e : Registry())
+    {
+        if (e.name == name)
+        {
+            entry = e;
+            return true;
+        }
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(name, &tid)
+        || !tid.IsChildOf(RdmaCongestionControl::GetTypeId()) || !tid.HasConstructor())
+    {
+        return false;
+    }
+    entry = Entry{name, tid, "", ""};
+    return true;
+}
+
+std::vector<RdmaCcRegistration::Entry>
+RdmaCcRegistration::List()
+{
+    return Registry();
+}
+
+std::string
+RdmaCcRegistration::Names()
+{
+    std::string names;
+    for (const Entry& e : Registry())
+    {
+        names += (names.empty() ? "" : ", ") + e.name;
+    }
+    return names;
+}
+
 TypeId
 RdmaCcNone::GetTypeId()
 {
@@ -151,5 +238,10 @@ RdmaCcNone::GetTypeId()
                             .AddConstructor<RdmaCcNone>();
     return tid;
 }
+
+static RdmaCcRegistration g_none("none",
+                                 &RdmaCcNone::GetTypeId,
+                                 "",
+                                 "no congestion control: every QP sends at line rate");
 
 } // namespace ns3

@@ -16,6 +16,8 @@
 #include "rdma-headers.h"
 #include "rdma-transport.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -120,6 +122,7 @@ RdmaQueuePair::Setup(Ptr<RdmaTransport> transport,
     m_qpn = qpn;
     m_cc = cc;
     m_entropy = entropy;
+    m_rttSamples = cc->WantsRttSamples();
 }
 
 void
@@ -158,7 +161,7 @@ RdmaQueuePair::Post(uint64_t bytes, uint64_t wrId, bool hasImmediate, uint32_t i
     NS_ABORT_MSG_IF(bytes > MAX_MESSAGE_BYTES,
                     "RdmaQueuePair: a message is at most 2^31 bytes (IBTA); got " << bytes);
     const uint32_t nPackets = bytes == 0 ? 1 : static_cast<uint32_t>((bytes + m_mtu - 1) / m_mtu);
-    Wqe wqe{wrId, bytes, 0, nPackets, Simulator::Now(), hasImmediate, immediate};
+    Wqe wqe{wrId, bytes, 0, 0, nPackets, Simulator::Now(), hasImmediate, immediate};
     ++m_posted;
     Simulator::Schedule(m_transport->GetTxLatency(), &RdmaQueuePair::Doorbell, this, wqe);
 }
@@ -174,15 +177,33 @@ RdmaQueuePair::Doorbell(Wqe wqe)
         return;
     }
     wqe.firstSeq = m_seqEnd;
+    wqe.firstByte = m_byteEnd;
     m_seqEnd += wqe.nPackets;
+    m_byteEnd += wqe.bytes;
     m_sendQueue.push_back(wqe);
     m_transport->NotifyDataReady(this);
 }
 
-bool
-RdmaQueuePair::HasDataToSend() const
+void
+RdmaQueuePair::RecordSendTime(uint64_t seq)
 {
-    return !m_error && m_sndNxt < m_seqEnd;
+    const uint64_t outstanding = seq + 1 - m_sndUna;
+    if (outstanding > m_sendTimes.size())
+    {
+        // Grow to the next power of two, moving the outstanding packets' times.
+        std::size_t size = std::max<std::size_t>(64, m_sendTimes.size());
+        while (size < outstanding)
+        {
+            size *= 2;
+        }
+        std::vector<Time> times(size);
+        for (uint64_t q = m_sndUna; q < seq && !m_sendTimes.empty(); ++q)
+        {
+            times[q & (size - 1)] = m_sendTimes[q & (m_sendTimes.size() - 1)];
+        }
+        m_sendTimes.swap(times);
+    }
+    m_sendTimes[seq & (m_sendTimes.size() - 1)] = Simulator::Now();
 }
 
 Ptr<Packet>
@@ -241,7 +262,12 @@ RdmaQueuePair::BuildNextPacket()
     {
         ++m_retransmissions;
     }
+    if (m_rttSamples)
+    {
+        RecordSendTime(m_sndNxt);
+    }
     ++m_packetsSent;
+    m_nxtByte += payload;
     ++m_sndNxt;
     if (m_sndNxt > m_sndMax)
     {
@@ -268,7 +294,7 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
     {
         AethHeader aeth;
         p->RemoveHeader(aeth);
-        ReceiveAck(bth.GetPsn(), aeth.IsNak());
+        ReceiveAck(bth.GetPsn(), aeth.IsNak(), bth.GetBecn(), PeekPointer(p));
         break;
     }
     case IB_CNP:
@@ -298,6 +324,7 @@ RdmaQueuePair::Receive(const BthHeader& bth, Ptr<Packet> p, bool congestionMarke
             immediate = immDt.GetData();
         }
         const uint32_t bytes = p->GetSize() - IcrcTrailer::SIZE - bth.GetPadCount();
+        m_ceSinceAck = m_ceSinceAck || congestionMarked;
         ReceiveData(bth, bytes, immediate);
         if (congestionMarked && m_cc->OnCongestionMarked())
         {
@@ -321,7 +348,7 @@ RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
 }
 
 void
-RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
+RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak, bool ecnEcho, const Packet* p)
 {
     if (m_error)
     {
@@ -339,7 +366,16 @@ RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
     }
     if (newUna > m_sndUna)
     {
-        const uint32_t acked = static_cast<uint32_t>(newUna - m_sndUna);
+        RdmaAckInfo info;
+        info.ackedPackets = static_cast<uint32_t>(newUna - m_sndUna);
+        info.ecnEcho = ecnEcho;
+        info.nak = nak;
+        info.packet = p;
+        if (m_rttSamples && newUna - 1 >= m_rttValidFrom)
+        {
+            info.rtt = Simulator::Now() - m_sendTimes[(newUna - 1) & (m_sendTimes.size() - 1)];
+        }
+        const uint64_t oldUnaByte = m_unaByte;
         m_sndUna = newUna;
         m_retries = 0;
         while (!m_sendQueue.empty()
@@ -357,8 +393,15 @@ RdmaQueuePair::ReceiveAck(uint32_t psn, bool nak)
                 --m_txIndex;
             }
         }
-        m_cc->OnAck(acked);
+        m_unaByte = ByteOffset(m_sndUna, 0);
+        info.ackedBytes = m_unaByte - oldUnaByte;
+        info.inflightBytes = m_nxtByte > m_unaByte ? m_nxtByte - m_unaByte : 0;
+        m_cc->OnAck(info);
         RestartTimer();
+        if (m_cc->GetWindow() > 0)
+        {
+            m_transport->NotifyDataReady(this); // the window may have opened
+        }
     }
     if (nak)
     {
@@ -384,6 +427,8 @@ RdmaQueuePair::Rewind(uint64_t seq)
     {
         ++m_txIndex;
     }
+    m_nxtByte = ByteOffset(seq, m_txIndex);
+    m_rttValidFrom = std::max(m_rttValidFrom, m_sndMax); // resent packets give no sample
     if (seq < m_sndMax)
     {
         m_retransmitTrace(static_cast<uint32_t>(seq & RDMA_PSN_MASK));
@@ -571,6 +616,8 @@ void
 RdmaQueuePair::SendAck(uint64_t seq, bool nak)
 {
     m_unacked = 0;
+    const bool ecnEcho = m_ceSinceAck && m_transport->GetAckEcnEcho();
+    m_ceSinceAck = false;
     Ptr<Packet> p = Create<Packet>();
     AethHeader aeth;
     aeth.SetSyndrome(nak ? AethHeader::SYNDROME_NAK_PSN_SEQ_ERROR : AethHeader::SYNDROME_ACK);
@@ -580,6 +627,7 @@ RdmaQueuePair::SendAck(uint64_t seq, bool nak)
     bth.SetOpcode(RC_ACKNOWLEDGE);
     bth.SetDestQp(m_remoteQpn);
     bth.SetPsn(static_cast<uint32_t>(seq));
+    bth.SetBecn(ecnEcho);
     p->AddHeader(bth);
     p->AddTrailer(IcrcTrailer());
     m_transport->SendControl(p, this);

@@ -12,9 +12,11 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "rdma-congestion-control.h"
 
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -187,6 +189,7 @@ class RdmaQueuePair : public Object
         uint64_t wrId;      //!< work request id
         uint64_t bytes;     //!< message length
         uint64_t firstSeq;  //!< sequence number of its first packet
+        uint64_t firstByte; //!< offset of its first byte in the QP's stream of payload
         uint32_t nPackets;  //!< packets it takes
         Time postTime;      //!< when posted
         bool hasImmediate;  //!< a WRITE with Immediate
@@ -205,8 +208,34 @@ class RdmaQueuePair : public Object
                Ptr<RdmaCongestionControl> cc,
                uint16_t entropy);
 
-    /// \return true if a data packet may be built now (ignoring pacing)
-    bool HasDataToSend() const;
+    /// \return true if a data packet may be built now (ignoring pacing): one is posted and not
+    ///         yet sent, and the congestion control's window (if any) is not full
+    bool HasDataToSend() const
+    {
+        if (m_error || m_sndNxt >= m_seqEnd)
+        {
+            return false;
+        }
+        const uint64_t window = m_cc->GetWindow();
+        return window == 0 || m_nxtByte <= m_unaByte || m_nxtByte - m_unaByte < window;
+    }
+
+    /**
+     * \param seq a sequence number in [m_sndUna, m_seqEnd], of the WQE at m_sendQueue[index]
+     *        (or index == size for m_seqEnd)
+     * \param index that WQE's index
+     * \return the offset of the sequence number's first payload byte in the stream
+     */
+    uint64_t ByteOffset(uint64_t seq, std::size_t index) const
+    {
+        if (index >= m_sendQueue.size())
+        {
+            return m_byteEnd;
+        }
+        const Wqe& w = index == 0 ? m_sendQueue.front() : m_sendQueue[index];
+        const uint64_t bytes = (seq - w.firstSeq) * m_mtu;
+        return w.firstByte + (bytes < w.bytes ? bytes : w.bytes);
+    }
 
     /**
      * \brief Build the next data packet (BTH [+RETH] + payload + ICRC) and advance.
@@ -241,8 +270,10 @@ class RdmaQueuePair : public Object
      * \brief Requester side of an ACK or NAK.
      * \param psn the BTH PSN
      * \param nak true for a NAK (PSN sequence error)
+     * \param ecnEcho the ACK's BECN bit
+     * \param p the ACK after its BTH and AETH
      */
-    void ReceiveAck(uint32_t psn, bool nak);
+    void ReceiveAck(uint32_t psn, bool nak, bool ecnEcho, const Packet* p);
 
     /**
      * \brief Responder side of a data packet.
@@ -258,6 +289,12 @@ class RdmaQueuePair : public Object
      * \param nak true for a NAK
      */
     void SendAck(uint64_t seq, bool nak);
+
+    /**
+     * \brief Keep a packet's send time for RTT samples, growing the ring as needed.
+     * \param seq its sequence number
+     */
+    void RecordSendTime(uint64_t seq);
 
     /// Send a congestion notification packet to the peer QP.
     void SendCnp();
@@ -329,6 +366,12 @@ class RdmaQueuePair : public Object
     uint64_t m_sndUna{0};              //!< oldest unacknowledged sequence number
     uint64_t m_sndMax{0};              //!< one past the highest sequence number sent
     uint64_t m_seqEnd{0};              //!< one past the last sequence number posted
+    uint64_t m_byteEnd{0};             //!< payload bytes fetched (the stream's end)
+    uint64_t m_nxtByte{0};             //!< stream offset of m_sndNxt
+    uint64_t m_unaByte{0};             //!< stream offset of m_sndUna
+    bool m_rttSamples{false};          //!< the congestion control wants RTT samples
+    uint64_t m_rttValidFrom{0};        //!< packets before this were sent twice (Karn)
+    std::vector<Time> m_sendTimes;     //!< send time by sequence number mod its size
     uint32_t m_posted{0};              //!< posted, not yet completed (incl. not fetched)
     uint8_t m_retries{0};              //!< consecutive timeouts without progress
     EventId m_rtoEvent;                //!< retransmission timer
@@ -339,6 +382,7 @@ class RdmaQueuePair : public Object
     uint64_t m_ePsn{0};              //!< expected sequence number
     uint32_t m_msn{0};               //!< message sequence number
     uint32_t m_unacked{0};           //!< packets accepted since the last ACK
+    bool m_ceSinceAck{false};        //!< a congestion-marked packet arrived since the last ACK
     bool m_nakSent{false};           //!< a NAK was sent for the current gap
     bool m_dupAcked{false};          //!< a duplicate was re-ACKed since the last new packet
     uint64_t m_msgBytes{0};          //!< bytes of the message in progress

@@ -7,6 +7,7 @@
 #include "rdma-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
@@ -62,7 +63,15 @@ RdmaTransport::GetTypeId()
                             "ns3::RdmaCongestionControl).",
                             TypeIdValue(RdmaCcNone::GetTypeId()),
                             MakeTypeIdAccessor(&RdmaTransport::m_ccType),
-                            MakeTypeIdChecker());
+                            MakeTypeIdChecker())
+              .AddAttribute("AckEcnEcho",
+                            "The responder sets BECN on the ACK that follows a data packet "
+                            "marked with congestion (ECN CE, FECN), for algorithms that read "
+                            "the echo per ACK (RdmaAckInfo::ecnEcho; IBTA allows BECN on an "
+                            "ACK). Default false: RoCEv2 NICs notify by CNP only.",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&RdmaTransport::m_ackEcnEcho),
+                            MakeBooleanChecker());
     return tid;
 }
 
@@ -291,6 +300,7 @@ RdmaTransport::RateChanged(uint32_t index)
     Pacing& pacing = m_pacing[index];
     if (!pacing.event.IsRunning())
     {
+        NotifyDataReady(PeekPointer(m_qps[index])); // a wider window may let it send
         return;
     }
     const Time gap = m_qps[index]->GetCongestionControl()->GetPacingGap(pacing.lastWire);

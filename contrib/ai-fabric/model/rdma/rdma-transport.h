@@ -139,6 +139,12 @@ class RdmaTransport : public Object
     /// \return the CNP opcode
     uint8_t GetCnpOpcode() const;
 
+    /// \return true if responders echo congestion marks in their ACKs (AckEcnEcho)
+    bool GetAckEcnEcho() const
+    {
+        return m_ackEcnEcho;
+    }
+
     /**
      * \brief Called by the port device that carries this transport.
      * \param lineRate the port's rate
@@ -225,6 +231,7 @@ class RdmaTransport : public Object
     std::deque<uint32_t> m_ready;          //!< ready ring of QP indices
     ObjectFactory m_qpFactory;             //!< creates QPs
     TypeId m_ccType;                       //!< congestion control of new QPs
+    bool m_ackEcnEcho{false};              //!< BECN on ACKs after a marked packet
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes; //!< for it
     Ptr<UniformRandomVariable> m_psnRng;                                     //!< initial PSNs
     uint32_t m_address{0};                                                   //!< fabric address
