@@ -34,7 +34,6 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
-#include "ns3/ib-congestion-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-switch.h"
 #include "ns3/names.h"
@@ -120,6 +119,7 @@ main(int argc, char* argv[])
     bool pfc = true;
     bool ecn = true;
     bool dcqcn = true;
+    std::string cc;
     std::string preset = "connectx";
     std::string routing = "minhop";
     bool ibcc = false;
@@ -154,6 +154,7 @@ main(int argc, char* argv[])
                                   "pfc",
                                   "ecn",
                                   "dcqcn",
+                                  "cc",
                                   "preset",
                                   "routing",
                                   "ibcc",
@@ -205,6 +206,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pfc", "PFC on the RDMA priority (roce only)", pfc);
     cmd.AddValue("ecn", "ECN marking at switch egress (roce only)", ecn);
     cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
+    cmd.AddValue("cc", FabricCli::CongestionControlHelp(), cc);
     cmd.AddValue("preset", "DCQCN parameters: connectx (firmware defaults) or paper", preset);
     cmd.AddValue("routing",
                  "InfiniBand subnet manager routing engine: minhop, ftree or updn (ib only)",
@@ -234,6 +236,15 @@ main(int argc, char* argv[])
     {
         FabricCli::Fail(PROGRAM, "--ibcc: InfiniBand congestion control needs --fabric=ib");
     }
+    const std::string ccName = FabricCli::CongestionControl(PROGRAM,
+                                                            cc,
+                                                            fabricName,
+                                                            dcqcn,
+                                                            FabricCli::IsGiven(argc, argv, "dcqcn"),
+                                                            ibcc,
+                                                            FabricCli::IsGiven(argc, argv, "ibcc"));
+    dcqcn = ccName == "dcqcn";
+    ibcc = ccName == "ibcc";
     uint64_t lmcValue = 0;
     if (!FabricCli::ParseUnsigned(lmc, lmcValue) || lmcValue > 7)
     {
@@ -409,12 +420,6 @@ main(int argc, char* argv[])
             auto ibHelper = std::make_unique<IbFabricHelper>();
             ibHelper->SetRoutingEngine(routing);
             ibHelper->SetLmc(static_cast<uint32_t>(lmcValue));
-            if (ibcc)
-            {
-                ibHelper->SetDeviceAttribute("CcThreshold", UintegerValue(8));
-                ibHelper->SetTransportAttribute("CongestionControl",
-                                                TypeIdValue(IbCongestionControl::GetTypeId()));
-            }
             helper = std::move(ibHelper);
         }
         else
@@ -426,10 +431,9 @@ main(int argc, char* argv[])
         }
         FabricHelper& fabric = *helper;
         fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-        if (dcqcn && !ib)
+        fabric.SetCongestionControl(ccName); // checked by FabricCli::CongestionControl
+        if (dcqcn)
         {
-            fabric.SetTransportAttribute("CongestionControl",
-                                         TypeIdValue(RdmaCcDcqcn::GetTypeId()));
             for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(preset))
             {
                 fabric.SetCongestionControlAttribute(name, StringValue(value));
@@ -617,6 +621,10 @@ main(int argc, char* argv[])
                          {"iters", sweep.iterations},
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
+        if (!dcqcn && !ibcc && ccName != "none")
+        {
+            j["scenario"]["cc"] = ccName; // an algorithm beyond the dcqcn and ibcc keys
+        }
         FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
         jsonFile.Stream() << j.dump(2) << "\n";
         std::string writeError;

@@ -40,7 +40,6 @@
 #include "ns3/ib-net-device.h"
 #include "ns3/ib-switch.h"
 #include "ns3/names.h"
-#include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -246,6 +245,7 @@ main(int argc, char* argv[])
     bool quiet = false;
     bool pfc = true;
     bool dcqcn = true;
+    std::string cc;
 
     FabricCli::CheckKnownOptions(
         PROGRAM,
@@ -255,7 +255,7 @@ main(int argc, char* argv[])
          "fabric",    "linkRate",    "routing",   "datelines",  "placement",     "collective",
          "algo",      "minBytes",    "maxBytes",  "stepFactor", "iters",         "warmup",
          "channels",  "bufferBytes", "stallTime", "failures",   "json",          "quiet",
-         "pfc",       "dcqcn"},
+         "pfc",       "dcqcn",       "cc"},
         {"quiet", "pfc", "dcqcn"});
     CommandLine cmd(__FILE__);
     cmd.Usage("An nccl-tests style sweep of a collective on a 2D or 3D torus.");
@@ -309,6 +309,7 @@ main(int argc, char* argv[])
     cmd.AddValue("quiet", "no progress line on stderr", quiet);
     cmd.AddValue("pfc", "PFC on the RDMA priorities (roce only)", pfc);
     cmd.AddValue("dcqcn", "DCQCN congestion control at the NICs (roce only)", dcqcn);
+    cmd.AddValue("cc", FabricCli::CongestionControlHelp(), cc);
     FabricWatchdog::AddCommandLine(cmd);
     cmd.Parse(argc, argv);
 
@@ -324,6 +325,9 @@ main(int argc, char* argv[])
         FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
     }
     const bool ib = fabricName == "ib";
+    const std::string ccName = FabricCli::CongestionControl(
+        PROGRAM, cc, fabricName, dcqcn, FabricCli::IsGiven(argc, argv, "dcqcn"), false, false);
+    dcqcn = ccName == "dcqcn";
     bool wrapOn = true;
     if (!FabricCli::ParseBool(wrap, wrapOn))
     {
@@ -481,11 +485,7 @@ main(int argc, char* argv[])
         }
         FabricHelper& fabric = *helper;
         fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-        if (dcqcn && !ib)
-        {
-            fabric.SetTransportAttribute("CongestionControl",
-                                         TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-        }
+        fabric.SetCongestionControl(ccName); // checked by FabricCli::CongestionControl
         t.Install(fabric);
         const int64_t streams = fabric.AssignStreams(1);
         const NodeContainer gpus = t.GetGpus(
@@ -670,6 +670,10 @@ main(int argc, char* argv[])
                          {"warmup", sweep.warmup},
                          {"RngRun", RngSeedManager::GetRun()}};
         j["dimensions"] = perDimension;
+        if (!dcqcn && ccName != "none")
+        {
+            j["scenario"]["cc"] = ccName; // an algorithm beyond the dcqcn key
+        }
         FailureReport::AddRunJson(j, collective, base, out, !faultEvents.empty(), wall);
         jsonFile.Stream() << j.dump(2) << "\n";
         std::string writeError;

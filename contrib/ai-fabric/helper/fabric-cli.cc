@@ -11,6 +11,7 @@
 #include "ns3/fabric-watchdog.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
+#include "ns3/rdma-congestion-control.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
@@ -572,6 +573,57 @@ FabricCli::Bytes(const std::string& program, const std::string& name, const std:
         Fail(program, "--" + name + "=" + text + ": expected a positive size (e.g. 8, 64K, 1G)");
     }
     return v;
+}
+
+std::string
+FabricCli::CongestionControl(const std::string& program,
+                             const std::string& cc,
+                             const std::string& fabric,
+                             bool dcqcn,
+                             bool dcqcnGiven,
+                             bool ibcc,
+                             bool ibccGiven)
+{
+    const bool ib = fabric == "ib";
+    if (cc.empty())
+    {
+        if (ib)
+        {
+            return ibcc ? "ibcc" : "none";
+        }
+        return dcqcn ? "dcqcn" : "none";
+    }
+    RdmaCcRegistration::Entry entry;
+    if (!RdmaCcRegistration::Lookup(cc, entry))
+    {
+        Fail(program,
+             "--cc=" + cc + ": expected " + RdmaCcRegistration::Names()
+                 + " or the TypeId name of an ns3::RdmaCongestionControl");
+    }
+    if (!entry.fabric.empty() && entry.fabric != fabric)
+    {
+        Fail(program, "--cc=" + cc + ": runs on --fabric=" + entry.fabric + " only");
+    }
+    // The aliases, when given, must say the same.
+    if (dcqcnGiven && !ib && dcqcn != (cc == "dcqcn"))
+    {
+        Fail(program,
+             std::string("--dcqcn=") + (dcqcn ? "true" : "false") + " contradicts --cc=" + cc);
+    }
+    if (ibccGiven && ib && ibcc != (cc == "ibcc"))
+    {
+        Fail(program,
+             std::string("--ibcc=") + (ibcc ? "true" : "false") + " contradicts --cc=" + cc);
+    }
+    return cc;
+}
+
+std::string
+FabricCli::CongestionControlHelp()
+{
+    return "congestion control at the NICs: " + RdmaCcRegistration::Names()
+           + " or a TypeId name (default: dcqcn on roce, none on ib; --dcqcn and --ibcc are "
+             "its aliases)";
 }
 
 } // namespace ns3

@@ -192,6 +192,31 @@ class FabricCli
      * \return false if the text is not such a time
      */
     static bool ParseTime(const std::string& text, Time& time);
+
+    /**
+     * \brief The congestion control a program runs: `--cc=NAME`, or, when --cc is not given,
+     *        its aliases --dcqcn (RoCEv2: dcqcn or none) and --ibcc (InfiniBand: ibcc or
+     *        none).
+     * \param program the program's name
+     * \param cc --cc's value ("" when not given)
+     * \param fabric --fabric's value (roce or ib)
+     * \param dcqcn --dcqcn's value
+     * \param dcqcnGiven --dcqcn is on the command line
+     * \param ibcc --ibcc's value
+     * \param ibccGiven --ibcc is on the command line
+     * \return the algorithm's name (RdmaCcRegistration); exits with status 2 if it is
+     *         unknown, made for the other fabric, or contradicted by a given --dcqcn or --ibcc
+     */
+    static std::string CongestionControl(const std::string& program,
+                                         const std::string& cc,
+                                         const std::string& fabric,
+                                         bool dcqcn,
+                                         bool dcqcnGiven,
+                                         bool ibcc,
+                                         bool ibccGiven);
+
+    /// The help line of --cc, with the registered names.
+    static std::string CongestionControlHelp();
 };
 
 } // namespace ns3

@@ -57,6 +57,29 @@ FabricHelper::SetCongestionControlAttribute(const std::string& name, const Attri
     m_ccAttributes.emplace_back(name, value.Copy());
 }
 
+std::string
+FabricHelper::SetCongestionControl(const std::string& name)
+{
+    RdmaCcRegistration::Entry cc;
+    if (!RdmaCcRegistration::Lookup(name, cc))
+    {
+        return "unknown congestion control '" + name + "' (expected " + RdmaCcRegistration::Names()
+               + " or the TypeId name of a subclass of ns3::RdmaCongestionControl)";
+    }
+    if (!cc.fabric.empty() && cc.fabric != GetFabricName())
+    {
+        return "congestion control '" + name + "' runs on --fabric=" + cc.fabric + " only";
+    }
+    SetTransportAttribute("CongestionControl", TypeIdValue(cc.typeId));
+    PrepareCongestionControl(cc);
+    return "";
+}
+
+void
+FabricHelper::PrepareCongestionControl(const RdmaCcRegistration::Entry& /* cc */)
+{
+}
+
 void
 FabricHelper::SetSwitchAttribute(const std::string& name, const AttributeValue& value)
 {

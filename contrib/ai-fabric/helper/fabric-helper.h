@@ -14,6 +14,7 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/rdma-congestion-control.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/trace-helper.h"
 
@@ -69,6 +70,20 @@ class FabricHelper : public PcapHelperForDevice
      * \param value its value
      */
     void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief Choose the QPs' congestion control (`--cc=NAME`): a name registered with
+     *        RdmaCcRegistration (none, dcqcn, ibcc, ...) or the TypeId name of any subclass of
+     *        ns3::RdmaCongestionControl. Sets the transports' CongestionControl, and what the
+     *        fabric needs beside it (InfiniBand's switch marking for ibcc).
+     * \param name the algorithm
+     * \return "" on success, else why not (an unknown name, or one made for another fabric)
+     */
+    std::string SetCongestionControl(const std::string& name);
+
+    /// \return the fabric's short name, as the programs' --fabric and RdmaCcRegistration use
+    ///         it ("roce", "ib")
+    virtual const char* GetFabricName() const = 0;
     /**
      * \param name attribute of the fabric's switch forwarding object
      * \param value its value
@@ -182,6 +197,13 @@ class FabricHelper : public PcapHelperForDevice
 
     /// \return the helper's name, for messages
     virtual const char* Name() const = 0;
+
+    /**
+     * \brief What the fabric sets beside the transports' CongestionControl for an algorithm
+     *        (called by SetCongestionControl()). Nothing in the base class.
+     * \param cc the algorithm
+     */
+    virtual void PrepareCongestionControl(const RdmaCcRegistration::Entry& cc);
 
     ObjectFactory m_deviceFactory;                //!< ports
     ObjectFactory m_channelFactory;               //!< cables

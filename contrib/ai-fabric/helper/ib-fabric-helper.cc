@@ -7,6 +7,7 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/ib-congestion-control.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-routing.h"
 #include "ns3/ib-switch.h"
@@ -76,6 +77,21 @@ IbFabricHelper::IbFabricHelper()
 }
 
 IbFabricHelper::~IbFabricHelper() = default;
+
+const char*
+IbFabricHelper::GetFabricName() const
+{
+    return "ib";
+}
+
+void
+IbFabricHelper::PrepareCongestionControl(const RdmaCcRegistration::Entry& cc)
+{
+    if (cc.typeId == IbCongestionControl::GetTypeId())
+    {
+        SetDeviceAttribute("CcThreshold", UintegerValue(8));
+    }
+}
 
 const char*
 IbFabricHelper::Name() const

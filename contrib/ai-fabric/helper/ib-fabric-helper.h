@@ -75,6 +75,9 @@ class IbFabricHelper : public FabricHelper
      */
     uint16_t GetLid(Ptr<Node> host) const;
 
+    /// \return "ib"
+    const char* GetFabricName() const override;
+
   protected:
     uint32_t HostAddress(uint32_t endpoint) const override;
     Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,
@@ -83,6 +86,12 @@ class IbFabricHelper : public FabricHelper
     void CreateSwitch(Ptr<Node> node) override;
     Ptr<FabricNetDevice> CreateSwitchPort(Ptr<Node> node) override;
     const char* Name() const override;
+    /**
+     * \brief IB congestion control (ibcc) also needs the switches to mark: CcThreshold 8, the
+     *        Omni-Path fabric manager's default, unless the device attribute is set after.
+     * \param cc the algorithm
+     */
+    void PrepareCongestionControl(const RdmaCcRegistration::Entry& cc) override;
 
   private:
     std::string m_engine{"minhop"}; //!< routing engine

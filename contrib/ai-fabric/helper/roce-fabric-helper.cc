@@ -32,6 +32,12 @@ RoceFabricHelper::RoceFabricHelper()
 RoceFabricHelper::~RoceFabricHelper() = default;
 
 const char*
+RoceFabricHelper::GetFabricName() const
+{
+    return "roce";
+}
+
+const char*
 RoceFabricHelper::Name() const
 {
     return "RoceFabricHelper";

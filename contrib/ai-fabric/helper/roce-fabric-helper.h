@@ -79,6 +79,9 @@ class RoceFabricHelper : public FabricHelper
      */
     int64_t AssignStreams(int64_t stream) override;
 
+    /// \return "roce"
+    const char* GetFabricName() const override;
+
   protected:
     uint32_t HostAddress(uint32_t endpoint) const override;
     Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,

@@ -13,7 +13,6 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/fabric-watchdog.h"
-#include "ns3/ib-congestion-control.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
@@ -225,6 +224,22 @@ RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
     {
         return "an IB congestion-control threshold outside 1-15";
     }
+    if (!cfg.cc.empty())
+    {
+        RdmaCcRegistration::Entry entry;
+        if (cfg.dcqcn || cfg.ibcc)
+        {
+            return "congestion control '" + cfg.cc + "' beside DCQCN or IB CC";
+        }
+        if (!RdmaCcRegistration::Lookup(cfg.cc, entry))
+        {
+            return "unknown congestion control '" + cfg.cc + "'";
+        }
+        if (!entry.fabric.empty() && entry.fabric != cfg.fabric)
+        {
+            return "congestion control '" + cfg.cc + "' runs on --fabric=" + entry.fabric + " only";
+        }
+    }
     if (cfg.switches == 0)
     {
         return "a scenario needs at least one switch";
@@ -315,14 +330,6 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     if (ib)
     {
         helper = std::make_unique<IbFabricHelper>();
-        if (cfg.ibcc)
-        {
-            // Off by default, as in most deployments; on, with the Omni-Path fabric manager's
-            // defaults (switch Threshold 8, every packet marked, IbCongestionControl's table).
-            helper->SetDeviceAttribute("CcThreshold", UintegerValue(cfg.ibccThreshold));
-            helper->SetTransportAttribute("CongestionControl",
-                                          TypeIdValue(IbCongestionControl::GetTypeId()));
-        }
     }
     else
     {
@@ -340,14 +347,6 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         {
             roce->SetDeviceAttribute("EcnPmax", DoubleValue(cfg.ecnPmax));
         }
-        if (cfg.dcqcn)
-        {
-            roce->SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-            for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset))
-            {
-                roce->SetCongestionControlAttribute(name, StringValue(value));
-            }
-        }
         roce->SetMmuAttribute("PfcEnabled", BooleanValue(cfg.pfc));
         if (cfg.bufferBytes != 0)
         {
@@ -356,6 +355,25 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         helper = std::move(roce);
     }
     FabricHelper& fabric = *helper;
+    const std::string ccName = cfg.dcqcn        ? "dcqcn"
+                               : cfg.ibcc       ? "ibcc"
+                               : cfg.cc.empty() ? "none"
+                                                : cfg.cc;
+    const std::string ccError = fabric.SetCongestionControl(ccName);
+    NS_ABORT_MSG_IF(!ccError.empty(), "RoceFlowScenario: " << ccError);
+    if (cfg.ibcc)
+    {
+        // Off by default, as in most deployments; on, with the Omni-Path fabric manager's
+        // defaults (switch Threshold 8, every packet marked, IbCongestionControl's table).
+        fabric.SetDeviceAttribute("CcThreshold", UintegerValue(cfg.ibccThreshold));
+    }
+    if (cfg.dcqcn)
+    {
+        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(cfg.dcqcnPreset))
+        {
+            fabric.SetCongestionControlAttribute(name, StringValue(value));
+        }
+    }
     fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
     fabric.SetChannelAttribute("Delay", TimeValue(cfg.cable));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
@@ -726,6 +744,7 @@ RoceScenarioCli::Names()
             "dcqcn",
             "preset",
             "ibcc",
+            "cc",
             "ccThreshold",
             "kmin",
             "kmax",
@@ -765,7 +784,9 @@ RoceScenarioCli::AddTo(CommandLine& cmd)
     cmd.AddValue("ibcc",
                  "InfiniBand congestion control: FECN at switches, BECN, CCT at the adapters "
                  "(true|false; --fabric=ib)",
+                 MakeCallback(&RoceScenarioCli::SetIbccFlag, this),
                  m_ibcc);
+    cmd.AddValue("cc", FabricCli::CongestionControlHelp(), m_cc);
     cmd.AddValue("ccThreshold",
                  "IB switch marking threshold 1-15 (15 most aggressive) with --ibcc",
                  m_threshold);
@@ -820,6 +841,14 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     }
     cfg.dcqcnPreset = m_preset;
     FabricCli::ParseBool(m_ibcc, cfg.ibcc);
+    if (!m_cc.empty())
+    {
+        const std::string cc = FabricCli::CongestionControl(
+            p, m_cc, m_fabric, cfg.dcqcn, m_dcqcnGiven, cfg.ibcc, m_ibccGiven);
+        cfg.dcqcn = cc == "dcqcn";
+        cfg.ibcc = cc == "ibcc";
+        cfg.cc = cfg.dcqcn || cfg.ibcc || cc == "none" ? "" : cc;
+    }
     if (!FabricCli::ParseUnsigned(m_threshold, v) || v == 0 || v > 15)
     {
         FabricCli::Fail(p, "--ccThreshold=" + m_threshold + ": expected 1 to 15");
@@ -878,6 +907,14 @@ RoceScenarioCli::SetDcqcnFlag(std::string value)
 {
     m_dcqcn = value.empty() ? "true" : value; // a bare --dcqcn, as a boolean flag
     m_dcqcnGiven = true;
+    return true; // checked in Apply()
+}
+
+bool
+RoceScenarioCli::SetIbccFlag(std::string value)
+{
+    m_ibcc = value.empty() ? "true" : value; // a bare --ibcc, as a boolean flag
+    m_ibccGiven = true;
     return true; // checked in Apply()
 }
 

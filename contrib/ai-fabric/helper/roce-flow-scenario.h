@@ -62,11 +62,14 @@ struct RoceFlowScenarioConfig
     std::string dcqcnPreset;          //!< "", "paper" or "connectx" (empty: attribute defaults)
     bool ibcc{false};                 //!< IB congestion control (FECN/BECN/CCT; fabric "ib")
     uint32_t ibccThreshold{8};        //!< the switches' CcThreshold when ibcc is on (1-15)
-    uint32_t ecnKmin{0};              //!< EcnKmin of every port (0: the attribute's default)
-    uint32_t ecnKmax{0};              //!< EcnKmax (0: default)
-    double ecnPmax{-1};               //!< EcnPmax (negative: default)
-    Time sampleInterval;              //!< time-series period (0: none)
-    Time stopTime;                    //!< stop the run here (0: when every flow is done)
+    /// Another congestion control, by name or TypeId (RdmaCcRegistration), when neither
+    /// dcqcn nor ibcc is on; empty: none
+    std::string cc;
+    uint32_t ecnKmin{0}; //!< EcnKmin of every port (0: the attribute's default)
+    uint32_t ecnKmax{0}; //!< EcnKmax (0: default)
+    double ecnPmax{-1};  //!< EcnPmax (negative: default)
+    Time sampleInterval; //!< time-series period (0: none)
+    Time stopTime;       //!< stop the run here (0: when every flow is done)
 };
 
 /**
@@ -272,6 +275,13 @@ class RoceScenarioCli
      */
     bool SetDcqcnFlag(std::string value);
 
+    /**
+     * \brief --ibcc, bare or with a value.
+     * \param value its value ("" for a bare --ibcc)
+     * \return true
+     */
+    bool SetIbccFlag(std::string value);
+
     std::string m_program;        //!< for messages
     std::string m_fabric;         //!< --fabric
     std::string m_rate;           //!< --rate
@@ -284,6 +294,8 @@ class RoceScenarioCli
     bool m_dcqcnGiven{false};     //!< --dcqcn was on the command line
     std::string m_preset;         //!< --preset
     std::string m_ibcc;           //!< --ibcc
+    bool m_ibccGiven{false};      //!< --ibcc was on the command line
+    std::string m_cc;             //!< --cc
     std::string m_threshold;      //!< --ccThreshold
     std::string m_kmin;           //!< --kmin
     std::string m_kmax;           //!< --kmax

@@ -171,3 +171,45 @@ TEST(CliHardeningTest, BlanksInValuesAreKept)
     EXPECT_NE(json.find("leaf1-spine1"), std::string::npos) << json;
     ExpectRefused("ai-fabric-fattree", "'--minBytes=1 M'", "", "--minBytes=1 M");
 }
+
+// --cc=NAME and its aliases: unknown names, an algorithm of the other fabric and a
+// contradicting alias are refused; --cc=none and --cc=ibcc run exactly as --dcqcn=false and
+// --ibcc do.
+TEST(CliHardeningTest, CongestionControlByName)
+{
+    for (const std::string program : {"ai-fabric-fattree", "ai-fabric-torus", "ai-fabric-incast"})
+    {
+        ExpectRefused(program, "--cc=bogus", "", "--cc=bogus: expected dcqcn, ibcc, none or");
+        ExpectRefused(program, "--cc=ns3::Node", "", "--cc=ns3::Node: expected");
+        ExpectRefused(program, "--cc=ibcc", "", "--cc=ibcc: runs on --fabric=ib only");
+        ExpectRefused(program, "--cc=none --dcqcn=true", "", "--dcqcn=true contradicts --cc=none");
+        ExpectRefused(
+            program, "--fabric=ib --cc=dcqcn", "", "--cc=dcqcn: runs on --fabric=roce only");
+    }
+    ExpectRefused("ai-fabric-fattree", "--fabric=ib --cc=none --ibcc=true", "", "contradicts");
+    const std::string small = ProgramPath("ai-fabric-fattree")
+                              + " --server=none --servers=8 --radix=4 --maxBytes=2M --quiet";
+    const std::string dir = TempDir();
+    const CommandResult none = RunCommand(small + " --cc=none --json=" + dir + "/none.json");
+    const CommandResult off = RunCommand(small + " --dcqcn=false --json=" + dir + "/off.json");
+    ASSERT_EQ(none.status, 0) << none.err;
+    EXPECT_EQ(none.out, off.out);
+    auto slurp = [](const std::string& path)
+    {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string noneJson = slurp(dir + "/none.json");
+    EXPECT_NE(noneJson.find("\"dcqcn\": false"), std::string::npos) << noneJson;
+    EXPECT_EQ(noneJson.find("\"cc\""), std::string::npos); // the dcqcn key tells it all
+    const CommandResult ibcc = RunCommand(small + " --fabric=ib --cc=ibcc");
+    const CommandResult alias = RunCommand(small + " --fabric=ib --ibcc");
+    ASSERT_EQ(ibcc.status, 0) << ibcc.err;
+    EXPECT_EQ(ibcc.out, alias.out);
+    const CommandResult byType = RunCommand(ProgramPath("ai-fabric-incast")
+                                            + " --senders=4 --bytes=1M --cc=ns3::RdmaCcNone");
+    const CommandResult noDcqcn
+        = RunCommand(ProgramPath("ai-fabric-incast") + " --senders=4 --bytes=1M --dcqcn=false");
+    ASSERT_EQ(byType.status, 0) << byType.err;
+    EXPECT_EQ(byType.out, noDcqcn.out);
+}
