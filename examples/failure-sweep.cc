@@ -208,7 +208,7 @@ main(int argc, char* argv[])
     }
     std::string error;
     Ptr<CollectiveAlgorithm> algorithm
-        = CollectiveTuner::Create(algo, type, static_cast<uint32_t>(nServers), error);
+        = CollectiveAlgorithm::CreateByName(algo, type, static_cast<uint32_t>(nServers), error);
     if (!algorithm)
     {
         FabricCli::Fail(PROGRAM, error);

@@ -379,7 +379,7 @@ main(int argc, char* argv[])
     if (algo != "auto")
     {
         std::string error;
-        if (!CollectiveTuner::Create(algo, type, ranks, error))
+        if (!CollectiveAlgorithm::CreateByName(algo, type, ranks, error))
         {
             FabricCli::Fail(PROGRAM, error);
         }

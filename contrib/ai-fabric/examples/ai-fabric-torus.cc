@@ -419,7 +419,7 @@ main(int argc, char* argv[])
     }
     {
         std::string error;
-        if (!CollectiveTuner::Create(algo, type, ranks, error))
+        if (!CollectiveAlgorithm::CreateByName(algo, type, ranks, error))
         {
             FabricCli::Fail(PROGRAM, error);
         }

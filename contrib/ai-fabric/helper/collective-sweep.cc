@@ -10,10 +10,7 @@
 #include "fabric-cli.h"
 #include "ns3/abort.h"
 #include "ns3/communicator.h"
-#include "ns3/double-binary-tree-algorithm.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
-#include "ns3/uinteger.h"
 
 #include <chrono>
 #include <cstdio>
@@ -114,34 +111,25 @@ void
 CollectiveSweep::Schedule()
 {
     const uint32_t n = m_collectives.GetNRanks();
+    // What the algorithms configure themselves from: the tuner's system and this sweep's
+    // servers, ring order and torus grid.
+    CollectiveSystem system = m_tuner.GetSystem();
+    system.serverAwareRing = m_config.serverAwareRing;
+    if (system.gpusPerServer == 0)
+    {
+        system.gpusPerServer = m_config.gpusPerServer;
+    }
+    system.torusDims = m_config.torusDims;
     for (uint64_t size : GetSizes())
     {
         const std::string name = m_config.algorithm == "auto"
                                      ? m_tuner.Choose(m_config.type, n, size)
                                      : m_config.algorithm;
         std::string error;
-        Ptr<CollectiveAlgorithm> algorithm = CollectiveTuner::Create(name, m_config.type, n, error);
+        Ptr<CollectiveAlgorithm> algorithm
+            = CollectiveAlgorithm::CreateByName(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
-        if (DynamicCast<RingAlgorithm>(algorithm) && m_config.serverAwareRing
-            && m_config.gpusPerServer > 1)
-        {
-            algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
-        }
-        if (DynamicCast<DoubleBinaryTreeAlgorithm>(algorithm) && m_config.serverAwareRing
-            && m_config.gpusPerServer > 1)
-        {
-            algorithm->SetAttribute("GpusPerServer", UintegerValue(m_config.gpusPerServer));
-        }
-        if (name == "torus" && !m_config.torusDims.empty())
-        {
-            algorithm->SetAttribute("Dims", StringValue(m_config.torusDims));
-        }
-        if (name == "hier" || name == "nvlstree")
-        {
-            algorithm->SetAttribute(
-                "GpusPerServer",
-                UintegerValue(m_config.gpusPerServer > 0 ? m_config.gpusPerServer : n));
-        }
+        algorithm->Configure(n, system);
         // NCCL runs small collectives on fewer channels (NVLS has its own channel count, and
         // all-to-all is point-to-point work with one message per peer).
         const bool ncclChannels = name != "nvls" && m_config.type != CollectiveType::ALL_TO_ALL;

@@ -20,26 +20,18 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * \brief Names algorithms and picks one per size, the way NCCL's tuner does.
- *
- * Only NCCL's own algorithms are candidates of "auto": ring and double binary tree for
- * all-reduce, ring for all-gather, reduce-scatter and broadcast, direct for all-to-all.
- * Halving-doubling, chain and pairwise run only when named.
+ * \brief Picks an algorithm per size, the way NCCL's tuner does, by asking the algorithms.
  *
  * NCCL predicts, for every algorithm that can run a collective, time = latency x steps +
- * bytes / bandwidth, and runs the fastest (src/graph/tuning.cc). The tuner does the same with
- * an alpha-beta model of this fabric: alpha is the latency of one step (the protocol's step
- * latency plus the NICs', the switches' and the cables' on the longest path), beta the wire
- * time per payload byte at the NIC rate. Per algorithm (n ranks, S bytes):
- *
- * - ring all-reduce 2(n-1) alpha + 2(n-1)/n S beta; ring all-gather and reduce-scatter
- *   (n-1) alpha + (n-1)/n S beta;
- * - double binary tree all-reduce 2 ceil(log2 n) alpha + 2 S beta;
- * - halving-doubling all-reduce 2 ceil(log2 n) alpha + 2(n-1)/n S beta, plus 2 S beta when n
- *   is not a power of two (the extra ranks' pre- and post-steps move the whole buffer);
- * - chain broadcast (n-1) alpha + S beta;
- * - pairwise all-to-all (n-1) alpha + (n-1)/n S beta; direct all-to-all
- *   alpha + (n-1)/n S beta.
+ * bytes / bandwidth, and runs the fastest (src/graph/tuning.cc). The tuner describes the
+ * fabric once (CollectiveSystem: alpha, the latency of one step, which is the protocol's step
+ * latency plus the NICs', the switches' and the cables' on the longest path; beta, the wire
+ * time per payload byte at the NIC rate; the NVLink terms of servers) and asks every
+ * registered candidate (CollectiveAlgorithmRegistration: NCCL's own algorithms, ring, tree,
+ * direct, and NVLS and NVLSTree where the NVSwitches reduce) that supports the collective and
+ * fits the system for its prediction (CollectiveAlgorithm::Predict). Each algorithm's model
+ * is documented with its class. Halving-doubling, chain, pairwise, hierarchical and torus run
+ * only when named.
  */
 class CollectiveTuner
 {
@@ -47,7 +39,7 @@ class CollectiveTuner
     /**
      * \param alpha latency of one step
      * \param nicRate the NIC rate
-     * \param wireEfficiency payload bytes per byte of line time (e.g. 4096 / 4178)
+     * \param wireEfficiency payload bytes per wire byte at the MTU
      */
     CollectiveTuner(Time alpha, DataRate nicRate, double wireEfficiency);
 
@@ -55,24 +47,12 @@ class CollectiveTuner
     static std::vector<std::string> GetAlgorithmNames();
 
     /**
-     * \brief The algorithm of a name for a collective.
-     * \param name an algorithm name ("ring", "tree", "hd", "chain", "pairwise", "direct")
+     * \brief Predict an algorithm's time (its own alpha-beta model).
+     * \param name a registered algorithm
      * \param type the collective
      * \param nRanks ranks
-     * \param error set to one line when there is no such algorithm for the collective
-     * \return the algorithm, or nullptr
-     */
-    static Ptr<CollectiveAlgorithm> Create(const std::string& name,
-                                           CollectiveType type,
-                                           uint32_t nRanks,
-                                           std::string& error);
-
-    /**
-     * \param name an algorithm
-     * \param type the collective
-     * \param nRanks ranks
-     * \param bytes size
-     * \return the model's time for it
+     * \param bytes the collective's size
+     * \return the predicted time
      */
     Time Predict(const std::string& name,
                  CollectiveType type,
@@ -80,16 +60,13 @@ class CollectiveTuner
                  uint64_t bytes) const;
 
     /**
-     * \brief Servers with NVLink domains (ServerHelper): the ring and the tree then follow
-     *        NCCL's server-aware orders (the tree: a chain over NVLink in each server, the
-     *        double binary tree over the servers), and NVLS joins the candidates of an
-     *        all-reduce inside one NVLS server.
+     * \brief Servers with an NVLink domain each: their NVLink terms.
      * \param servers servers
      * \param gpusPerServer GPUs per NVLink domain
      * \param nvlinkAlpha latency of one NVLink step
      * \param nvlinkRate a GPU's NVLink rate
-     * \param ringEfficiency payload share of NVLink under the ring's protocol
-     * \param nvlsEfficiency payload share of NVLink under NVLS
+     * \param ringEfficiency payload share of NVLink with the ring protocol
+     * \param nvlsEfficiency payload share of NVLink with NVLS
      * \param nvls the NVSwitches reduce in the switch
      */
     void SetScaleUp(uint32_t servers,
@@ -100,26 +77,19 @@ class CollectiveTuner
                     double nvlsEfficiency,
                     bool nvls);
 
+    /// \return the system the algorithms' models see
+    const CollectiveSystem& GetSystem() const;
+
     /**
-     * \brief The fastest algorithm by the model.
      * \param type the collective
      * \param nRanks ranks
-     * \param bytes size
-     * \return its name
+     * \param bytes the size
+     * \return the fastest candidate's name (ties: the lower registration order, the ring's)
      */
     std::string Choose(CollectiveType type, uint32_t nRanks, uint64_t bytes) const;
 
   private:
-    Time m_alpha;                //!< latency per step
-    DataRate m_nicRate;          //!< NIC rate
-    double m_wireEfficiency;     //!< payload per wire byte
-    uint32_t m_servers{0};       //!< servers with NVLink (0: none)
-    uint32_t m_gpusPerServer{0}; //!< GPUs per NVLink domain
-    Time m_nvAlpha;              //!< NVLink step latency
-    DataRate m_nvRate;           //!< a GPU's NVLink rate
-    double m_nvRingEff{1};       //!< ring payload share on NVLink
-    double m_nvlsEff{1};         //!< NVLS payload share
-    bool m_nvls{false};          //!< NVSwitch reduction
+    CollectiveSystem m_system; //!< what the models see
 };
 
 } // namespace ns3

@@ -139,7 +139,7 @@ TEST_F(GpuApplicationTest, PeersFarAheadAreHeldBack)
     collectives.Install(gpus, fabric);
     std::string error;
     Ptr<CollectiveAlgorithm> chain
-        = CollectiveTuner::Create("chain", CollectiveType::BROADCAST, n, error);
+        = CollectiveAlgorithm::CreateByName("chain", CollectiveType::BROADCAST, n, error);
     ASSERT_TRUE(chain) << error;
     Ptr<CollectivePlan> plan
         = chain->Build(CollectiveType::BROADCAST, n, 4096, 1, collectives.GetChunkBytes());

@@ -145,4 +145,21 @@ ChainBroadcastAlgorithm::DoSchedule(CollectiveType /* type */,
     return Create<ChainSchedule>(nRanks, bytes, channels, chunkBytes);
 }
 
+Time
+ChainBroadcastAlgorithm::Predict(CollectiveType /* type */,
+                                 uint32_t nRanks,
+                                 uint64_t bytes,
+                                 const CollectiveSystem& system) const
+{
+    // A pipelined chain: n - 1 hops, the whole buffer through every link once.
+    const double n = nRanks;
+    return Seconds((n - 1) * system.alpha.GetSeconds() + static_cast<double>(bytes) * system.beta);
+}
+
+// NCCL's ring broadcast is this chain; "chain" names it on its own.
+static CollectiveAlgorithmRegistration g_ringBroadcast(
+    "ring", {CollectiveType::BROADCAST}, &ChainBroadcastAlgorithm::GetTypeId, true, 10);
+static CollectiveAlgorithmRegistration g_chain(
+    "chain", {CollectiveType::BROADCAST}, &ChainBroadcastAlgorithm::GetTypeId, false, 20);
+
 } // namespace ns3

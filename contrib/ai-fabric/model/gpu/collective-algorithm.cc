@@ -8,7 +8,10 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -323,6 +326,102 @@ CollectiveAlgorithm::DoBuild(CollectivePlan& /* plan */,
     NS_FATAL_ERROR("CollectiveAlgorithm " << GetName() << ": neither DoSchedule nor DoBuild");
 }
 
+bool
+CollectiveAlgorithm::FitsSystem(const CollectiveSystem& /* system */) const
+{
+    return true;
+}
+
+void
+CollectiveAlgorithm::Configure(uint32_t /* nRanks */, const CollectiveSystem& /* system */)
+{
+}
+
+Ptr<CollectiveAlgorithm>
+CollectiveAlgorithm::CreateByName(const std::string& name,
+                                  CollectiveType type,
+                                  uint32_t nRanks,
+                                  std::string& error)
+{
+    bool known = false;
+    for (const CollectiveAlgorithmRegistration::Entry& e : CollectiveAlgorithmRegistration::List())
+    {
+        known = known || name == e.name;
+        if (name != e.name || type != e.type)
+        {
+            continue;
+        }
+        ObjectFactory factory;
+        factory.SetTypeId(e.typeId);
+        Ptr<CollectiveAlgorithm> algorithm = factory.Create<CollectiveAlgorithm>();
+        if (!algorithm->Supports(type, nRanks))
+        {
+            error = "--algo=" + name + " does not run " + CollectiveTypeName(type) + " on "
+                    + std::to_string(nRanks) + " ranks";
+            return nullptr;
+        }
+        return algorithm;
+    }
+    error = known ? "--algo=" + name + " does not run " + CollectiveTypeName(type)
+                  : "--algo=" + name + ": unknown algorithm";
+    return nullptr;
+}
+
+// ---------------------------------------------------------------- registry
+
+CollectiveAlgorithmRegistration::CollectiveAlgorithmRegistration(
+    const std::string& name,
+    const std::vector<CollectiveType>& types,
+    TypeId (*typeId)(),
+    bool autoCandidate,
+    uint32_t order)
+{
+    std::vector<Entry>& registry = Registry();
+    for (CollectiveType type : types)
+    {
+        for (const Entry& e : registry)
+        {
+            NS_ABORT_MSG_IF(e.name == name && e.type == type,
+                            "CollectiveAlgorithmRegistration: '" << name
+                                                                 << "' is registered twice for "
+                                                                 << CollectiveTypeName(type));
+        }
+        // Keep the registry by order, in registration order within one order.
+        auto it = std::upper_bound(registry.begin(),
+                                   registry.end(),
+                                   order,
+                                   [](uint32_t o, const Entry& e) { return o < e.order; });
+        registry.insert(it, Entry{name, type, typeId(), autoCandidate, order});
+    }
+}
+
+std::vector<CollectiveAlgorithmRegistration::Entry>&
+CollectiveAlgorithmRegistration::Registry()
+{
+    static std::vector<Entry> registry;
+    return registry;
+}
+
+const std::vector<CollectiveAlgorithmRegistration::Entry>&
+CollectiveAlgorithmRegistration::List()
+{
+    return Registry();
+}
+
+std::vector<std::string>
+CollectiveAlgorithmRegistration::Names()
+{
+    std::vector<std::string> names;
+    for (const Entry& e : Registry())
+    {
+        if (std::find(names.begin(), names.end(), e.name) == names.end())
+        {
+            names.push_back(e.name);
+        }
+    }
+    return names;
+}
+
 // ---------------------------------------------------------------- ring
 
 TypeId
@@ -380,6 +479,37 @@ RingAlgorithm::Supports(CollectiveType type, uint32_t /* nRanks */) const
            || type == CollectiveType::REDUCE_SCATTER;
 }
 
+Time
+RingAlgorithm::Predict(CollectiveType type,
+                       uint32_t nRanks,
+                       uint64_t bytes,
+                       const CollectiveSystem& system) const
+{
+    const double n = nRanks;
+    const double s = static_cast<double>(bytes);
+    if (system.servers == 1 && type == CollectiveType::ALL_REDUCE)
+    {
+        // One server: the whole ring on NVLink.
+        const double nvBeta = 8.0 / system.nvRate.GetBitRate() / system.nvRingEfficiency;
+        return Seconds(2 * (n - 1) * system.nvAlpha.GetSeconds() + 2 * (n - 1) / n * s * nvBeta);
+    }
+    const double alpha = system.alpha.GetSeconds();
+    if (type == CollectiveType::ALL_REDUCE)
+    {
+        return Seconds(2 * (n - 1) * alpha + 2 * (n - 1) / n * s * system.beta);
+    }
+    return Seconds((n - 1) * alpha + (n - 1) / n * s * system.beta); // all-gather, reduce-scatter
+}
+
+void
+RingAlgorithm::Configure(uint32_t /* nRanks */, const CollectiveSystem& system)
+{
+    if (system.serverAwareRing && system.gpusPerServer > 1)
+    {
+        m_gpusPerServer = system.gpusPerServer;
+    }
+}
+
 Ptr<CollectiveSchedule>
 RingAlgorithm::DoSchedule(CollectiveType type,
                           uint32_t nRanks,
@@ -389,5 +519,13 @@ RingAlgorithm::DoSchedule(CollectiveType type,
 {
     return Create<RingSchedule>(type, nRanks, bytes, channels, chunkBytes, m_gpusPerServer);
 }
+
+static CollectiveAlgorithmRegistration g_ring("ring",
+                                              {CollectiveType::ALL_REDUCE,
+                                               CollectiveType::ALL_GATHER,
+                                               CollectiveType::REDUCE_SCATTER},
+                                              &RingAlgorithm::GetTypeId,
+                                              true,
+                                              10);
 
 } // namespace ns3

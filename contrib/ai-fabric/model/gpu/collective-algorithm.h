@@ -9,6 +9,8 @@
 
 #include "collective-plan.h"
 #include "collective-schedule.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <string>
@@ -16,6 +18,28 @@
 
 namespace ns3
 {
+
+/**
+ * \ingroup ai-fabric
+ * \brief What an algorithm's cost model and configuration know of the system it runs on.
+ *
+ * CollectiveTuner fills the network and NVLink terms once per run; CollectiveSweep adds the
+ * configuration (GPUs per server, NCCL's server-aware ring order, a torus's grid).
+ */
+struct CollectiveSystem
+{
+    Time alpha;                  //!< latency of one step across the network
+    double beta{0};              //!< seconds per payload byte through a NIC (wire overhead in)
+    uint32_t servers{0};         //!< servers with an NVLink domain (0: no NVLink)
+    uint32_t gpusPerServer{0};   //!< GPUs per server (per NVLink domain when servers > 0)
+    Time nvAlpha;                //!< latency of one NVLink step
+    DataRate nvRate;             //!< a GPU's NVLink rate
+    double nvRingEfficiency{1};  //!< payload share of NVLink with the ring and tree protocol
+    double nvlsEfficiency{1};    //!< payload share of NVLink with NVLS
+    bool nvls{false};            //!< the NVSwitches reduce in the switch (NVLS)
+    bool serverAwareRing{false}; //!< NCCL's rail-aligned order of rings and trees over servers
+    std::string torusDims;       //!< the torus algorithm's grid ("": the squarest 2D grid)
+};
 
 /**
  * \ingroup ai-fabric
@@ -49,6 +73,49 @@ class CollectiveAlgorithm : public Object
      * \return true if this algorithm can run it
      */
     virtual bool Supports(CollectiveType type, uint32_t nRanks) const = 0;
+
+    /**
+     * \brief The algorithm's alpha-beta cost: its predicted time for one collective, the
+     *        model `--algo=auto` compares.
+     * \param type the collective (supported)
+     * \param nRanks ranks
+     * \param bytes its size as nccl-tests counts it
+     * \param system the network and NVLink terms
+     * \return the predicted time
+     */
+    virtual Time Predict(CollectiveType type,
+                         uint32_t nRanks,
+                         uint64_t bytes,
+                         const CollectiveSystem& system) const = 0;
+
+    /**
+     * \brief Can `--algo=auto` consider this algorithm on this system? True in the base
+     *        class; NVLS algorithms need NVSwitches that reduce.
+     * \param system the system
+     * \return true if it may be chosen
+     */
+    virtual bool FitsSystem(const CollectiveSystem& system) const;
+
+    /**
+     * \brief Take the system's configuration (the attributes it implies, such as
+     *        GpusPerServer). Nothing in the base class.
+     * \param nRanks ranks
+     * \param system the system
+     */
+    virtual void Configure(uint32_t nRanks, const CollectiveSystem& system);
+
+    /**
+     * \brief Create a registered algorithm by name for a collective.
+     * \param name the name (--algo)
+     * \param type the collective
+     * \param nRanks ranks
+     * \param error set to why not (one line, naming --algo) when it returns nullptr
+     * \return the algorithm, or nullptr if the name is unknown or does not run it
+     */
+    static Ptr<CollectiveAlgorithm> CreateByName(const std::string& name,
+                                                 CollectiveType type,
+                                                 uint32_t nRanks,
+                                                 std::string& error);
 
     /**
      * \brief Make the schedule of a collective, as every rank runs it.
@@ -129,6 +196,59 @@ class CollectiveAlgorithm : public Object
 
 /**
  * \ingroup ai-fabric
+ * \brief The algorithms by name and collective, for `--algo=NAME` and `--algo=auto`.
+ *
+ * An algorithm registers itself with a namespace-scope object in its .cc file:
+ *
+ * \code
+ *   static CollectiveAlgorithmRegistration g_x("NAME", {CollectiveType::ALL_REDUCE},
+ *                                              &MyAlgorithm::GetTypeId, true, 100);
+ * \endcode
+ *
+ * The same name may stand for different classes per collective ("ring" broadcast is the
+ * chain). `--algo=auto` predicts every candidate that supports the collective and fits the
+ * system, and takes the fastest; ties go to the lower order (the ring's is 10).
+ */
+class CollectiveAlgorithmRegistration
+{
+  public:
+    /// One name for one collective.
+    struct Entry
+    {
+        std::string name;    //!< --algo name
+        CollectiveType type; //!< the collective
+        TypeId typeId;       //!< the class
+        bool autoCandidate;  //!< one of NCCL's algorithms, a candidate of --algo=auto
+        uint32_t order;      //!< tie order of --algo=auto, and of listings
+    };
+
+    /**
+     * \brief Register an algorithm (at static initialization).
+     * \param name --algo name
+     * \param types the collectives it runs under this name
+     * \param typeId its GetTypeId
+     * \param autoCandidate --algo=auto may choose it
+     * \param order tie order (lower first)
+     */
+    CollectiveAlgorithmRegistration(const std::string& name,
+                                    const std::vector<CollectiveType>& types,
+                                    TypeId (*typeId)(),
+                                    bool autoCandidate,
+                                    uint32_t order);
+
+    /// \return every entry, by order
+    static const std::vector<Entry>& List();
+
+    /// \return the registered names, by order, each once
+    static std::vector<std::string> Names();
+
+  private:
+    /// \return the registry
+    static std::vector<Entry>& Registry();
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief Ring algorithms, as NCCL's ring: all-reduce as a reduce-scatter followed by an
  * all-gather (2(n-1) steps), all-gather and reduce-scatter (n-1 steps).
  *
@@ -154,6 +274,11 @@ class RingAlgorithm : public CollectiveAlgorithm
 
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
+    Time Predict(CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes,
+                 const CollectiveSystem& system) const override;
+    void Configure(uint32_t nRanks, const CollectiveSystem& system) override;
 
     /**
      * \brief The ranks in ring order for one channel, as NCCL orders its rings on servers of

@@ -59,4 +59,19 @@ DirectAllToAllAlgorithm::DoBuild(CollectivePlan& plan,
     }
 }
 
+Time
+DirectAllToAllAlgorithm::Predict(CollectiveType /* type */,
+                                 uint32_t nRanks,
+                                 uint64_t bytes,
+                                 const CollectiveSystem& system) const
+{
+    // Every message at once: one latency, (n - 1) / n of the buffer through each NIC.
+    const double n = nRanks;
+    return Seconds(system.alpha.GetSeconds()
+                   + (n - 1) / n * static_cast<double>(bytes) * system.beta);
+}
+
+static CollectiveAlgorithmRegistration g_direct(
+    "direct", {CollectiveType::ALL_TO_ALL}, &DirectAllToAllAlgorithm::GetTypeId, true, 60);
+
 } // namespace ns3

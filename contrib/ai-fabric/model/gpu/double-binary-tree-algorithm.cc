@@ -11,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -384,5 +385,43 @@ DoubleBinaryTreeAlgorithm::DoSchedule(CollectiveType /* type */,
 {
     return Create<TreeSchedule>(nRanks, bytes, channels, chunkBytes, m_gpusPerServer);
 }
+
+Time
+DoubleBinaryTreeAlgorithm::Predict(CollectiveType /* type */,
+                                   uint32_t nRanks,
+                                   uint64_t bytes,
+                                   const CollectiveSystem& system) const
+{
+    const double s = static_cast<double>(bytes);
+    const double alpha = system.alpha.GetSeconds();
+    if (system.servers > 0)
+    {
+        // NCCL's tree on servers: a chain of g GPUs over NVLink in each server, the double
+        // binary tree over the servers' heads; up and down.
+        const double g = system.gpusPerServer;
+        const double nvAlpha = system.nvAlpha.GetSeconds();
+        if (system.servers == 1)
+        {
+            return Seconds(2 * (g - 1) * nvAlpha
+                           + 2 * s * 8.0 / system.nvRate.GetBitRate() / system.nvRingEfficiency);
+        }
+        const double serverSteps = std::ceil(std::log2(static_cast<double>(system.servers)));
+        return Seconds(2 * (serverSteps * alpha + (g - 1) * nvAlpha) + 2 * s * system.beta);
+    }
+    const double logSteps = std::ceil(std::log2(static_cast<double>(nRanks)));
+    return Seconds(2 * logSteps * alpha + 2 * s * system.beta);
+}
+
+void
+DoubleBinaryTreeAlgorithm::Configure(uint32_t /* nRanks */, const CollectiveSystem& system)
+{
+    if (system.serverAwareRing && system.gpusPerServer > 1)
+    {
+        m_gpusPerServer = system.gpusPerServer;
+    }
+}
+
+static CollectiveAlgorithmRegistration g_tree(
+    "tree", {CollectiveType::ALL_REDUCE}, &DoubleBinaryTreeAlgorithm::GetTypeId, true, 30);
 
 } // namespace ns3

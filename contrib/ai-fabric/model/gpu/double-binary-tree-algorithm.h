@@ -70,6 +70,11 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
 
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
+    Time Predict(CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes,
+                 const CollectiveSystem& system) const override;
+    void Configure(uint32_t nRanks, const CollectiveSystem& system) override;
 
     /**
      * \brief The shape of one of the two trees.

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "step-schedule.h"
 
+#include <cmath>
 #include <numeric>
 
 namespace ns3
@@ -218,5 +219,23 @@ HalvingDoublingAlgorithm::DoSchedule(CollectiveType /* type */,
     }
     return Create<HalvingDoublingSchedule>(nRanks, p, bytes, channels, chunkBytes);
 }
+
+Time
+HalvingDoublingAlgorithm::Predict(CollectiveType /* type */,
+                                  uint32_t nRanks,
+                                  uint64_t bytes,
+                                  const CollectiveSystem& system) const
+{
+    // Not a power of two: a pre- and a post-step move the whole buffer once each.
+    const double n = nRanks;
+    const double logSteps = std::ceil(std::log2(n));
+    const bool powerOfTwo = (nRanks & (nRanks - 1)) == 0;
+    return Seconds(2 * logSteps * system.alpha.GetSeconds()
+                   + (2 * (n - 1) / n + (powerOfTwo ? 0 : 2)) * static_cast<double>(bytes)
+                         * system.beta);
+}
+
+static CollectiveAlgorithmRegistration g_hd(
+    "hd", {CollectiveType::ALL_REDUCE}, &HalvingDoublingAlgorithm::GetTypeId, false, 40);
 
 } // namespace ns3

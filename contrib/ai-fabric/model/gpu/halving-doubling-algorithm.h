@@ -52,6 +52,10 @@ class HalvingDoublingAlgorithm : public CollectiveAlgorithm
 
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
+    Time Predict(CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes,
+                 const CollectiveSystem& system) const override;
 
   protected:
     Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,

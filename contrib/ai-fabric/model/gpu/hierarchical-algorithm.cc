@@ -8,6 +8,8 @@
 
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -148,5 +150,37 @@ HierarchicalAlgorithm::DoBuild(CollectivePlan& plan,
         }
     }
 }
+
+Time
+HierarchicalAlgorithm::Predict(CollectiveType /* type */,
+                               uint32_t nRanks,
+                               uint64_t bytes,
+                               const CollectiveSystem& system) const
+{
+    // Reduce-scatter and all-gather in each server (g - 1 steps each), a ring all-reduce of
+    // 1 / g of the buffer across the N servers; the phases pipeline, so the slower of the two
+    // links' shares bounds the time: 2 (g - 1) / g S inside a server, 2 (N - 1) / (N g) S
+    // through each NIC. Without NVLink the in-server steps cross the NICs too.
+    const double g = system.gpusPerServer > 0 ? system.gpusPerServer : nRanks;
+    const double servers = nRanks / g;
+    const double s = static_cast<double>(bytes);
+    const bool nvlink = system.servers > 0;
+    const double inAlpha = (nvlink ? system.nvAlpha : system.alpha).GetSeconds();
+    const double inBeta
+        = nvlink ? 8.0 / system.nvRate.GetBitRate() / system.nvRingEfficiency : system.beta;
+    const double inside = 2 * (g - 1) / g * s * inBeta;
+    const double across = 2 * (servers - 1) / (servers * g) * s * system.beta;
+    return Seconds(2 * (g - 1) * inAlpha + 2 * (servers - 1) * system.alpha.GetSeconds()
+                   + std::max(inside, across));
+}
+
+void
+HierarchicalAlgorithm::Configure(uint32_t nRanks, const CollectiveSystem& system)
+{
+    m_gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer : nRanks;
+}
+
+static CollectiveAlgorithmRegistration g_hier(
+    "hier", {CollectiveType::ALL_REDUCE}, &HierarchicalAlgorithm::GetTypeId, false, 80);
 
 } // namespace ns3

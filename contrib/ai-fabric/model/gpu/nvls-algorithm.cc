@@ -82,4 +82,26 @@ NvlsAlgorithm::DoBuild(CollectivePlan& plan,
     }
 }
 
+Time
+NvlsAlgorithm::Predict(CollectiveType /* type */,
+                       uint32_t nRanks,
+                       uint64_t bytes,
+                       const CollectiveSystem& system) const
+{
+    // Two steps (reduce, multicast); S (n + 1) / n each way on every GPU's NVLinks.
+    const double n = nRanks;
+    return Seconds(2 * system.nvAlpha.GetSeconds()
+                   + (n + 1) / n * static_cast<double>(bytes) * 8.0 / system.nvRate.GetBitRate()
+                         / system.nvlsEfficiency);
+}
+
+bool
+NvlsAlgorithm::FitsSystem(const CollectiveSystem& system) const
+{
+    return system.nvls && system.servers == 1; // one NVLink domain whose switches reduce
+}
+
+static CollectiveAlgorithmRegistration g_nvls(
+    "nvls", {CollectiveType::ALL_REDUCE}, &NvlsAlgorithm::GetTypeId, true, 70);
+
 } // namespace ns3

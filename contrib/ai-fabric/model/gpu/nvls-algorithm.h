@@ -38,6 +38,11 @@ class NvlsAlgorithm : public CollectiveAlgorithm
 
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
+    Time Predict(CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes,
+                 const CollectiveSystem& system) const override;
+    bool FitsSystem(const CollectiveSystem& system) const override;
 
   protected:
     void DoBuild(CollectivePlan& plan,

@@ -11,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -446,5 +447,39 @@ NvlsTreeAlgorithm::DoSchedule(CollectiveType /* type */,
     const uint32_t g = m_gpusPerServer == 0 ? nRanks : m_gpusPerServer;
     return Create<NvlsTreeSchedule>(nRanks, g, bytes, channels, chunkBytes, m_window);
 }
+
+Time
+NvlsTreeAlgorithm::Predict(CollectiveType /* type */,
+                           uint32_t /* nRanks */,
+                           uint64_t bytes,
+                           const CollectiveSystem& system) const
+{
+    // NVLS reduction and multicast in each server (two NVLink steps), the double binary tree
+    // across servers between heads; NVLink carries S (g + 1) / g per GPU, each NIC about
+    // 2 S / g.
+    const double g = system.gpusPerServer;
+    const double s = static_cast<double>(bytes);
+    const double serverSteps = std::ceil(std::log2(static_cast<double>(system.servers)));
+    const double nvTerm
+        = (g + 1) / g * s * 8.0 / system.nvRate.GetBitRate() / system.nvlsEfficiency;
+    const double netTerm = 2 * s / g * system.beta;
+    return Seconds(2 * (serverSteps * system.alpha.GetSeconds() + 2 * system.nvAlpha.GetSeconds())
+                   + std::max(nvTerm, netTerm));
+}
+
+bool
+NvlsTreeAlgorithm::FitsSystem(const CollectiveSystem& system) const
+{
+    return system.nvls && system.servers > 1; // NVLS servers, a tree between them
+}
+
+void
+NvlsTreeAlgorithm::Configure(uint32_t nRanks, const CollectiveSystem& system)
+{
+    m_gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer : nRanks;
+}
+
+static CollectiveAlgorithmRegistration g_nvlsTree(
+    "nvlstree", {CollectiveType::ALL_REDUCE}, &NvlsTreeAlgorithm::GetTypeId, true, 90);
 
 } // namespace ns3

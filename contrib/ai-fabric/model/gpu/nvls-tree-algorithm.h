@@ -42,6 +42,12 @@ class NvlsTreeAlgorithm : public CollectiveAlgorithm
 
     std::string GetName() const override;
     bool Supports(CollectiveType type, uint32_t nRanks) const override;
+    Time Predict(CollectiveType type,
+                 uint32_t nRanks,
+                 uint64_t bytes,
+                 const CollectiveSystem& system) const override;
+    bool FitsSystem(const CollectiveSystem& system) const override;
+    void Configure(uint32_t nRanks, const CollectiveSystem& system) override;
 
   protected:
     Ptr<CollectiveSchedule> DoSchedule(CollectiveType type,

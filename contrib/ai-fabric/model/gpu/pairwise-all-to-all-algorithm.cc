@@ -68,4 +68,19 @@ PairwiseAllToAllAlgorithm::DoBuild(CollectivePlan& plan,
     }
 }
 
+Time
+PairwiseAllToAllAlgorithm::Predict(CollectiveType /* type */,
+                                   uint32_t nRanks,
+                                   uint64_t bytes,
+                                   const CollectiveSystem& system) const
+{
+    // n - 1 exchanges one after the other, each 1 / n of the buffer.
+    const double n = nRanks;
+    return Seconds((n - 1) * system.alpha.GetSeconds()
+                   + (n - 1) / n * static_cast<double>(bytes) * system.beta);
+}
+
+static CollectiveAlgorithmRegistration g_pairwise(
+    "pairwise", {CollectiveType::ALL_TO_ALL}, &PairwiseAllToAllAlgorithm::GetTypeId, false, 50);
+
 } // namespace ns3

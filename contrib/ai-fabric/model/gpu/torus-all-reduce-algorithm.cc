@@ -439,4 +439,41 @@ TorusAllReduceAlgorithm::DoSchedule(CollectiveType type,
         type, nRanks, GetShape(nRanks), m_rotate, bytes, channels, chunkBytes);
 }
 
+Time
+TorusAllReduceAlgorithm::Predict(CollectiveType type,
+                                 uint32_t nRanks,
+                                 uint64_t bytes,
+                                 const CollectiveSystem& system) const
+{
+    // A ring phase of D - 1 steps per dimension of size D and direction; in all, the flat
+    // ring's bytes: (n - 1) / n of the buffer per direction.
+    double steps = 0;
+    for (uint32_t d : GetShape(nRanks))
+    {
+        steps += d - 1;
+    }
+    const double n = nRanks;
+    const double directions = type == CollectiveType::ALL_REDUCE ? 2 : 1;
+    return Seconds(directions
+                   * (steps * system.alpha.GetSeconds()
+                      + (n - 1) / n * static_cast<double>(bytes) * system.beta));
+}
+
+void
+TorusAllReduceAlgorithm::Configure(uint32_t /* nRanks */, const CollectiveSystem& system)
+{
+    if (!system.torusDims.empty())
+    {
+        SetDims(system.torusDims);
+    }
+}
+
+static CollectiveAlgorithmRegistration g_torus("torus",
+                                               {CollectiveType::ALL_REDUCE,
+                                                CollectiveType::ALL_GATHER,
+                                                CollectiveType::REDUCE_SCATTER},
+                                               &TorusAllReduceAlgorithm::GetTypeId,
+                                               false,
+                                               100);
+
 } // namespace ns3
