@@ -8,13 +8,11 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
-#include "ns3/ib-net-device.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/roce-net-device.h"
 
 #include <algorithm>
 #include <sys/resource.h>
@@ -55,29 +53,16 @@ FabricStatsHelper::Totals()
             {
                 totals.dropsByReason[r] += port->GetCounters().drops[r];
             }
-            Ptr<RdmaTransport> transport;
-            if (Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(port))
+            totals.ecnMarks += port->GetCongestionMarks();
+            totals.pfcPauseFrames += port->GetPauseFramesSent();
+            totals.maxQueueBytes = std::max(totals.maxQueueBytes, port->GetPeakQueuedBytes());
+            for (uint32_t c = 0; c < port->GetCreditClasses(); ++c)
             {
-                totals.ecnMarks += roce->GetEcnMarks();
-                for (uint8_t p = 0; p < RoceNetDevice::N_PRIORITIES; ++p)
-                {
-                    totals.maxQueueBytes = std::max<uint64_t>(totals.maxQueueBytes,
-                                                              roce->GetQueueCounters(p).maxBytes);
-                    totals.pfcPauseFrames += roce->GetPfcPausesSent(p);
-                }
-                transport = roce->GetTransport();
+                totals.creditStallUs
+                    += port->GetCreditStallTime(static_cast<uint8_t>(c)).GetSeconds() * 1e6;
             }
-            else if (Ptr<IbNetDevice> ibPort = DynamicCast<IbNetDevice>(port))
-            {
-                totals.ecnMarks += ibPort->GetFecnMarks(); // IB's congestion mark
-                for (uint8_t vl = 0; vl < IbNetDevice::MAX_DATA_VLS; ++vl)
-                {
-                    totals.creditStallUs += ibPort->GetCreditStallTime(vl).GetSeconds() * 1e6;
-                    totals.maxQueueBytes
-                        = std::max<uint64_t>(totals.maxQueueBytes, ibPort->GetMaxQueuedBytes(vl));
-                }
-                transport = ibPort->GetTransport();
-            }
+            const auto* nic = dynamic_cast<const RdmaNicPort*>(PeekPointer(port));
+            Ptr<RdmaTransport> transport = nic ? nic->GetTransport() : nullptr;
             if (!transport)
             {
                 continue;
@@ -114,12 +99,10 @@ FabricStatsHelper::Links(Time duration)
             link.txWireBytes = port->GetCounters().txWireBytes;
             const double capacity = port->GetDataRate().GetBitRate() * duration.GetSeconds();
             link.utilization = capacity > 0 ? link.txWireBytes * 8.0 / capacity : 0;
-            if (Ptr<IbNetDevice> ib = DynamicCast<IbNetDevice>(port))
+            for (uint32_t c = 0; c < port->GetCreditClasses(); ++c)
             {
-                for (uint8_t vl = 0; vl < ib->GetDataVls(); ++vl)
-                {
-                    link.creditStallUs.push_back(ib->GetCreditStallTime(vl).GetSeconds() * 1e6);
-                }
+                link.creditStallUs.push_back(
+                    port->GetCreditStallTime(static_cast<uint8_t>(c)).GetSeconds() * 1e6);
             }
             links.push_back(link);
         }

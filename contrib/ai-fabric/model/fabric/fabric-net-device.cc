@@ -757,4 +757,34 @@ FabricNetDevice::SupportsSendFrom() const
     return false;
 }
 
+uint64_t
+FabricNetDevice::GetCongestionMarks() const
+{
+    return 0;
+}
+
+uint64_t
+FabricNetDevice::GetPauseFramesSent() const
+{
+    return 0;
+}
+
+uint32_t
+FabricNetDevice::GetCreditClasses() const
+{
+    return 0;
+}
+
+Time
+FabricNetDevice::GetCreditStallTime(uint8_t /* cls */) const
+{
+    return Time(0);
+}
+
+uint64_t
+FabricNetDevice::GetPeakQueuedBytes() const
+{
+    return 0;
+}
+
 } // namespace ns3

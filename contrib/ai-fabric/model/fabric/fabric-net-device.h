@@ -192,6 +192,33 @@ class FabricNetDevice : public NetDevice
     /** \} */
 
     /**
+     * \name Statistics every fabric reports (FabricStatsHelper walks these on every port)
+     * \{
+     */
+    /// \return frames this port marked with congestion (ECN CE on RoCEv2, FECN on
+    ///         InfiniBand); 0 in the base class
+    virtual uint64_t GetCongestionMarks() const;
+
+    /// \return link-level pause frames this port sent (PFC XOFFs and their refreshes); 0 in
+    ///         the base class
+    virtual uint64_t GetPauseFramesSent() const;
+
+    /// \return the traffic classes with credit-based flow control (InfiniBand's data VLs,
+    ///         NVLink's one); 0 in the base class
+    virtual uint32_t GetCreditClasses() const;
+
+    /**
+     * \param cls a class below GetCreditClasses()
+     * \return how long the class had frames waiting and no credits
+     */
+    virtual Time GetCreditStallTime(uint8_t cls) const;
+
+    /// \return the most bytes ever queued for output in one class (its high-water mark); 0
+    ///         in the base class
+    virtual uint64_t GetPeakQueuedBytes() const;
+    /** \} */
+
+    /**
      * \brief Count and trace a drop.
      * \param p the dropped packet
      * \param reason why

@@ -1230,4 +1230,27 @@ IbNetDevice::SendFrom(Ptr<Packet> /* packet */,
     return false;
 }
 
+uint64_t
+IbNetDevice::GetCongestionMarks() const
+{
+    return GetFecnMarks(); // IB's congestion mark
+}
+
+uint32_t
+IbNetDevice::GetCreditClasses() const
+{
+    return GetDataVls();
+}
+
+uint64_t
+IbNetDevice::GetPeakQueuedBytes() const
+{
+    uint64_t peak = 0;
+    for (uint8_t vl = 0; vl < MAX_DATA_VLS; ++vl)
+    {
+        peak = std::max<uint64_t>(peak, GetMaxQueuedBytes(vl));
+    }
+    return peak;
+}
+
 } // namespace ns3

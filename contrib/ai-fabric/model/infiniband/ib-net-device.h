@@ -44,7 +44,9 @@ namespace ns3
  * credits are served by the IBTA's VL arbitration: a high- and a low-priority table of
  * VL:weight entries and a limit of high priority; without tables, in turn.
  */
-class IbNetDevice : public FabricNetDevice
+class IbNetDevice
+    : public FabricNetDevice
+    , public RdmaNicPort
 {
   public:
     /**
@@ -86,7 +88,7 @@ class IbNetDevice : public FabricNetDevice
     void SetTransport(Ptr<RdmaTransport> transport);
 
     /// \return the transport, or nullptr
-    Ptr<RdmaTransport> GetTransport() const;
+    Ptr<RdmaTransport> GetTransport() const override;
 
     /// \param lid this port's local identifier
     void SetLid(uint16_t lid);
@@ -126,7 +128,7 @@ class IbNetDevice : public FabricNetDevice
      * \param vl a data VL
      * \return time a packet of this VL waited for credits so far
      */
-    Time GetCreditStallTime(uint8_t vl) const;
+    Time GetCreditStallTime(uint8_t vl) const override;
 
     /**
      * \brief Send a management datagram on VL15 (QP0, UD SEND only): ahead of every data VL,
@@ -147,6 +149,11 @@ class IbNetDevice : public FabricNetDevice
 
     /// \return packets this switch port marked with FECN
     uint64_t GetFecnMarks() const;
+
+    // FabricNetDevice statistics
+    uint64_t GetCongestionMarks() const override;
+    uint32_t GetCreditClasses() const override;
+    uint64_t GetPeakQueuedBytes() const override;
 
     /// \return flow-control packets sent
     uint64_t GetFlowControlPacketsSent() const;

@@ -400,4 +400,22 @@ NvLinkNetDevice::SendFrom(Ptr<Packet> /* packet */,
     return false;
 }
 
+uint32_t
+NvLinkNetDevice::GetCreditClasses() const
+{
+    return 1;
+}
+
+Time
+NvLinkNetDevice::GetCreditStallTime(uint8_t /* cls */) const
+{
+    return GetCreditStallTime();
+}
+
+uint64_t
+NvLinkNetDevice::GetPeakQueuedBytes() const
+{
+    return GetMaxQueuedBytes();
+}
+
 } // namespace ns3

@@ -114,6 +114,11 @@ class NvLinkNetDevice : public FabricNetDevice
     /// \return time a data packet waited for credits, summed
     Time GetCreditStallTime() const;
 
+    // FabricNetDevice statistics: one credit class
+    uint32_t GetCreditClasses() const override;
+    Time GetCreditStallTime(uint8_t cls) const override;
+    uint64_t GetPeakQueuedBytes() const override;
+
     /// \return data payload bytes this port sent (the GPU's messages, or forwarded)
     uint64_t GetDataBytesSent() const;
 

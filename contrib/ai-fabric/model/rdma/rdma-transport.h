@@ -247,6 +247,23 @@ class RdmaTransport : public Object
     EventId m_pcieEvent;              //!< wakes the port when it can
 };
 
+/**
+ * \ingroup ai-fabric
+ * \brief The role of a port that carries an RDMA transport: the NIC port of any fabric.
+ *
+ * Helpers and statistics reach a NIC's transport through this interface, whatever the fabric
+ * (RoceNetDevice, IbNetDevice, ...), instead of testing the port's class.
+ */
+class RdmaNicPort
+{
+  public:
+    virtual ~RdmaNicPort() = default;
+
+    /// \return the transport this port carries; nullptr for a port of the same class that is
+    ///         a switch's
+    virtual Ptr<RdmaTransport> GetTransport() const = 0;
+};
+
 } // namespace ns3
 
 #endif /* RDMA_TRANSPORT_H */

@@ -1171,4 +1171,32 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
     return true;
 }
 
+uint64_t
+RoceNetDevice::GetCongestionMarks() const
+{
+    return GetEcnMarks();
+}
+
+uint64_t
+RoceNetDevice::GetPauseFramesSent() const
+{
+    uint64_t pauses = 0;
+    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
+    {
+        pauses += GetPfcPausesSent(p);
+    }
+    return pauses;
+}
+
+uint64_t
+RoceNetDevice::GetPeakQueuedBytes() const
+{
+    uint64_t peak = 0;
+    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
+    {
+        peak = std::max<uint64_t>(peak, GetQueueCounters(p).maxBytes);
+    }
+    return peak;
+}
+
 } // namespace ns3

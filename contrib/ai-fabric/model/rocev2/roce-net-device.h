@@ -55,7 +55,9 @@ struct RoceQueueCounters
  * MAC addresses are derived from IPv4 addresses (02:00 followed by the four address bytes),
  * so no ARP is needed; switches forward by IPv4 address and do not rewrite MACs or TTL.
  */
-class RoceNetDevice : public FabricNetDevice
+class RoceNetDevice
+    : public FabricNetDevice
+    , public RdmaNicPort
 {
   public:
     /**
@@ -97,7 +99,7 @@ class RoceNetDevice : public FabricNetDevice
     void SetTransport(Ptr<RdmaTransport> transport);
 
     /// \return the transport, or nullptr for a switch port
-    Ptr<RdmaTransport> GetTransport() const;
+    Ptr<RdmaTransport> GetTransport() const override;
 
     /**
      * \brief Make this a switch port: received frames go to the callback.
@@ -219,6 +221,11 @@ class RoceNetDevice : public FabricNetDevice
 
     /// \return packets this port marked CE, every priority
     uint64_t GetEcnMarks() const;
+
+    // FabricNetDevice statistics
+    uint64_t GetCongestionMarks() const override;
+    uint64_t GetPauseFramesSent() const override;
+    uint64_t GetPeakQueuedBytes() const override;
 
     /// \return the receive buffer's high-water mark (NIC port with HostRate set), bytes
     uint32_t GetRxBufferMaxBytes() const;
