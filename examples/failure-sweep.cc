@@ -21,6 +21,7 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
@@ -29,10 +30,8 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
-#include "ns3/ib-fabric-helper.h"
 #include "ns3/names.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/roce-fabric-helper.h"
 #include "ns3/simulator.h"
 
 #include <nlohmann/json.hpp>
@@ -134,11 +133,7 @@ main(int argc, char* argv[])
     cmd.AddValue("quiet", "no progress on stderr", quiet);
     cmd.Parse(argc, argv);
 
-    if (fabricName != "roce" && fabricName != "ib")
-    {
-        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
-    }
-    const bool ib = fabricName == "ib";
+    FabricCli::CheckFabric(PROGRAM, fabricName);
     uint64_t nServers = 0;
     uint64_t nRadix = 0;
     uint64_t nChannels = 0;
@@ -233,15 +228,7 @@ main(int argc, char* argv[])
     std::vector<std::string> links;
     auto simulate = [&](const std::string& link) -> SweepRun
     {
-        std::unique_ptr<FabricHelper> fabric;
-        if (ib)
-        {
-            fabric = std::make_unique<IbFabricHelper>();
-        }
-        else
-        {
-            fabric = std::make_unique<RoceFabricHelper>();
-        }
+        std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(fabricName);
         FatTreeHelper t = tree;
         t.Install(*fabric);
         fabric->AssignStreams(1);
@@ -267,7 +254,7 @@ main(int argc, char* argv[])
         g_end = Time(-1);
         Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
         Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-        injector->SetFabricDefaults(ib);
+        fabric->SetRecoveryDelays(injector);
         injector->Install(fabric->GetTopology(),
                           MakeCallback(&FabricHelper::ComputeRoutes, fabric.get()));
         TimeValue detection;

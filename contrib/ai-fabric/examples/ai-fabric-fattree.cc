@@ -26,6 +26,7 @@
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
@@ -34,17 +35,11 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
-#include "ns3/ib-fabric-helper.h"
-#include "ns3/ib-switch.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/rdma-cc-dcqcn.h"
-#include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/roce-fabric-helper.h"
-#include "ns3/roce-net-device.h"
-#include "ns3/roce-switch.h"
 #include "ns3/server-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -223,19 +218,15 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     // Check everything before building anything.
-    if (fabricName != "roce" && fabricName != "ib")
-    {
-        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
-    }
-    const bool ib = fabricName == "ib";
-    if (!IbFabricHelper().SetRoutingEngine(routing))
-    {
-        FabricCli::Fail(PROGRAM, "--routing=" + routing + ": expected minhop, ftree or updn");
-    }
-    if (ibcc && !ib)
-    {
-        FabricCli::Fail(PROGRAM, "--ibcc: InfiniBand congestion control needs --fabric=ib");
-    }
+    FabricCli::CheckFabric(PROGRAM, fabricName);
+    // The fabrics' own options, checked on a helper that builds nothing.
+    const std::vector<std::pair<std::string, std::string>> fabricOptions
+        = {{"pfc", pfc ? "true" : "false"},
+           {"ecn", ecn ? "true" : "false"},
+           {"routing", routing},
+           {"lmc", lmc}};
+    const std::unique_ptr<FabricHelper> probe = FabricHelper::CreateByName(fabricName);
+    FabricCli::ApplyFabricOptions(PROGRAM, *probe, fabricOptions);
     const std::string ccName = FabricCli::CongestionControl(PROGRAM,
                                                             cc,
                                                             fabricName,
@@ -246,14 +237,7 @@ main(int argc, char* argv[])
     dcqcn = ccName == "dcqcn";
     ibcc = ccName == "ibcc";
     uint64_t lmcValue = 0;
-    if (!FabricCli::ParseUnsigned(lmc, lmcValue) || lmcValue > 7)
-    {
-        FabricCli::Fail(PROGRAM, "--lmc=" + lmc + ": expected 0 to 7");
-    }
-    if (lmcValue > 0 && !ib)
-    {
-        FabricCli::Fail(PROGRAM, "--lmc: LID mask control needs --fabric=ib");
-    }
+    FabricCli::ParseUnsigned(lmc, lmcValue); // checked by its fabric, 0 by default elsewhere
     if (RdmaCcDcqcn::GetPreset(preset).empty())
     {
         FabricCli::Fail(PROGRAM, "--preset=" + preset + ": expected connectx or paper");
@@ -413,22 +397,10 @@ main(int argc, char* argv[])
     {
         FatTreeHelper t = tree;
         ServerHelper srv = server;
-        // Build. InfiniBand is lossless by its credits: PFC, ECN and DCQCN are RoCEv2's.
-        std::unique_ptr<FabricHelper> helper;
-        if (ib)
-        {
-            auto ibHelper = std::make_unique<IbFabricHelper>();
-            ibHelper->SetRoutingEngine(routing);
-            ibHelper->SetLmc(static_cast<uint32_t>(lmcValue));
-            helper = std::move(ibHelper);
-        }
-        else
-        {
-            auto roce = std::make_unique<RoceFabricHelper>();
-            roce->SetDeviceAttribute("EcnEnabled", BooleanValue(ecn));
-            roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-            helper = std::move(roce);
-        }
+        // Build. Each fabric takes its own options (InfiniBand is lossless by its credits: PFC
+        // and ECN are RoCEv2's).
+        std::unique_ptr<FabricHelper> helper = FabricHelper::CreateByName(fabricName);
+        FabricCli::ApplyFabricOptions(PROGRAM, *helper, fabricOptions);
         FabricHelper& fabric = *helper;
         fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
         fabric.SetCongestionControl(ccName); // checked by FabricCli::CongestionControl
@@ -451,10 +423,7 @@ main(int argc, char* argv[])
                 {
                     Ptr<Node> gpu = t.GetGpuByRank(g);
                     fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
-                    if (!ib)
-                    {
-                        fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
-                    }
+                    fabric.SetHostRate(gpu, pcie);
                 }
             }
         }
@@ -470,26 +439,12 @@ main(int argc, char* argv[])
         // (up and down every tier) + its cables; beta from the RoCEv2 goodput at the MTU.
         Ptr<Communicator> comm = collectives.GetCommunicator(0);
         Ptr<RdmaTransport> nic = fabric.GetTransport(t.GetGpuByRank(0));
-        TimeValue portLatency;
-        if (ib)
-        {
-            t.GetLeaf(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
-        }
-        else
-        {
-            t.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
-        }
+        const Time portLatency = fabric.GetSwitchLatency(t.GetLeaf(0));
         const int64_t switchHops = 2 * static_cast<int64_t>(t.GetTiers()) - 1;
         const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                           + portLatency.Get() * switchHops
+                           + portLatency * switchHops
                            + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
-        const uint32_t mtu = 4096;
-        const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                        + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
-                                  : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                        + IcrcTrailer::SIZE
-                                        + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-        const double efficiency = mtu / (mtu + framing);
+        const double efficiency = fabric.GetRdmaWireEfficiency(4096);
         CollectiveTuner tuner(alpha, rate, efficiency);
         if (scaleUp)
         {
@@ -539,7 +494,6 @@ main(int argc, char* argv[])
             std::string error;
             if (!FailureReport::Arm(fabric,
                                     gpuOrder,
-                                    ib,
                                     MakeCallback(&CollectiveSweep::IsDone, &runner),
                                     faultEvents,
                                     inject,
@@ -585,13 +539,13 @@ main(int argc, char* argv[])
     {
         nlohmann::ordered_json j;
         j["scenario"] = {{"fabric", fabricName},
-                         {"pfc", pfc && !ib},
-                         {"ecn", ecn && !ib},
-                         {"dcqcn", dcqcn && !ib},
+                         {"pfc", pfc && probe->HasOption("pfc")},
+                         {"ecn", ecn && probe->HasOption("ecn")},
+                         {"dcqcn", dcqcn},
                          {"ibcc", ibcc},
                          {"lmc", lmcValue},
                          {"preset", preset},
-                         {"routing", ib ? routing : std::string("ecmp")},
+                         {"routing", probe->GetRoutingName()},
                          {"topology", "fat-tree"},
                          {"tiers", tree.GetTiers()},
                          {"servers", tree.GetNServers()},

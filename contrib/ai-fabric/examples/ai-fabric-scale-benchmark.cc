@@ -200,16 +200,11 @@ RunPoint(const PointSpec& spec)
     // The tuner of "auto", as ai-fabric-fattree builds it.
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
-    TimeValue portLatency;
-    tree.GetLeaf(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency", portLatency);
     const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
     const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                       + portLatency.Get() * switchHops
+                       + fabric.GetSwitchLatency(tree.GetLeaf(0)) * switchHops
                        + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
-    const double mtu = 4096;
-    const double framing = RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE
-                           + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-    CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
+    CollectiveTuner tuner(alpha, rate, fabric.GetRdmaWireEfficiency(4096));
     Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
     DoubleValue ringEfficiency;
     DoubleValue nvlsEfficiency;
@@ -241,7 +236,6 @@ RunPoint(const PointSpec& spec)
     std::string error;
     FailureReport::Arm(fabric,
                        tree.GetGpus(),
-                       false,
                        MakeCallback(&CollectiveSweep::IsDone, &runner),
                        {},
                        false,

@@ -29,6 +29,7 @@
 #include "ns3/config.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-output-file.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
@@ -36,16 +37,9 @@
 #include "ns3/failure-report.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
-#include "ns3/ib-fabric-helper.h"
-#include "ns3/ib-net-device.h"
-#include "ns3/ib-switch.h"
 #include "ns3/names.h"
-#include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/roce-fabric-helper.h"
-#include "ns3/roce-net-device.h"
-#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/torus-helper.h"
 #include "ns3/uinteger.h"
@@ -320,11 +314,12 @@ main(int argc, char* argv[])
         FabricCli::Fail(PROGRAM,
                         "--dims=" + dimsText + ": expected XxY or XxYxZ, each from 2 to 64");
     }
-    if (fabricName != "roce" && fabricName != "ib")
-    {
-        FabricCli::Fail(PROGRAM, "--fabric=" + fabricName + ": expected roce or ib");
-    }
-    const bool ib = fabricName == "ib";
+    FabricCli::CheckFabric(PROGRAM, fabricName);
+    // The fabrics' own options, checked on a helper that builds nothing.
+    const std::vector<std::pair<std::string, std::string>> fabricOptions
+        = {{"pfc", pfc ? "true" : "false"}};
+    const std::unique_ptr<FabricHelper> probe = FabricHelper::CreateByName(fabricName);
+    FabricCli::ApplyFabricOptions(PROGRAM, *probe, fabricOptions);
     const std::string ccName = FabricCli::CongestionControl(
         PROGRAM, cc, fabricName, dcqcn, FabricCli::IsGiven(argc, argv, "dcqcn"), false, false);
     dcqcn = ccName == "dcqcn";
@@ -378,14 +373,10 @@ main(int argc, char* argv[])
     if (!bufferBytes.empty())
     {
         buffer = FabricCli::Bytes(PROGRAM, "bufferBytes", bufferBytes);
-        if (ib
-            && (buffer % IbNetDevice::BLOCK_BYTES != 0 || buffer < 4096 + 64
-                || buffer > 2048 * IbNetDevice::BLOCK_BYTES))
+        const std::string why = probe->SetSwitchBuffer(buffer);
+        if (!why.empty())
         {
-            FabricCli::Fail(PROGRAM,
-                            "--bufferBytes=" + bufferBytes
-                                + ": an InfiniBand VL buffer is a multiple of 64 bytes from "
-                                  "4160 (one 4 KB-MTU packet) to 128K");
+            FabricCli::Fail(PROGRAM, "--bufferBytes=" + bufferBytes + ": " + why);
         }
     }
     TorusHelper torus;
@@ -463,25 +454,11 @@ main(int argc, char* argv[])
     {
         TorusHelper t = torus;
         // Build.
-        std::unique_ptr<FabricHelper> helper;
-        if (ib)
+        std::unique_ptr<FabricHelper> helper = FabricHelper::CreateByName(fabricName);
+        FabricCli::ApplyFabricOptions(PROGRAM, *helper, fabricOptions);
+        if (buffer > 0)
         {
-            auto ibHelper = std::make_unique<IbFabricHelper>();
-            if (buffer > 0)
-            {
-                ibHelper->SetDeviceAttribute("VlBufferBytes", UintegerValue(buffer));
-            }
-            helper = std::move(ibHelper);
-        }
-        else
-        {
-            auto roce = std::make_unique<RoceFabricHelper>();
-            roce->SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-            if (buffer > 0)
-            {
-                roce->SetMmuAttribute("BufferSize", UintegerValue(buffer));
-            }
-            helper = std::move(roce);
+            helper->SetSwitchBuffer(buffer); // checked above
         }
         FabricHelper& fabric = *helper;
         fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
@@ -498,31 +475,16 @@ main(int argc, char* argv[])
         // dimension-order path + its cables; beta from the goodput at the MTU.
         Ptr<Communicator> comm = collectives.GetCommunicator(0);
         Ptr<RdmaTransport> nic = fabric.GetTransport(t.GetGpus().Get(0));
-        TimeValue portLatency;
-        if (ib)
-        {
-            t.GetSwitches().Get(0)->GetObject<IbSwitch>()->GetAttribute("PortLatency", portLatency);
-        }
-        else
-        {
-            t.GetSwitches().Get(0)->GetObject<RoceSwitch>()->GetAttribute("PortLatency",
-                                                                          portLatency);
-        }
+        const Time portLatency = fabric.GetSwitchLatency(t.GetSwitches().Get(0));
         int64_t switchHops = 1;
         for (uint32_t d : dims)
         {
             switchHops += wrapOn ? d / 2 : d - 1;
         }
         const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                           + portLatency.Get() * switchHops
+                           + portLatency * switchHops
                            + fabric.GetChannels().back()->GetDelay() * (switchHops + 1);
-        const uint32_t mtu = 4096;
-        const double framing = ib ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                        + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
-                                  : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                        + IcrcTrailer::SIZE
-                                        + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-        CollectiveTuner tuner(alpha, rate, mtu / (mtu + framing));
+        CollectiveTuner tuner(alpha, rate, fabric.GetRdmaWireEfficiency(4096));
         CollectiveSweepConfig runConfig = sweep;
         runConfig.progress = sweep.progress && print; // the baseline run is silent
         CollectiveSweep runner(collectives, tuner, runConfig);
@@ -533,7 +495,6 @@ main(int argc, char* argv[])
             std::string error;
             if (!FailureReport::Arm(fabric,
                                     gpus,
-                                    ib,
                                     MakeCallback(&CollectiveSweep::IsDone, &runner),
                                     faultEvents,
                                     inject,
@@ -655,8 +616,8 @@ main(int argc, char* argv[])
                          {"routing", routing},
                          {"datelines", torus.HasDatelines()},
                          {"placement", placement},
-                         {"pfc", pfc && !ib},
-                         {"dcqcn", dcqcn && !ib},
+                         {"pfc", pfc && probe->HasOption("pfc")},
+                         {"dcqcn", dcqcn},
                          {"bufferBytes", buffer},
                          {"stallTime_us", stall.GetSeconds() * 1e6},
                          {"collective", collective},

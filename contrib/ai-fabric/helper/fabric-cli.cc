@@ -6,6 +6,7 @@
 
 #include "fabric-cli.h"
 
+#include "fabric-helper.h"
 #include "fabric-output-file.h"
 #include "ns3/config.h"
 #include "ns3/fabric-watchdog.h"
@@ -584,14 +585,26 @@ FabricCli::CongestionControl(const std::string& program,
                              bool ibcc,
                              bool ibccGiven)
 {
-    const bool ib = fabric == "ib";
+    // Where an algorithm runs: its registration names one fabric, or none for all.
+    auto runsHere = [&fabric](const std::string& name)
+    {
+        RdmaCcRegistration::Entry e;
+        return RdmaCcRegistration::Lookup(name, e) && (e.fabric.empty() || e.fabric == fabric);
+    };
     if (cc.empty())
     {
-        if (ib)
+        // The aliases: --ibcc asks for IB CC, --dcqcn (on by default) for DCQCN where it runs.
+        if (ibcc)
         {
-            return ibcc ? "ibcc" : "none";
+            RdmaCcRegistration::Entry e;
+            if (!runsHere("ibcc") && RdmaCcRegistration::Lookup("ibcc", e))
+            {
+                Fail(program,
+                     "--ibcc: IB congestion control runs on --fabric=" + e.fabric + " only");
+            }
+            return "ibcc";
         }
-        return dcqcn ? "dcqcn" : "none";
+        return dcqcn && runsHere("dcqcn") ? "dcqcn" : "none";
     }
     RdmaCcRegistration::Entry entry;
     if (!RdmaCcRegistration::Lookup(cc, entry))
@@ -604,13 +617,13 @@ FabricCli::CongestionControl(const std::string& program,
     {
         Fail(program, "--cc=" + cc + ": runs on --fabric=" + entry.fabric + " only");
     }
-    // The aliases, when given, must say the same.
-    if (dcqcnGiven && !ib && dcqcn != (cc == "dcqcn"))
+    // The aliases, when given where they apply, must say the same.
+    if (dcqcnGiven && runsHere("dcqcn") && dcqcn != (cc == "dcqcn"))
     {
         Fail(program,
              std::string("--dcqcn=") + (dcqcn ? "true" : "false") + " contradicts --cc=" + cc);
     }
-    if (ibccGiven && ib && ibcc != (cc == "ibcc"))
+    if (ibccGiven && runsHere("ibcc") && ibcc != (cc == "ibcc"))
     {
         Fail(program,
              std::string("--ibcc=") + (ibcc ? "true" : "false") + " contradicts --cc=" + cc);
@@ -624,6 +637,53 @@ FabricCli::CongestionControlHelp()
     return "congestion control at the NICs: " + RdmaCcRegistration::Names()
            + " or a TypeId name (default: dcqcn on roce, none on ib; --dcqcn and --ibcc are "
              "its aliases)";
+}
+
+void
+FabricCli::CheckFabric(const std::string& program, const std::string& fabric)
+{
+    if (FabricHelperRegistration::Find(fabric))
+    {
+        return;
+    }
+    const std::vector<std::string> names = FabricHelperRegistration::Names();
+    std::string expected;
+    for (std::size_t i = 0; i < names.size(); ++i)
+    {
+        expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    Fail(program, "--fabric=" + fabric + ": expected " + expected);
+}
+
+void
+FabricCli::ApplyFabricOptions(const std::string& program,
+                              FabricHelper& fabric,
+                              const std::vector<std::pair<std::string, std::string>>& options)
+{
+    for (const auto& [name, value] : options)
+    {
+        if (fabric.HasOption(name))
+        {
+            const std::string why = fabric.SetOption(name, value);
+            if (!why.empty())
+            {
+                Fail(program, "--" + name + "=" + value + ": " + why);
+            }
+            continue;
+        }
+        // Another fabric's option: harmless at its default, refused otherwise.
+        for (const std::string& other : FabricHelperRegistration::Names())
+        {
+            for (const FabricHelper::Option& o : FabricHelper::CreateByName(other)->GetOptions())
+            {
+                if (o.name == name && value != o.defaultValue)
+                {
+                    Fail(program,
+                         "--" + name + "=" + value + ": an option of --fabric=" + other + " only");
+                }
+            }
+        }
+    }
 }
 
 } // namespace ns3

@@ -13,10 +13,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
+
+class FabricHelper;
 
 namespace CommandLineHelper
 {
@@ -217,6 +220,26 @@ class FabricCli
 
     /// The help line of --cc, with the registered names.
     static std::string CongestionControlHelp();
+
+    /**
+     * \brief Check --fabric against the registered fabrics (FabricHelperRegistration).
+     * \param program the program's name
+     * \param fabric --fabric's value
+     */
+    static void CheckFabric(const std::string& program, const std::string& fabric);
+
+    /**
+     * \brief Apply a program's fabric options (FabricHelper::GetOptions of the fabrics it
+     *        offers) to the chosen fabric's helper. An option the fabric has is set, and a bad
+     *        value refused; one it does not have is ignored at its default and refused with
+     *        any other value (it would have no effect). Exits with status 2 on a refusal.
+     * \param program the program's name
+     * \param fabric the chosen fabric's helper
+     * \param options each option's name and value
+     */
+    static void ApplyFabricOptions(const std::string& program,
+                                   FabricHelper& fabric,
+                                   const std::vector<std::pair<std::string, std::string>>& options);
 };
 
 } // namespace ns3

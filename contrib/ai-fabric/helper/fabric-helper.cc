@@ -11,6 +11,7 @@
 #include "ns3/names.h"
 #include "ns3/node.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -279,6 +280,88 @@ FabricHelper::FindMissingRoute() const
         }
     }
     return "";
+}
+
+double
+FabricHelper::GetRdmaWireEfficiency(uint32_t mtu) const
+{
+    return mtu / (mtu + static_cast<double>(GetRdmaOverheadBytes()));
+}
+
+std::vector<FabricHelper::Option>
+FabricHelper::GetOptions() const
+{
+    return {};
+}
+
+bool
+FabricHelper::HasOption(const std::string& name) const
+{
+    for (const Option& o : GetOptions())
+    {
+        if (o.name == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+FabricHelper::SetOption(const std::string& name, const std::string& /* value */)
+{
+    return std::string("not an option of ") + GetFabricName() + ": " + name;
+}
+
+std::unique_ptr<FabricHelper>
+FabricHelper::CreateByName(const std::string& name)
+{
+    const FabricHelperRegistration::Factory* factory = FabricHelperRegistration::Find(name);
+    return factory ? (*factory)() : nullptr;
+}
+
+FabricHelperRegistration::FabricHelperRegistration(const std::string& name, Factory factory)
+{
+    auto& registry = Registry();
+    auto it = std::lower_bound(registry.begin(),
+                               registry.end(),
+                               name,
+                               [](const std::pair<std::string, Factory>& e, const std::string& n)
+                               { return e.first < n; });
+    NS_ABORT_MSG_IF(it != registry.end() && it->first == name,
+                    "FabricHelperRegistration: '" << name << "' is registered twice");
+    registry.insert(it, {name, std::move(factory)});
+}
+
+std::vector<std::pair<std::string, FabricHelperRegistration::Factory>>&
+FabricHelperRegistration::Registry()
+{
+    static std::vector<std::pair<std::string, Factory>> registry;
+    return registry;
+}
+
+const FabricHelperRegistration::Factory*
+FabricHelperRegistration::Find(const std::string& name)
+{
+    for (const auto& [n, factory] : Registry())
+    {
+        if (n == name)
+        {
+            return &factory;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<std::string>
+FabricHelperRegistration::Names()
+{
+    std::vector<std::string> names;
+    for (const auto& entry : Registry())
+    {
+        names.push_back(entry.first);
+    }
+    return names;
 }
 
 } // namespace ns3

@@ -18,6 +18,8 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/trace-helper.h"
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,6 +39,8 @@ namespace ns3
  * IbFabricHelper) creates its own ports and switches and computes its own tables; topology
  * helpers, collectives and programs take a FabricHelper and work on either.
  */
+class FaultInjector;
+
 class FabricHelper : public PcapHelperForDevice
 {
   public:
@@ -84,6 +88,105 @@ class FabricHelper : public PcapHelperForDevice
     /// \return the fabric's short name, as the programs' --fabric and RdmaCcRegistration use
     ///         it ("roce", "ib")
     virtual const char* GetFabricName() const = 0;
+
+    /**
+     * \name What programs, topologies, statistics and failures ask of a fabric
+     * Each fabric's helper (its plug-in) answers; no code outside it tests which fabric runs.
+     * \{
+     */
+    /**
+     * \return bytes of line time an RDMA data packet takes beyond its payload: every header
+     *         and trailer, and the link's per-frame overhead (a message's first packet also
+     *         carries a RETH, not counted)
+     */
+    virtual uint32_t GetRdmaOverheadBytes() const = 0;
+
+    /**
+     * \param mtu the RDMA path MTU
+     * \return payload bytes per byte of line time for full packets: mtu / (mtu + overhead)
+     */
+    double GetRdmaWireEfficiency(uint32_t mtu) const;
+
+    /**
+     * \param sw a switch this helper installed
+     * \return the time a frame spends in it beyond serialization (its PortLatency)
+     */
+    virtual Time GetSwitchLatency(Ptr<Node> sw) const = 0;
+
+    /**
+     * \brief Set how fast this fabric notices a failure and reroutes around it: the
+     *        injector's DetectionDelay and RerouteDelay.
+     * \param injector the fault injector
+     */
+    virtual void SetRecoveryDelays(Ptr<FaultInjector> injector) const = 0;
+
+    /**
+     * \brief The link between a host's memory (a GPU's, over PCIe) and its NIC runs at this
+     *        rate: the NIC's receive side drains no faster, where the fabric models it.
+     * \param host a host this helper installed
+     * \param rate the rate
+     */
+    virtual void SetHostRate(Ptr<Node> host, DataRate rate) = 0;
+
+    /**
+     * \brief Give the switches a second lossless class for datelines (torus deadlock
+     *        avoidance): InfiniBand's second data VL, RoCEv2's second lossless priority.
+     * \param switches the switches whose routes cross datelines
+     * \param host a host this helper installed (its NIC's settings)
+     * \return "" or why the fabric's setting leaves datelines without effect
+     */
+    virtual std::string EnableDatelineClass(const NodeContainer& switches, Ptr<Node> host) = 0;
+
+    /**
+     * \brief Size the switches' buffering (before installing them): a RoCEv2 switch's shared
+     *        buffer, an InfiniBand port's buffer per VL.
+     * \param bytes the size
+     * \return "" or why the fabric cannot take it
+     */
+    virtual std::string SetSwitchBuffer(uint64_t bytes) = 0;
+
+    /// \return how the fabric routes, for reports ("ecmp"; InfiniBand: its routing engine)
+    virtual std::string GetRoutingName() const = 0;
+
+    /// \return the fabric's name in reports ("RoCEv2", "InfiniBand")
+    virtual const char* GetDisplayName() const = 0;
+
+    /// \return its link layer as perftest names it ("Ethernet", "IB")
+    virtual const char* GetLinkLayerName() const = 0;
+
+    /// One setting a fabric takes from the command line (--NAME=VALUE).
+    struct Option
+    {
+        std::string name;         //!< the flag, without dashes
+        std::string help;         //!< one line for --help
+        std::string defaultValue; //!< its value when not given
+        bool flag{false};         //!< a boolean: true or false
+    };
+
+    /// \return the settings this fabric takes (none in the base class)
+    virtual std::vector<Option> GetOptions() const;
+
+    /**
+     * \param name an option's name
+     * \return true if GetOptions() has it
+     */
+    bool HasOption(const std::string& name) const;
+
+    /**
+     * \brief Apply one of GetOptions() (before installing anything).
+     * \param name its name
+     * \param value its value
+     * \return "" or why the value is refused (one line, without the option's name)
+     */
+    virtual std::string SetOption(const std::string& name, const std::string& value);
+    /** \} */
+
+    /**
+     * \brief Create the helper of a fabric by its short name (--fabric).
+     * \param name a name registered with FabricHelperRegistration ("roce", "ib")
+     * \return the helper, or nullptr for an unknown name
+     */
+    static std::unique_ptr<FabricHelper> CreateByName(const std::string& name);
     /**
      * \param name attribute of the fabric's switch forwarding object
      * \param value its value
@@ -228,6 +331,43 @@ class FabricHelper : public PcapHelperForDevice
     std::vector<uint32_t> m_addressOfNode;             //!< host address by node id
     std::vector<uint32_t> m_vertexOfHost;              //!< endpoint vertex by node id
     std::vector<Ptr<FabricChannel>> m_channels;        //!< cables
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief The fabrics by short name, for FabricHelper::CreateByName() and `--fabric=NAME`.
+ *
+ * A fabric registers its helper once, with a namespace-scope object in the helper's .cc file:
+ *
+ * \code
+ *   static FabricHelperRegistration g_x("name", [] { return std::make_unique<MyHelper>(); });
+ * \endcode
+ */
+class FabricHelperRegistration
+{
+  public:
+    /// Makes a fabric's helper.
+    using Factory = std::function<std::unique_ptr<FabricHelper>()>;
+
+    /**
+     * \brief Register a fabric (at static initialization).
+     * \param name its short name
+     * \param factory makes its helper
+     */
+    FabricHelperRegistration(const std::string& name, Factory factory);
+
+    /**
+     * \param name a short name
+     * \return its factory, or nullptr if no fabric has the name
+     */
+    static const Factory* Find(const std::string& name);
+
+    /// \return the registered names, in name order
+    static std::vector<std::string> Names();
+
+  private:
+    /// \return the registry, by name
+    static std::vector<std::pair<std::string, Factory>>& Registry();
 };
 
 } // namespace ns3

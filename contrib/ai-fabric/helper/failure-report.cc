@@ -7,6 +7,7 @@
 #include "failure-report.h"
 
 #include "fabric-helper.h"
+#include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/node-container.h"
 
@@ -25,7 +26,6 @@ FailureReport::Us(Time t)
 bool
 FailureReport::Arm(FabricHelper& fabric,
                    const NodeContainer& gpus,
-                   bool infiniband,
                    Callback<bool> done,
                    const std::vector<FaultEvent>& events,
                    bool inject,
@@ -42,7 +42,7 @@ FailureReport::Arm(FabricHelper& fabric,
     watch.detector->Install(*fabric.GetTopology(), transports);
     watch.detector->SetDoneCallback(done);
     watch.injector = CreateObject<FaultInjector>();
-    watch.injector->SetFabricDefaults(infiniband);
+    fabric.SetRecoveryDelays(watch.injector);
     watch.injector->Install(fabric.GetTopology(),
                             MakeCallback(&FabricHelper::ComputeRoutes, &fabric),
                             MakeCallback(&FabricHelper::FindMissingRoute, &fabric));

@@ -84,7 +84,6 @@ class FailureReport
      *        and the detector allows for their recovery. The detector is started.
      * \param fabric the fabric (its routes are recomputed after each failure)
      * \param gpus the GPUs
-     * \param infiniband the fabric is InfiniBand (the subnet manager's delays)
      * \param done returns true once the workload finished
      * \param events the failures (checked even when not injected)
      * \param inject schedule them
@@ -95,7 +94,6 @@ class FailureReport
      */
     static bool Arm(FabricHelper& fabric,
                     const NodeContainer& gpus,
-                    bool infiniband,
                     Callback<bool> done,
                     const std::vector<FaultEvent>& events,
                     bool inject,

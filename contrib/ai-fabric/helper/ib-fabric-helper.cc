@@ -7,6 +7,8 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/fault-injector.h"
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-routing.h"
@@ -14,6 +16,7 @@
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
+#include "ns3/rdma-headers.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -265,5 +268,110 @@ IbFabricHelper::EnablePcapInternal(std::string prefix,
         filename, std::ios::out, static_cast<PcapHelper::DataLinkType>(DLT_ERF));
     device->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&IbPcapSink, file));
 }
+
+uint32_t
+IbFabricHelper::GetRdmaOverheadBytes() const
+{
+    return IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE
+           + IbNetDevice::TRAILER_BYTES;
+}
+
+Time
+IbFabricHelper::GetSwitchLatency(Ptr<Node> sw) const
+{
+    TimeValue latency;
+    sw->GetObject<IbSwitch>()->GetAttribute("PortLatency", latency);
+    return latency.Get();
+}
+
+void
+IbFabricHelper::SetRecoveryDelays(Ptr<FaultInjector> injector) const
+{
+    // The switch's trap reaches the subnet manager in about 1 ms; its heavy sweep and the LFT
+    // upload take 50 ms (an assumption; see the manual's failures section).
+    injector->SetAttribute("DetectionDelay", TimeValue(MilliSeconds(1)));
+    injector->SetAttribute("RerouteDelay", TimeValue(MilliSeconds(50)));
+}
+
+void
+IbFabricHelper::SetHostRate(Ptr<Node> /* host */, DataRate /* rate */)
+{
+    // The adapters model no host-side receive buffer: the PCIe link limits the sending side
+    // only (RdmaTransport's PcieRate).
+}
+
+std::string
+IbFabricHelper::EnableDatelineClass(const NodeContainer& /* switches */, Ptr<Node> host)
+{
+    // The dateline class is a second data VL, which every port already has when DataVls >= 2.
+    Ptr<IbNetDevice> nic = GetNic(host);
+    if (nic->GetDataVls() < 2)
+    {
+        return "datelines need 2 data VLs (DataVls is " + std::to_string(nic->GetDataVls()) + ")";
+    }
+    return "";
+}
+
+std::string
+IbFabricHelper::SetSwitchBuffer(uint64_t bytes)
+{
+    if (bytes % IbNetDevice::BLOCK_BYTES != 0 || bytes < 4096 + 64
+        || bytes > 2048 * IbNetDevice::BLOCK_BYTES)
+    {
+        return "an InfiniBand VL buffer is a multiple of 64 bytes from 4160 (one 4 KB-MTU "
+               "packet) to 128K";
+    }
+    SetDeviceAttribute("VlBufferBytes", UintegerValue(bytes));
+    return "";
+}
+
+std::string
+IbFabricHelper::GetRoutingName() const
+{
+    return m_engine;
+}
+
+std::vector<FabricHelper::Option>
+IbFabricHelper::GetOptions() const
+{
+    return {{"routing",
+             "InfiniBand subnet manager routing engine: minhop, ftree or updn (ib only)",
+             "minhop",
+             false},
+            {"lmc",
+             "InfiniBand LID mask control 0-7: 2^lmc LIDs per host, each routed on its own "
+             "path, QPs spread over them (ib only)",
+             "0",
+             false}};
+}
+
+std::string
+IbFabricHelper::SetOption(const std::string& name, const std::string& value)
+{
+    if (name == "routing")
+    {
+        return SetRoutingEngine(value) ? "" : "expected minhop, ftree or updn";
+    }
+    if (name == "lmc")
+    {
+        const bool digit = value.size() == 1 && value[0] >= '0' && value[0] <= '7';
+        return digit && SetLmc(static_cast<uint32_t>(value[0] - '0')) ? "" : "expected 0 to 7";
+    }
+    return FabricHelper::SetOption(name, value);
+}
+
+const char*
+IbFabricHelper::GetDisplayName() const
+{
+    return "InfiniBand";
+}
+
+const char*
+IbFabricHelper::GetLinkLayerName() const
+{
+    return "IB";
+}
+
+static FabricHelperRegistration g_ib("ib", [] { return std::make_unique<IbFabricHelper>(); });
 
 } // namespace ns3

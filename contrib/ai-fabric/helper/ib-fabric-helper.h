@@ -78,6 +78,19 @@ class IbFabricHelper : public FabricHelper
     /// \return "ib"
     const char* GetFabricName() const override;
 
+    // The fabric plug-in (FabricHelper)
+    uint32_t GetRdmaOverheadBytes() const override;
+    Time GetSwitchLatency(Ptr<Node> sw) const override;
+    void SetRecoveryDelays(Ptr<FaultInjector> injector) const override;
+    void SetHostRate(Ptr<Node> host, DataRate rate) override;
+    std::string EnableDatelineClass(const NodeContainer& switches, Ptr<Node> host) override;
+    std::string SetSwitchBuffer(uint64_t bytes) override;
+    std::string GetRoutingName() const override;
+    const char* GetDisplayName() const override;
+    const char* GetLinkLayerName() const override;
+    std::vector<Option> GetOptions() const override;
+    std::string SetOption(const std::string& name, const std::string& value) override;
+
   protected:
     uint32_t HostAddress(uint32_t endpoint) const override;
     Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,

@@ -6,7 +6,7 @@
 
 #include "rdma-perftest.h"
 
-#include "ib-fabric-helper.h"
+#include "fabric-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
@@ -20,7 +20,6 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "roce-fabric-helper.h"
 
 #include <nlohmann/json.hpp>
 
@@ -274,7 +273,7 @@ class PerftestRun
 std::string
 RdmaPerftestConfig::Validate()
 {
-    if (fabric != "roce" && fabric != "ib")
+    if (!FabricHelperRegistration::Find(fabric))
     {
         return "--fabric=" + fabric + ": expected roce or ib";
     }
@@ -333,15 +332,7 @@ RdmaPerftest::Run()
     NodeContainer switches;
     switches.Create(cfg.switches);
 
-    std::unique_ptr<FabricHelper> helper;
-    if (cfg.fabric == "ib")
-    {
-        helper = std::make_unique<IbFabricHelper>();
-    }
-    else
-    {
-        helper = std::make_unique<RoceFabricHelper>();
-    }
+    std::unique_ptr<FabricHelper> helper = FabricHelper::CreateByName(cfg.fabric);
     FabricHelper& fabric = *helper;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
@@ -473,6 +464,7 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
     const char* rule
         = "---------------------------------------------------------------------------------------";
     char line[256];
+    const std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(cfg.fabric);
     os << rule << "\n";
     os << (bw ? "                    RDMA_Write BW Test\n"
               : "                    RDMA_Write Latency Test\n");
@@ -480,7 +472,7 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
                   sizeof(line),
                   " %-16s: %-14s %-15s: %s\n",
                   "Fabric",
-                  "RoCEv2",
+                  fabric->GetDisplayName(),
                   "Link rate",
                   cfg.rate.GetBitRate() % 1000000000 == 0
                       ? (std::to_string(cfg.rate.GetBitRate() / 1000000000) + " Gb/s").c_str()
@@ -509,7 +501,7 @@ RdmaPerftest::PrintReport(std::ostream& os, const RdmaPerftestResult& r) const
     }
     std::snprintf(line, sizeof(line), " %-16s: %u[B]\n", "Mtu", cfg.mtu);
     os << line;
-    std::snprintf(line, sizeof(line), " %-16s: %s\n", "Link type", "Ethernet");
+    std::snprintf(line, sizeof(line), " %-16s: %s\n", "Link type", fabric->GetLinkLayerName());
     os << line;
     if (cfg.lossRate > 0)
     {

@@ -7,16 +7,22 @@
 #include "roce-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-routing.h"
+#include "ns3/fault-injector.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
+#include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -187,5 +193,120 @@ RoceFabricHelper::EnablePcapInternal(std::string prefix,
         = pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     pcapHelper.HookDefaultSink<RoceNetDevice>(device, "PromiscSniffer", file);
 }
+
+uint32_t
+RoceFabricHelper::GetRdmaOverheadBytes() const
+{
+    return RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE
+           + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+}
+
+Time
+RoceFabricHelper::GetSwitchLatency(Ptr<Node> sw) const
+{
+    TimeValue latency;
+    sw->GetObject<RoceSwitch>()->GetAttribute("PortLatency", latency);
+    return latency.Get();
+}
+
+void
+RoceFabricHelper::SetRecoveryDelays(Ptr<FaultInjector> injector) const
+{
+    // BFD notices a dead link (10 ms x 3, RFC 5880); the routing protocol withdraws it and the
+    // switches' ECMP groups shrink (FaultInjector's defaults).
+    injector->SetAttribute("DetectionDelay", TimeValue(MilliSeconds(30)));
+    injector->SetAttribute("RerouteDelay", TimeValue(MilliSeconds(5)));
+}
+
+void
+RoceFabricHelper::SetHostRate(Ptr<Node> host, DataRate rate)
+{
+    GetHostPort(host)->SetAttribute("HostRate", DataRateValue(rate));
+}
+
+std::string
+RoceFabricHelper::EnableDatelineClass(const NodeContainer& switches, Ptr<Node> host)
+{
+    // The dateline class is a second lossless priority: the switches re-mark RDMA frames that
+    // cross a dateline to DatelineDscp, whose priority the MMU must also hold losslessly.
+    const Ptr<NetDevice> nic = GetHostPort(host);
+    for (uint32_t i = 0; i < switches.GetN(); ++i)
+    {
+        Ptr<RoceSwitch> sw = switches.Get(i)->GetObject<RoceSwitch>();
+        UintegerValue rdmaDscp;
+        nic->GetAttribute("RdmaDscp", rdmaDscp);
+        UintegerValue dataDscp;
+        sw->GetAttribute("DataDscp", dataDscp);
+        if ((rdmaDscp.Get() >> 3) != (dataDscp.Get() >> 3))
+        {
+            std::ostringstream why;
+            why << "datelines re-mark the RDMA priority: the NICs' RdmaDscp (" << rdmaDscp.Get()
+                << ") must map to the switches' DataDscp's (" << dataDscp.Get() << ")";
+            return why.str();
+        }
+        UintegerValue dscp;
+        sw->GetAttribute("DatelineDscp", dscp);
+        UintegerValue mask;
+        sw->GetMmu()->GetAttribute("LosslessPriorities", mask);
+        sw->GetMmu()->SetAttribute("LosslessPriorities",
+                                   UintegerValue(mask.Get() | (1u << (dscp.Get() >> 3))));
+    }
+    return "";
+}
+
+std::string
+RoceFabricHelper::SetSwitchBuffer(uint64_t bytes)
+{
+    SetMmuAttribute("BufferSize", UintegerValue(bytes));
+    return "";
+}
+
+std::string
+RoceFabricHelper::GetRoutingName() const
+{
+    return "ecmp";
+}
+
+std::vector<FabricHelper::Option>
+RoceFabricHelper::GetOptions() const
+{
+    return {{"pfc", "PFC on the RDMA priority (roce only)", "true", true},
+            {"ecn", "ECN marking at switch egress (roce only)", "true", true}};
+}
+
+std::string
+RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
+{
+    const bool on = value == "true" || value == "1";
+    if (!on && value != "false" && value != "0")
+    {
+        return "expected true or false";
+    }
+    if (name == "pfc")
+    {
+        SetMmuAttribute("PfcEnabled", BooleanValue(on));
+        return "";
+    }
+    if (name == "ecn")
+    {
+        SetDeviceAttribute("EcnEnabled", BooleanValue(on));
+        return "";
+    }
+    return FabricHelper::SetOption(name, value);
+}
+
+const char*
+RoceFabricHelper::GetDisplayName() const
+{
+    return "RoCEv2";
+}
+
+const char*
+RoceFabricHelper::GetLinkLayerName() const
+{
+    return "Ethernet";
+}
+
+static FabricHelperRegistration g_roce("roce", [] { return std::make_unique<RoceFabricHelper>(); });
 
 } // namespace ns3

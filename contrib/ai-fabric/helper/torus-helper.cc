@@ -362,35 +362,8 @@ TorusHelper::Install(FabricHelper& fabric)
     {
         // The dateline class is a second VL on InfiniBand and a second lossless priority on
         // RoCEv2 switches; a setting that would leave it without effect is refused.
-        const Ptr<NetDevice> nic = fabric.GetHostPort(m_gpus.Get(0));
-        if (Ptr<IbNetDevice> ib = DynamicCast<IbNetDevice>(nic))
-        {
-            NS_ABORT_MSG_IF(ib->GetDataVls() < 2,
-                            "TorusHelper: datelines need 2 data VLs (DataVls is "
-                                << ib->GetDataVls() << ")");
-        }
-        for (uint32_t i = 0; i < nSwitches; ++i)
-        {
-            Ptr<RoceSwitch> sw = m_switches.Get(i)->GetObject<RoceSwitch>();
-            if (!sw)
-            {
-                continue;
-            }
-            UintegerValue rdmaDscp;
-            nic->GetAttribute("RdmaDscp", rdmaDscp);
-            UintegerValue dataDscp;
-            sw->GetAttribute("DataDscp", dataDscp);
-            NS_ABORT_MSG_IF((rdmaDscp.Get() >> 3) != (dataDscp.Get() >> 3),
-                            "TorusHelper: datelines re-mark the RDMA priority: the NICs' RdmaDscp ("
-                                << rdmaDscp.Get() << ") must map to the switches' DataDscp's ("
-                                << dataDscp.Get() << ")");
-            UintegerValue dscp;
-            sw->GetAttribute("DatelineDscp", dscp);
-            UintegerValue mask;
-            sw->GetMmu()->GetAttribute("LosslessPriorities", mask);
-            sw->GetMmu()->SetAttribute("LosslessPriorities",
-                                       UintegerValue(mask.Get() | (1u << (dscp.Get() >> 3))));
-        }
+        const std::string why = fabric.EnableDatelineClass(m_switches, m_gpus.Get(0));
+        NS_ABORT_MSG_IF(!why.empty(), "TorusHelper: " << why);
     }
     fabric.ComputeRoutes();
 }

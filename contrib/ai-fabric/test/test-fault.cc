@@ -80,11 +80,10 @@ IsDone()
  *        with failures.
  * \param fabric the fabric helper
  * \param spec the failures (empty: none)
- * \param ib the fabric is InfiniBand (the subnet manager's delays)
  * \return what happened
  */
 FaultRun
-RunWith(FabricHelper& fabric, const std::string& spec, bool ib)
+RunWith(FabricHelper& fabric, const std::string& spec)
 {
     FatTreeHelper tree;
     tree.SetServers(8);
@@ -99,7 +98,7 @@ RunWith(FabricHelper& fabric, const std::string& spec, bool ib)
     g_end = Time(-1);
     Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
     Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-    injector->SetFabricDefaults(ib);
+    fabric.SetRecoveryDelays(injector);
     injector->Install(fabric.GetTopology(), MakeCallback(&FabricHelper::ComputeRoutes, &fabric));
     injector->AssignStreams(100);
     std::vector<FaultEvent> events;
@@ -154,13 +153,8 @@ RunWith(FabricHelper& fabric, const std::string& spec, bool ib)
 FaultRun
 RunOn(bool ib, const std::string& spec)
 {
-    if (ib)
-    {
-        IbFabricHelper fabric;
-        return RunWith(fabric, spec, true);
-    }
-    RoceFabricHelper fabric;
-    return RunWith(fabric, spec, false);
+    std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(ib ? "ib" : "roce");
+    return RunWith(*fabric, spec);
 }
 
 } // namespace

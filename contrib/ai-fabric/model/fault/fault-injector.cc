@@ -52,16 +52,17 @@ FaultInjector::GetTypeId()
                             "From a failure (or repair) to the fabric noticing it (s). Default "
                             "30 ms: BFD with a 10 ms interval and a detect multiplier of 3 "
                             "(RFC 5880: detection time = multiplier x interval), the fastest "
-                            "common hardware BFD setting. SetFabricDefaults(true): 1 ms, the "
-                            "switch's trap to the subnet manager.",
+                            "common hardware BFD setting. A fabric's helper sets its own "
+                            "(FabricHelper::SetRecoveryDelays; InfiniBand: 1 ms, the switch's "
+                            "trap to the subnet manager).",
                             TimeValue(MilliSeconds(30)),
                             MakeTimeAccessor(&FaultInjector::m_detection),
                             MakeTimeChecker(Time(0)))
               .AddAttribute("RerouteDelay",
                             "From detection to new tables in every switch (s). Default 5 ms: "
                             "BGP withdrawal and FIB update across a two-tier Clos (an "
-                            "assumption). SetFabricDefaults(true): 50 ms, the subnet "
-                            "manager's heavy sweep and LFT upload (an assumption).",
+                            "assumption). InfiniBand's helper: 50 ms, the subnet manager's "
+                            "heavy sweep and LFT upload (an assumption).",
                             TimeValue(MilliSeconds(5)),
                             MakeTimeAccessor(&FaultInjector::m_reroute),
                             MakeTimeChecker(Time(0)))
@@ -94,13 +95,6 @@ FaultInjector::DoDispose()
     m_missingRoute = Callback<std::string>();
     m_changes.clear();
     Object::DoDispose();
-}
-
-void
-FaultInjector::SetFabricDefaults(bool infiniband)
-{
-    m_detection = infiniband ? MilliSeconds(1) : MilliSeconds(30);
-    m_reroute = infiniband ? MilliSeconds(50) : MilliSeconds(5);
 }
 
 void

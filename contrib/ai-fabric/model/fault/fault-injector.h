@@ -65,12 +65,6 @@ class FaultInjector : public Object
     ~FaultInjector() override;
 
     /**
-     * \brief Set DetectionDelay and RerouteDelay to a fabric's defaults.
-     * \param infiniband true: the subnet manager's trap and sweep; false: BFD and ECMP
-     */
-    void SetFabricDefaults(bool infiniband);
-
-    /**
      * \param topology the fabric
      * \param recomputeRoutes recomputes every switch's table (FabricHelper::ComputeRoutes)
      * \param missingRoute after a reroute: empty, or a switch without a route to an endpoint
