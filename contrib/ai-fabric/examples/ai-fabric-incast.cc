@@ -18,6 +18,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/nstime.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-scenario.h"
@@ -108,18 +109,18 @@ main(int argc, char* argv[])
 
     std::cout << "# " << program << ": " << n << " to 1, " << topology << ", "
               << cfg.rate.GetBitRate() / 1e9 << " Gb/s, ";
-    if (cfg.fabric == "ib")
+    const std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(cfg.fabric);
+    for (const auto& [name, on] : {std::make_pair("pfc", cfg.pfc), std::make_pair("ecn", cfg.ecn)})
     {
-        std::cout << "InfiniBand (credit-based flow control)\n";
+        if (fabric->HasOption(name))
+        {
+            fabric->SetOption(name, on ? "true" : "false");
+        }
     }
-    else
-    {
-        std::cout << "PFC " << (cfg.pfc ? "on" : "off") << ", ECN " << (cfg.ecn ? "on" : "off")
-                  << ", "
-                  << (cfg.ibcc ? std::string("IB CC on")
-                               : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))
-                  << "\n";
-    }
+    std::cout << fabric->DescribeLinkControl(
+        cfg.ibcc ? std::string("IB CC on")
+                 : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))
+              << "\n";
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
     RoceFlowScenario::Print(r, std::cout);
     Time last;

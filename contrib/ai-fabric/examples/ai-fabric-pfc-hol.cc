@@ -23,12 +23,10 @@
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
-#include "ns3/ib-net-device.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/nstime.h"
-#include "ns3/rdma-headers.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-scenario.h"
-#include "ns3/roce-net-device.h"
 
 #include <iomanip>
 #include <iostream>
@@ -123,12 +121,8 @@ main(int argc, char* argv[])
     const std::vector<double> half = RoceFlowScenario::MeanThroughput(r, end / 2, end);
     // Max-min fair share: R's port is split among k + m incast flows, and the link between the
     // switches carries the k that cross it plus the victim, which takes the rest.
-    const double framing = cfg.fabric == "ib"
-                               ? IbNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                     + IcrcTrailer::SIZE + IbNetDevice::TRAILER_BYTES
-                               : RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE
-                                     + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
-    const double payload = cfg.mtu / (cfg.mtu + framing); // goodput per line byte
+    const double payload // goodput per line byte
+        = FabricHelper::CreateByName(cfg.fabric)->GetRdmaWireEfficiency(cfg.mtu);
     const double line = cfg.rate.GetBitRate() / 1e9 * payload;
     const double fair = line - line * k / static_cast<double>(k + m);
     double incast = 0;

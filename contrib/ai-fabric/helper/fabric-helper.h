@@ -148,6 +148,35 @@ class FabricHelper : public PcapHelperForDevice
     /// \return how the fabric routes, for reports ("ecmp"; InfiniBand: its routing engine)
     virtual std::string GetRoutingName() const = 0;
 
+    /**
+     * \param host a host this helper installed
+     * \return the traffic class its RDMA data travels in: a PFC priority (RoCEv2), a data VL
+     *         (InfiniBand)
+     */
+    virtual uint8_t GetRdmaClass(Ptr<Node> host) const = 0;
+
+    /**
+     * \brief Read the BTH opcode of a frame of this fabric, as a port sends it.
+     * \param frame the frame
+     * \param opcode set to its BTH opcode
+     * \return false if the frame carries no BTH (link-level flow control: PFC, credits)
+     */
+    virtual bool ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const = 0;
+
+    /**
+     * \param sw a switch this helper installed
+     * \return the pause frames its buffer manager asked for (PFC); 0 where credits rule
+     */
+    virtual uint64_t GetSwitchPausesSent(Ptr<Node> sw) const = 0;
+
+    /**
+     * \brief One line on the fabric's link-level control for a report's header.
+     * \param congestionControl how the report names the congestion control in use
+     * \return "PFC on, ECN on, <congestionControl>" (RoCEv2), "InfiniBand (credit-based flow
+     *         control)"
+     */
+    virtual std::string DescribeLinkControl(const std::string& congestionControl) const = 0;
+
     /// \return the fabric's name in reports ("RoCEv2", "InfiniBand")
     virtual const char* GetDisplayName() const = 0;
 

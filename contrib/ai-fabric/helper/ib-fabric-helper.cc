@@ -360,6 +360,41 @@ IbFabricHelper::SetOption(const std::string& name, const std::string& value)
     return FabricHelper::SetOption(name, value);
 }
 
+uint8_t
+IbFabricHelper::GetRdmaClass(Ptr<Node> host) const
+{
+    Ptr<IbNetDevice> nic = GetNic(host);
+    UintegerValue sl;
+    nic->GetAttribute("Sl", sl);
+    return nic->VlOfSl(static_cast<uint8_t>(sl.Get()));
+}
+
+bool
+IbFabricHelper::ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const
+{
+    // The BTH follows the LRH; flow-control packets are shorter.
+    constexpr uint32_t offset = IbNetDevice::ENCAPSULATION_BYTES;
+    uint8_t h[offset + 1];
+    if (frame->GetSize() <= offset + 1 || frame->CopyData(h, offset + 1) != offset + 1)
+    {
+        return false;
+    }
+    opcode = h[offset];
+    return true;
+}
+
+uint64_t
+IbFabricHelper::GetSwitchPausesSent(Ptr<Node> /* sw */) const
+{
+    return 0; // credits, no pauses
+}
+
+std::string
+IbFabricHelper::DescribeLinkControl(const std::string& /* congestionControl */) const
+{
+    return "InfiniBand (credit-based flow control)";
+}
+
 const char*
 IbFabricHelper::GetDisplayName() const
 {

@@ -86,6 +86,10 @@ class IbFabricHelper : public FabricHelper
     std::string EnableDatelineClass(const NodeContainer& switches, Ptr<Node> host) override;
     std::string SetSwitchBuffer(uint64_t bytes) override;
     std::string GetRoutingName() const override;
+    uint8_t GetRdmaClass(Ptr<Node> host) const override;
+    bool ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const override;
+    uint64_t GetSwitchPausesSent(Ptr<Node> sw) const override;
+    std::string DescribeLinkControl(const std::string& congestionControl) const override;
     const char* GetDisplayName() const override;
     const char* GetLinkLayerName() const override;
     std::vector<Option> GetOptions() const override;

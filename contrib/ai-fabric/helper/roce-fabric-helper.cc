@@ -8,6 +8,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-routing.h"
 #include "ns3/fault-injector.h"
@@ -22,6 +23,7 @@
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace ns3
@@ -271,12 +273,39 @@ std::vector<FabricHelper::Option>
 RoceFabricHelper::GetOptions() const
 {
     return {{"pfc", "PFC on the RDMA priority (roce only)", "true", true},
-            {"ecn", "ECN marking at switch egress (roce only)", "true", true}};
+            {"ecn", "ECN marking at switch egress (roce only)", "true", true},
+            {"kmin", "ECN Kmin bytes (0: 100 KB per 25 Gb/s of port rate)", "0", false},
+            {"kmax", "ECN Kmax bytes (0: 400 KB per 25 Gb/s of port rate)", "0", false},
+            {"pmax", "ECN marking probability at Kmax, in [0, 1]", "0.2", false},
+            {"buffer", "switch buffer bytes (0: 42 MB, the default)", "0", false}};
 }
 
 std::string
 RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
 {
+    if (name == "kmin" || name == "kmax" || name == "buffer")
+    {
+        // Bytes, checked by the program; 0 keeps the attribute's default.
+        const uint64_t bytes = std::strtoull(value.c_str(), nullptr, 10);
+        if (bytes == 0)
+        {
+            return "";
+        }
+        if (name == "buffer")
+        {
+            SetMmuAttribute("BufferSize", UintegerValue(bytes));
+        }
+        else
+        {
+            SetDeviceAttribute(name == "kmin" ? "EcnKmin" : "EcnKmax", UintegerValue(bytes));
+        }
+        return "";
+    }
+    if (name == "pmax")
+    {
+        SetDeviceAttribute("EcnPmax", DoubleValue(std::strtod(value.c_str(), nullptr)));
+        return "";
+    }
     const bool on = value == "true" || value == "1";
     if (!on && value != "false" && value != "0")
     {
@@ -284,15 +313,53 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
     }
     if (name == "pfc")
     {
+        m_pfc = on;
         SetMmuAttribute("PfcEnabled", BooleanValue(on));
         return "";
     }
     if (name == "ecn")
     {
+        m_ecn = on;
         SetDeviceAttribute("EcnEnabled", BooleanValue(on));
         return "";
     }
     return FabricHelper::SetOption(name, value);
+}
+
+uint8_t
+RoceFabricHelper::GetRdmaClass(Ptr<Node> host) const
+{
+    UintegerValue dscp;
+    GetHostPort(host)->GetAttribute("RdmaDscp", dscp);
+    return static_cast<uint8_t>(dscp.Get() >> 3);
+}
+
+bool
+RoceFabricHelper::ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const
+{
+    // The BTH follows the Ethernet, IPv4 and UDP headers of an IPv4 frame (not PFC's).
+    constexpr uint32_t offset = RoceNetDevice::ENCAPSULATION_BYTES;
+    uint8_t h[offset + 1];
+    if (frame->GetSize() <= offset + 1 || frame->CopyData(h, offset + 1) != offset + 1
+        || h[12] != 0x08 || h[13] != 0x00)
+    {
+        return false;
+    }
+    opcode = h[offset];
+    return true;
+}
+
+uint64_t
+RoceFabricHelper::GetSwitchPausesSent(Ptr<Node> sw) const
+{
+    return sw->GetObject<RoceSwitch>()->GetMmu()->GetPausesSent();
+}
+
+std::string
+RoceFabricHelper::DescribeLinkControl(const std::string& congestionControl) const
+{
+    return std::string("PFC ") + (m_pfc ? "on" : "off") + ", ECN " + (m_ecn ? "on" : "off") + ", "
+           + congestionControl;
 }
 
 const char*

@@ -7,13 +7,12 @@
 #include "roce-flow-scenario.h"
 
 #include "fabric-cli.h"
-#include "ib-fabric-helper.h"
+#include "fabric-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/fabric-watchdog.h"
-#include "ns3/ib-net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"
@@ -21,13 +20,9 @@
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/roce-net-device.h"
-#include "ns3/roce-switch-mmu.h"
-#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "roce-fabric-helper.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -59,7 +54,7 @@ struct RunState
     uint32_t remaining{0};                        //!< flows not yet done
     Time interval;                                //!< sampling period (doubles on decimation)
     uint8_t rdmaPriority{3};                      //!< RDMA's priority (RoCEv2) or VL (IB)
-    bool ib{false};                               //!< the fabric is InfiniBand
+    const FabricHelper* fabric{nullptr};          //!< the fabric's helper
 };
 
 /**
@@ -70,8 +65,7 @@ struct RunState
 uint32_t
 QueueBytes(const RunState* state, const Ptr<FabricNetDevice>& port)
 {
-    return state->ib ? StaticCast<IbNetDevice>(port)->GetQueuedBytes(state->rdmaPriority)
-                     : StaticCast<RoceNetDevice>(port)->GetQueueCounters(state->rdmaPriority).bytes;
+    return static_cast<uint32_t>(port->GetClassQueuedBytes(state->rdmaPriority));
 }
 
 /**
@@ -82,8 +76,7 @@ QueueBytes(const RunState* state, const Ptr<FabricNetDevice>& port)
 bool
 Held(const RunState* state, const Ptr<FabricNetDevice>& nic)
 {
-    return state->ib ? StaticCast<IbNetDevice>(nic)->IsCreditStalled(state->rdmaPriority)
-                     : StaticCast<RoceNetDevice>(nic)->IsPaused(state->rdmaPriority);
+    return nic->IsClassBlocked(state->rdmaPriority);
 }
 
 /**
@@ -94,25 +87,14 @@ Held(const RunState* state, const Ptr<FabricNetDevice>& nic)
 void
 WatchedTx(RunState* state, uint32_t index, Ptr<const Packet> p)
 {
-    // The BTH opcode follows the Ethernet/IPv4/UDP headers (RoCEv2) or the LRH (IB).
-    const uint32_t offset
-        = state->ib ? IbNetDevice::ENCAPSULATION_BYTES : RoceNetDevice::ENCAPSULATION_BYTES;
-    uint8_t h[RoceNetDevice::ENCAPSULATION_BYTES + 1];
-    if (p->GetSize() <= offset + 1 || p->CopyData(h, offset + 1) != offset + 1)
+    uint8_t opcode = 0;
+    if (!state->fabric->ReadRdmaOpcode(p, opcode) || opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP
+        || opcode == IB_CNP)
     {
-        return; // flow-control packet
-    }
-    if (!state->ib && (h[12] != 0x08 || h[13] != 0x00))
-    {
-        return; // PFC
-    }
-    const uint8_t opcode = h[offset];
-    if (opcode == RC_ACKNOWLEDGE || opcode == ROCE_CNP || opcode == IB_CNP)
-    {
-        return;
+        return; // link-level flow control (PFC, credits), an ACK or a CNP
     }
     RocePortResult& r = (*state->ports)[index];
-    const uint32_t wire = p->GetSize() + (state->ib ? 0 : RoceNetDevice::ETHERNET_OVERHEAD_BYTES);
+    const uint32_t wire = state->watched[index]->GetWireBytes(p->GetSize());
     if (r.dataWireBytes == 0)
     {
         r.firstData = Simulator::Now();
@@ -208,15 +190,21 @@ std::string
 RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
 {
     const auto hosts = static_cast<uint32_t>(cfg.hostSwitch.size());
-    if (cfg.fabric != "roce" && cfg.fabric != "ib")
+    if (!FabricHelperRegistration::Find(cfg.fabric))
     {
         return "unknown fabric '" + cfg.fabric + "' (roce or ib)";
     }
-    if (cfg.fabric == "ib" && cfg.dcqcn)
+    // Where an algorithm runs: its registration names one fabric, or none for all.
+    auto runsHere = [&cfg](const std::string& name)
+    {
+        RdmaCcRegistration::Entry e;
+        return RdmaCcRegistration::Lookup(name, e) && (e.fabric.empty() || e.fabric == cfg.fabric);
+    };
+    if (cfg.dcqcn && !runsHere("dcqcn"))
     {
         return "DCQCN is RoCEv2's congestion control (on InfiniBand use --ibcc)";
     }
-    if (cfg.fabric != "ib" && cfg.ibcc)
+    if (cfg.ibcc && !runsHere("ibcc"))
     {
         return "IB congestion control (--ibcc) needs --fabric=ib";
     }
@@ -325,34 +313,27 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     hosts.Create(nHosts);
     NodeContainer switches;
     switches.Create(cfg.switches);
-    const bool ib = cfg.fabric == "ib";
-    std::unique_ptr<FabricHelper> helper;
-    if (ib)
+    std::unique_ptr<FabricHelper> helper = FabricHelper::CreateByName(cfg.fabric);
+    // The link-level settings go to the fabric that has them; InfiniBand is lossless by its
+    // credits, and PFC, ECN and the switch buffer of RoCEv2 do not apply to it.
+    std::ostringstream pmax;
+    pmax << std::setprecision(17) << cfg.ecnPmax;
+    std::vector<std::pair<std::string, std::string>> options
+        = {{"pfc", cfg.pfc ? "true" : "false"},
+           {"ecn", cfg.ecn ? "true" : "false"},
+           {"kmin", std::to_string(cfg.ecnKmin)},
+           {"kmax", std::to_string(cfg.ecnKmax)},
+           {"buffer", std::to_string(cfg.bufferBytes)}};
+    if (cfg.ecnPmax >= 0)
     {
-        helper = std::make_unique<IbFabricHelper>();
+        options.emplace_back("pmax", pmax.str());
     }
-    else
+    for (const auto& [name, value] : options)
     {
-        auto roce = std::make_unique<RoceFabricHelper>();
-        roce->SetDeviceAttribute("EcnEnabled", BooleanValue(cfg.ecn));
-        if (cfg.ecnKmin != 0)
+        if (helper->HasOption(name))
         {
-            roce->SetDeviceAttribute("EcnKmin", UintegerValue(cfg.ecnKmin));
+            helper->SetOption(name, value);
         }
-        if (cfg.ecnKmax != 0)
-        {
-            roce->SetDeviceAttribute("EcnKmax", UintegerValue(cfg.ecnKmax));
-        }
-        if (cfg.ecnPmax >= 0)
-        {
-            roce->SetDeviceAttribute("EcnPmax", DoubleValue(cfg.ecnPmax));
-        }
-        roce->SetMmuAttribute("PfcEnabled", BooleanValue(cfg.pfc));
-        if (cfg.bufferBytes != 0)
-        {
-            roce->SetMmuAttribute("BufferSize", UintegerValue(cfg.bufferBytes));
-        }
-        helper = std::move(roce);
     }
     FabricHelper& fabric = *helper;
     const std::string ccName = cfg.dcqcn        ? "dcqcn"
@@ -395,20 +376,8 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     state.ports = &result.ports;
     state.flows = &result.flows;
     state.samples = &result.samples;
-    state.ib = ib;
-    if (ib)
-    {
-        Ptr<IbNetDevice> nic = StaticCast<IbNetDevice>(fabric.GetHostPort(hosts.Get(0)));
-        UintegerValue sl;
-        nic->GetAttribute("Sl", sl);
-        state.rdmaPriority = nic->VlOfSl(static_cast<uint8_t>(sl.Get()));
-    }
-    else
-    {
-        UintegerValue dscp;
-        fabric.GetHostPort(hosts.Get(0))->GetAttribute("RdmaDscp", dscp);
-        state.rdmaPriority = static_cast<uint8_t>(dscp.Get() >> 3);
-    }
+    state.fabric = &fabric;
+    state.rdmaPriority = fabric.GetRdmaClass(hosts.Get(0));
 
     for (uint32_t i = 0; i < cfg.watchHosts.size(); ++i)
     {
@@ -473,10 +442,9 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
             }
         }
     }
-    for (uint32_t s = 0; s < cfg.switches && !ib; ++s)
+    for (uint32_t s = 0; s < cfg.switches; ++s)
     {
-        result.switchPausesSent
-            += switches.Get(s)->GetObject<RoceSwitch>()->GetMmu()->GetPausesSent();
+        result.switchPausesSent += fabric.GetSwitchPausesSent(switches.Get(s));
     }
     for (uint32_t i = 0; i < state.watched.size(); ++i)
     {
@@ -487,38 +455,23 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
             = span.IsStrictlyPositive()
                   ? r.dataWireBytes * 8.0 / port->GetDataRate().GetBitRate() / span.GetSeconds()
                   : 0;
-        if (ib)
-        {
-            Ptr<IbNetDevice> ibPort = StaticCast<IbNetDevice>(port);
-            r.maxQueueBytes = ibPort->GetMaxQueuedBytes(state.rdmaPriority);
-            r.ecnMarks = ibPort->GetFecnMarks();
-            continue;
-        }
-        Ptr<RoceNetDevice> roce = StaticCast<RoceNetDevice>(port);
-        r.maxQueueBytes = roce->GetQueueCounters(state.rdmaPriority).maxBytes;
-        r.ecnMarks = roce->GetEcnMarks();
-        r.ecnKmin = roce->GetEcnKmin();
-        r.ecnKmax = roce->GetEcnKmax();
-        r.pausesSent = roce->GetPfcPausesSent(state.rdmaPriority);
-        r.pausesReceived = roce->GetPfcFramesReceived(state.rdmaPriority);
+        r.maxQueueBytes = port->GetClassPeakQueuedBytes(state.rdmaPriority);
+        r.ecnMarks = port->GetCongestionMarks();
+        port->GetMarkingThresholds(r.ecnKmin, r.ecnKmax);
+        r.pausesSent = port->GetClassPausesSent(state.rdmaPriority);
+        r.pausesReceived = port->GetClassPausesReceived(state.rdmaPriority);
     }
     for (uint32_t i = 0; i < result.flows.size(); ++i)
     {
         RoceFlowResult& f = result.flows[i];
         f.delivered = state.receivers[i]->GetDeliveredBytes();
         f.cnpsReceived = state.senders[i]->GetCnpsReceived();
-        if (ib)
+        const Ptr<FabricNetDevice>& nic = state.senderNics[i];
+        if (state.rdmaPriority < nic->GetCreditClasses())
         {
-            f.creditStallUs = StaticCast<IbNetDevice>(state.senderNics[i])
-                                  ->GetCreditStallTime(state.rdmaPriority)
-                                  .GetSeconds()
-                              * 1e6;
+            f.creditStallUs = nic->GetCreditStallTime(state.rdmaPriority).GetSeconds() * 1e6;
         }
-        else
-        {
-            f.pausesReceived = StaticCast<RoceNetDevice>(state.senderNics[i])
-                                   ->GetPfcFramesReceived(state.rdmaPriority);
-        }
+        f.pausesReceived = nic->GetClassPausesReceived(state.rdmaPriority);
     }
     Simulator::Destroy();
     return result;
@@ -804,10 +757,7 @@ void
 RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
 {
     const std::string& p = m_program;
-    if (m_fabric != "roce" && m_fabric != "ib")
-    {
-        FabricCli::Fail(p, "--fabric=" + m_fabric + ": expected roce or ib");
-    }
+    FabricCli::CheckFabric(p, m_fabric);
     cfg.fabric = m_fabric;
     cfg.rate = FabricCli::LinkRate(p, "rate", m_rate);
     uint64_t v = 0;
@@ -831,7 +781,9 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     FabricCli::ParseBool(m_pfc, cfg.pfc);
     FabricCli::ParseBool(m_ecn, cfg.ecn);
     FabricCli::ParseBool(m_dcqcn, cfg.dcqcn);
-    if (m_fabric == "ib" && !m_dcqcnGiven)
+    RdmaCcRegistration::Entry dcqcn;
+    if (!m_dcqcnGiven && RdmaCcRegistration::Lookup("dcqcn", dcqcn) && !dcqcn.fabric.empty()
+        && dcqcn.fabric != m_fabric)
     {
         cfg.dcqcn = false; // the example's DCQCN default is RoCEv2's; --ibcc is IB's
     }

@@ -787,4 +787,30 @@ FabricNetDevice::GetPeakQueuedBytes() const
     return 0;
 }
 
+uint64_t
+FabricNetDevice::GetClassPeakQueuedBytes(uint8_t /* cls */) const
+{
+    return 0;
+}
+
+uint64_t
+FabricNetDevice::GetClassPausesSent(uint8_t /* cls */) const
+{
+    return 0;
+}
+
+uint64_t
+FabricNetDevice::GetClassPausesReceived(uint8_t /* cls */) const
+{
+    return 0;
+}
+
+bool
+FabricNetDevice::GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const
+{
+    kmin = 0;
+    kmax = 0;
+    return false;
+}
+
 } // namespace ns3

@@ -216,6 +216,32 @@ class FabricNetDevice : public NetDevice
     /// \return the most bytes ever queued for output in one class (its high-water mark); 0
     ///         in the base class
     virtual uint64_t GetPeakQueuedBytes() const;
+
+    /**
+     * \param cls a traffic class
+     * \return the most bytes ever queued for output in it; 0 in the base class
+     */
+    virtual uint64_t GetClassPeakQueuedBytes(uint8_t cls) const;
+
+    /**
+     * \param cls a traffic class
+     * \return link-level pause frames this port sent for it; 0 in the base class
+     */
+    virtual uint64_t GetClassPausesSent(uint8_t cls) const;
+
+    /**
+     * \param cls a traffic class
+     * \return link-level pause frames this port received for it; 0 in the base class
+     */
+    virtual uint64_t GetClassPausesReceived(uint8_t cls) const;
+
+    /**
+     * \brief The queue lengths between which the port marks congestion (RED-style ECN).
+     * \param kmin set to the lower threshold (bytes)
+     * \param kmax set to the upper threshold (bytes)
+     * \return false (both 0) if the port marks by another rule or not at all
+     */
+    virtual bool GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const;
     /** \} */
 
     /**

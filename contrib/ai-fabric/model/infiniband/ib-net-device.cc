@@ -1253,4 +1253,10 @@ IbNetDevice::GetPeakQueuedBytes() const
     return peak;
 }
 
+uint64_t
+IbNetDevice::GetClassPeakQueuedBytes(uint8_t cls) const
+{
+    return cls < MAX_DATA_VLS ? GetMaxQueuedBytes(cls) : 0;
+}
+
 } // namespace ns3

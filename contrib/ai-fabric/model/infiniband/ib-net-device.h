@@ -154,6 +154,7 @@ class IbNetDevice
     uint64_t GetCongestionMarks() const override;
     uint32_t GetCreditClasses() const override;
     uint64_t GetPeakQueuedBytes() const override;
+    uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
 
     /// \return flow-control packets sent
     uint64_t GetFlowControlPacketsSent() const;

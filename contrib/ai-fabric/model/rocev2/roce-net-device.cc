@@ -1199,4 +1199,30 @@ RoceNetDevice::GetPeakQueuedBytes() const
     return peak;
 }
 
+uint64_t
+RoceNetDevice::GetClassPeakQueuedBytes(uint8_t cls) const
+{
+    return cls < N_PRIORITIES ? GetQueueCounters(cls).maxBytes : 0;
+}
+
+uint64_t
+RoceNetDevice::GetClassPausesSent(uint8_t cls) const
+{
+    return cls < N_PRIORITIES ? GetPfcPausesSent(cls) : 0;
+}
+
+uint64_t
+RoceNetDevice::GetClassPausesReceived(uint8_t cls) const
+{
+    return cls < N_PRIORITIES ? GetPfcFramesReceived(cls) : 0;
+}
+
+bool
+RoceNetDevice::GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const
+{
+    kmin = GetEcnKmin();
+    kmax = GetEcnKmax();
+    return true;
+}
+
 } // namespace ns3

@@ -226,6 +226,10 @@ class RoceNetDevice
     uint64_t GetCongestionMarks() const override;
     uint64_t GetPauseFramesSent() const override;
     uint64_t GetPeakQueuedBytes() const override;
+    uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
+    uint64_t GetClassPausesSent(uint8_t cls) const override;
+    uint64_t GetClassPausesReceived(uint8_t cls) const override;
+    bool GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const override;
 
     /// \return the receive buffer's high-water mark (NIC port with HostRate set), bytes
     uint32_t GetRxBufferMaxBytes() const;
