@@ -72,6 +72,18 @@ struct FabricPortCounters
 
 /**
  * \ingroup ai-fabric
+ * What a port is: a host's (a NIC, a GPU's NVLink port) or a switch's. The switch that adopts
+ * a port makes it a switch port (each fabric's SetForwardCallback); the port's behaviour
+ * follows its role, never a test of which callbacks happen to be set.
+ */
+enum class FabricPortRole : uint8_t
+{
+    HOST,  //!< a host's port: frames go to and come from its transport
+    SWITCH //!< a switch's port: frames received are forwarded
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief The port base every ai-fabric port derives from.
  *
  * It owns what all fabrics share: the transmit state machine (ready / busy), serialization
@@ -133,6 +145,18 @@ class FabricNetDevice : public NetDevice
 
     /// \return true while a frame is being serialized
     bool IsTransmitting() const;
+
+    /// \return the port's role
+    FabricPortRole GetRole() const
+    {
+        return m_role;
+    }
+
+    /// \return true for a switch's port
+    bool IsSwitchPort() const
+    {
+        return m_role == FabricPortRole::SWITCH;
+    }
 
     /// \return this port's counters
     const FabricPortCounters& GetCounters() const;
@@ -283,6 +307,15 @@ class FabricNetDevice : public NetDevice
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint8_t reason);
 
   protected:
+    /**
+     * \brief Set the port's role (the switch that adopts it makes it a switch port).
+     * \param role the role
+     */
+    void SetRole(FabricPortRole role)
+    {
+        m_role = role;
+    }
+
     void DoDispose() override;
 
     /**
@@ -426,6 +459,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_macRxTrace;      //!< packet passed up
 
   private:
+    FabricPortRole m_role{FabricPortRole::HOST}; //!< a host's or a switch's port
     /// End of a frame's serialization.
     void TransmitComplete();
 

@@ -865,7 +865,7 @@ IbNetDevice::DequeueForTransmit()
     // A forwarded packet is sendable from its ready time (EnqueueAfter): only heads ready by
     // now compete; if none is, those ready first (the only ones there, before issue 13).
     m_readyLimit = Simulator::Now();
-    if (!m_forwardCb.IsNull())
+    if (IsSwitchPort())
     {
         bool anyReady = false;
         Time earliest = Time::Max();
@@ -958,7 +958,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         return;
     }
     lane.occupiedBlocks += blocks;
-    if (!m_forwardCb.IsNull())
+    if (IsSwitchPort())
     {
         m_forwardCb(this, p, vl); // its blocks are held until it leaves the switch
         return;
@@ -1015,7 +1015,7 @@ void
 IbNetDevice::ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh)
 {
     const uint32_t size = p->GetSize();
-    if (!m_forwardCb.IsNull())
+    if (IsSwitchPort())
     {
         if (m_vl15Occupied + size > m_vl15BufferBytes)
         {
@@ -1055,6 +1055,7 @@ void
 IbNetDevice::SetForwardCallback(ForwardCallback cb)
 {
     m_forwardCb = cb;
+    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
 }
 
 void

@@ -118,6 +118,7 @@ void
 NvLinkNetDevice::SetForwardCallback(ForwardCallback cb)
 {
     m_forwardCb = cb;
+    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
 }
 
 void
@@ -369,7 +370,7 @@ NvLinkNetDevice::DoReceive(Ptr<Packet> p)
         return;
     }
     m_occupied += size;
-    if (!m_forwardCb.IsNull())
+    if (IsSwitchPort())
     {
         m_forwardCb(this, p, h); // held in the buffer until it leaves the switch
         return;

@@ -265,9 +265,10 @@ void
 RoceNetDevice::SetForwardCallback(ForwardCallback cb)
 {
     m_forwardCb = cb;
+    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
     // A switch port chooses forwarded frames ahead of their pipeline latency; a PFC pause
     // that arrives before one starts takes it back.
-    SetWithdrawable(!cb.IsNull());
+    SetWithdrawable(IsSwitchPort());
 }
 
 uint32_t
@@ -559,7 +560,7 @@ RoceNetDevice::EnqueueAfter(Time delay,
     NS_ASSERT(priority < N_PRIORITIES);
     // Frames still in the pipeline as events go first: order is kept. A frame a PFC pause may
     // hold is chosen ahead only where a pause can take it back (a switch port).
-    if ((!pausable || !m_forwardCb.IsNull()) && m_delayedEnqueues == 0 && !IsCompletionPerFrame()
+    if ((!pausable || IsSwitchPort()) && m_delayedEnqueues == 0 && !IsCompletionPerFrame()
         && IsLinkUp() && !m_storm[priority])
     {
         const Time ready = Simulator::Now() + delay;
@@ -702,7 +703,7 @@ RoceNetDevice::DequeueForTransmit()
     // A forwarded frame is sendable from its ready time (EnqueueAfter): only heads ready by
     // now compete; if none is, the one ready first goes (the only one there, before issue 13).
     Time limit = now;
-    if (m_nonEmpty != 0 && !m_forwardCb.IsNull())
+    if (m_nonEmpty != 0 && IsSwitchPort())
     {
         bool anyReady = false;
         Time earliest = Time::Max();
@@ -837,7 +838,7 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         if (quanta > 0)
         {
             m_lastPause[prio] = now;
-            if (m_watchdog && !m_forwardCb.IsNull() && !m_storm[prio]
+            if (m_watchdog && IsSwitchPort() && !m_storm[prio]
                 && !m_watchdogEvent[prio].IsRunning())
             {
                 m_watchdogEvent[prio] = Simulator::Schedule(
@@ -856,7 +857,7 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
             paused |= 1U << prio;
         }
     }
-    if (paused != 0 && !m_forwardCb.IsNull())
+    if (paused != 0 && IsSwitchPort())
     {
         // Frames chosen ahead that have not started are held, as if still in the pipeline.
         WithdrawUnstarted(paused);
@@ -990,7 +991,7 @@ RoceNetDevice::DoReceive(Ptr<Packet> p)
         ReceivePfc(p); // MAC control frames end at the port that receives them
         return;
     }
-    if (!m_forwardCb.IsNull())
+    if (IsSwitchPort())
     {
         m_forwardCb(this, p);
         return;
