@@ -6,19 +6,19 @@
 
 #include "clos-deadlock-scenario.h"
 
-#include "fabric-stats-helper.h"
-#include "fat-tree-helper.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-watchdog.h"
+#include "ns3/fat-tree-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/names.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "roce-fabric-helper.h"
 
 #include <functional>
 #include <map>

@@ -6,7 +6,7 @@
 
 #include "failure-report.h"
 
-#include "fabric-helper.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/node-container.h"

@@ -9,9 +9,9 @@
 
 #include "fabric-cli.h"
 #include "fabric-output-file.h"
-#include "fabric-stats-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
+#include "ns3/fabric-stats-helper.h"
 #include "ns3/nstime.h"
 
 #include <nlohmann/json.hpp>

@@ -7,10 +7,10 @@
 #include "roce-flow-scenario.h"
 
 #include "fabric-cli.h"
-#include "fabric-helper.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/node-container.h"

@@ -6,9 +6,9 @@
 
 #include "rdma-perftest.h"
 
-#include "fabric-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/log.h"

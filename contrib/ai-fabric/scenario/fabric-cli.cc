@@ -6,9 +6,9 @@
 
 #include "fabric-cli.h"
 
-#include "fabric-helper.h"
 #include "fabric-output-file.h"
 #include "ns3/config.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"

@@ -6,9 +6,9 @@
 
 #include "collective-sweep.h"
 
-#include "collective-helper.h"
 #include "fabric-cli.h"
 #include "ns3/abort.h"
+#include "ns3/collective-helper.h"
 #include "ns3/communicator.h"
 #include "ns3/simulator.h"
 
