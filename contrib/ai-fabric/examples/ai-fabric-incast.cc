@@ -110,13 +110,8 @@ main(int argc, char* argv[])
     std::cout << "# " << program << ": " << n << " to 1, " << topology << ", "
               << cfg.rate.GetBitRate() / 1e9 << " Gb/s, ";
     const std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(cfg.fabric);
-    for (const auto& [name, on] : {std::make_pair("pfc", cfg.pfc), std::make_pair("ecn", cfg.ecn)})
-    {
-        if (fabric->HasOption(name))
-        {
-            fabric->SetOption(name, on ? "true" : "false");
-        }
-    }
+    fabric->ApplyOptions(
+        {{"pfc", cfg.pfc ? "true" : "false"}, {"ecn", cfg.ecn ? "true" : "false"}});
     std::cout << fabric->DescribeLinkControl(
         cfg.ibcc ? std::string("IB CC on")
                  : "DCQCN " + (cfg.dcqcn ? cfg.dcqcnPreset : std::string("off")))

@@ -313,6 +313,19 @@ FabricHelper::SetOption(const std::string& name, const std::string& /* value */)
     return std::string("not an option of ") + GetFabricName() + ": " + name;
 }
 
+void
+FabricHelper::ApplyOptions(const std::vector<std::pair<std::string, std::string>>& options)
+{
+    for (const auto& [name, value] : options)
+    {
+        if (HasOption(name))
+        {
+            const std::string why = SetOption(name, value);
+            NS_ABORT_MSG_IF(!why.empty(), Name() << ": --" << name << "=" << value << ": " << why);
+        }
+    }
+}
+
 std::unique_ptr<FabricHelper>
 FabricHelper::CreateByName(const std::string& name)
 {

@@ -208,6 +208,13 @@ class FabricHelper : public PcapHelperForDevice
      * \return "" or why the value is refused (one line, without the option's name)
      */
     virtual std::string SetOption(const std::string& name, const std::string& value);
+
+    /**
+     * \brief Apply the options this fabric has among the given ones and leave the others
+     *        (another fabric's settings, which do not apply here). The values must be valid.
+     * \param options names and values
+     */
+    void ApplyOptions(const std::vector<std::pair<std::string, std::string>>& options);
     /** \} */
 
     /**

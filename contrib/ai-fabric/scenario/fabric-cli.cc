@@ -585,12 +585,8 @@ FabricCli::CongestionControl(const std::string& program,
                              bool ibcc,
                              bool ibccGiven)
 {
-    // Where an algorithm runs: its registration names one fabric, or none for all.
-    auto runsHere = [&fabric](const std::string& name)
-    {
-        RdmaCcRegistration::Entry e;
-        return RdmaCcRegistration::Lookup(name, e) && (e.fabric.empty() || e.fabric == fabric);
-    };
+    auto runsHere
+        = [&fabric](const std::string& name) { return RdmaCcRegistration::RunsOn(name, fabric); };
     if (cc.empty())
     {
         // The aliases: --ibcc asks for IB CC, --dcqcn (on by default) for DCQCN where it runs.

@@ -194,17 +194,11 @@ RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
     {
         return "unknown fabric '" + cfg.fabric + "' (roce or ib)";
     }
-    // Where an algorithm runs: its registration names one fabric, or none for all.
-    auto runsHere = [&cfg](const std::string& name)
-    {
-        RdmaCcRegistration::Entry e;
-        return RdmaCcRegistration::Lookup(name, e) && (e.fabric.empty() || e.fabric == cfg.fabric);
-    };
-    if (cfg.dcqcn && !runsHere("dcqcn"))
+    if (cfg.dcqcn && !RdmaCcRegistration::RunsOn("dcqcn", cfg.fabric))
     {
         return "DCQCN is RoCEv2's congestion control (on InfiniBand use --ibcc)";
     }
-    if (cfg.ibcc && !runsHere("ibcc"))
+    if (cfg.ibcc && !RdmaCcRegistration::RunsOn("ibcc", cfg.fabric))
     {
         return "IB congestion control (--ibcc) needs --fabric=ib";
     }
@@ -328,13 +322,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     {
         options.emplace_back("pmax", pmax.str());
     }
-    for (const auto& [name, value] : options)
-    {
-        if (helper->HasOption(name))
-        {
-            helper->SetOption(name, value);
-        }
-    }
+    helper->ApplyOptions(options);
     FabricHelper& fabric = *helper;
     const std::string ccName = cfg.dcqcn        ? "dcqcn"
                                : cfg.ibcc       ? "ibcc"
@@ -781,9 +769,7 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     FabricCli::ParseBool(m_pfc, cfg.pfc);
     FabricCli::ParseBool(m_ecn, cfg.ecn);
     FabricCli::ParseBool(m_dcqcn, cfg.dcqcn);
-    RdmaCcRegistration::Entry dcqcn;
-    if (!m_dcqcnGiven && RdmaCcRegistration::Lookup("dcqcn", dcqcn) && !dcqcn.fabric.empty()
-        && dcqcn.fabric != m_fabric)
+    if (!m_dcqcnGiven && !RdmaCcRegistration::RunsOn("dcqcn", m_fabric))
     {
         cfg.dcqcn = false; // the example's DCQCN default is RoCEv2's; --ibcc is IB's
     }

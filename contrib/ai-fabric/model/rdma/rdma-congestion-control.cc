@@ -212,10 +212,11 @@ RdmaCcRegistration::Lookup(const std::string& name, Entry& entry)
     return true;
 }
 
-std::vector<RdmaCcRegistration::Entry>
-RdmaCcRegistration::List()
+bool
+RdmaCcRegistration::RunsOn(const std::string& name, const std::string& fabric)
 {
-    return Registry();
+    Entry e;
+    return Lookup(name, e) && (e.fabric.empty() || e.fabric == fabric);
 }
 
 std::string

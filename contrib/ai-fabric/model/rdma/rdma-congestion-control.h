@@ -221,8 +221,12 @@ class RdmaCcRegistration
      */
     static bool Lookup(const std::string& name, Entry& entry);
 
-    /// \return every registered algorithm, by name
-    static std::vector<Entry> List();
+    /**
+     * \param name a registered name or a TypeId name
+     * \param fabric a fabric's short name
+     * \return true if the algorithm exists and runs on that fabric
+     */
+    static bool RunsOn(const std::string& name, const std::string& fabric);
 
     /// \return the registered names, separated by ", " (for messages and --help)
     static std::string Names();
