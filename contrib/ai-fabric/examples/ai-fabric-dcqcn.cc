@@ -21,6 +21,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-scenario.h"
+#include "ns3/scenario-options.h"
 
 #include <iomanip>
 #include <iostream>
@@ -66,24 +67,21 @@ main(int argc, char* argv[])
     cfg.ecnKmax = 200000;
     cfg.ecnPmax = 0.01;
     cfg.sampleInterval = MicroSeconds(10);
-    std::string flows = "2";
-    std::string stagger = "2ms";
-    std::string duration = "40ms";
-    std::string printEvery = "2ms";
     RoceScenarioCli common(program, cfg);
 
-    std::vector<std::string> names = RoceScenarioCli::Names();
-    names.insert(names.end(), {"flows", "stagger", "duration", "printEvery"});
-    FabricCli::CheckKnownOptions(program, argc, argv, names, RoceScenarioCli::Booleans());
-    CommandLine cmd(__FILE__);
-    cmd.Usage("DCQCN convergence: flows sharing one bottleneck, started at staggered times.");
-    cmd.AddValue("flows", "number of flows (each from its own host to one receiver)", flows);
-    cmd.AddValue("stagger", "time between the flows' starts", stagger);
-    cmd.AddValue("duration", "simulated time; fairness is measured over its second half", duration);
-    cmd.AddValue("printEvery", "period of the printed rate table", printEvery);
-    common.AddTo(cmd);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Add("flows", "number of flows (each from its own host to one receiver)", "2");
+    options.Add("stagger", "time between the flows' starts", "2ms");
+    options.Add("duration", "simulated time; fairness is measured over its second half", "40ms");
+    options.Add("printEvery", "period of the printed rate table", "2ms");
+    common.Declare(options);
+    options.Parse(
+        argc, argv, "DCQCN convergence: flows sharing one bottleneck, started at staggered times.");
 
+    const std::string& flows = options.Get("flows");
+    const std::string& stagger = options.Get("stagger");
+    const std::string& duration = options.Get("duration");
+    const std::string& printEvery = options.Get("printEvery");
     uint64_t n = 0;
     if (!FabricCli::ParseUnsigned(flows, n) || n < 1 || n > 1024)
     {
@@ -115,7 +113,7 @@ main(int argc, char* argv[])
     cfg.watchHosts = {0};
     cfg.stopTime = end;
     cfg.messageBytes = 1 << 20;
-    common.Apply(cfg);
+    common.Apply(options, cfg);
 
     std::cout << "# " << program << ": " << n << " flows, " << cfg.rate.GetBitRate() / 1e9
               << " Gb/s, "

@@ -22,6 +22,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-scenario.h"
+#include "ns3/scenario-options.h"
 
 #include <iostream>
 
@@ -35,49 +36,41 @@ main(int argc, char* argv[])
 
     RoceFlowScenarioConfig cfg;
     cfg.rate = DataRate("400Gbps");
-    std::string senders = "8";
-    std::string bytes = "16M";
-    std::string topology = "switch";
-    std::string leaves = "2";
-    std::string spines = "2";
     RoceScenarioCli common(program, cfg);
 
-    std::vector<std::string> names = RoceScenarioCli::Names();
-    names.insert(names.end(), {"senders", "bytes", "topology", "leaves", "spines"});
-    FabricCli::CheckKnownOptions(program, argc, argv, names, RoceScenarioCli::Booleans());
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Incast: N senders write to one receiver; PFC, ECN and DCQCN on or off.");
-    cmd.AddValue("senders", "number of senders", senders);
-    cmd.AddValue("bytes", "bytes each sender writes, K/M/G suffixes", bytes);
-    cmd.AddValue("topology",
-                 "switch (every host on one switch) or leafspine (receiver on leaf 0, senders "
-                 "spread over the leaves, every leaf linked to every spine)",
-                 topology);
-    cmd.AddValue("leaves", "leaf switches (leafspine)", leaves);
-    cmd.AddValue("spines", "spine switches (leafspine)", spines);
-    common.AddTo(cmd);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Add("senders", "number of senders", "8");
+    options.Add("bytes", "bytes each sender writes, K/M/G suffixes", "16M");
+    options.Add("topology",
+                "switch (every host on one switch) or leafspine (receiver on leaf 0, senders "
+                "spread over the leaves, every leaf linked to every spine)",
+                "switch");
+    options.Add("leaves", "leaf switches (leafspine)", "2");
+    options.Add("spines", "spine switches (leafspine)", "2");
+    common.Declare(options);
+    options.Parse(
+        argc, argv, "Incast: N senders write to one receiver; PFC, ECN and DCQCN on or off.");
 
+    const std::string& senders = options.Get("senders");
+    const std::string& bytes = options.Get("bytes");
+    const std::string& topology = options.Get("topology");
     uint64_t n = 0;
     if (!FabricCli::ParseUnsigned(senders, n) || n == 0 || n > 4096)
     {
-        FabricCli::Fail(program,
-                        "--senders=" + senders + ": expected a whole number from 1 to 4096");
+        options.Fail("--senders=" + senders + ": expected a whole number from 1 to 4096");
     }
     uint64_t flowBytes = 0;
     if (!FabricCli::ParseBytes(bytes, flowBytes) || flowBytes == 0)
     {
-        FabricCli::Fail(program, "--bytes=" + bytes + ": expected a positive byte count (e.g. 4M)");
+        options.Fail("--bytes=" + bytes + ": expected a positive byte count (e.g. 4M)");
     }
     // --leaves and --spines are checked whatever the topology, and refused where they do not
     // apply: a value that is silently ignored is a mistake the user never sees.
-    auto given
-        = [argc, argv](const std::string& name) { return FabricCli::IsGiven(argc, argv, name); };
-    uint64_t nLeaves = FabricCli::Whole(program, "leaves", leaves, 2, 256);
-    uint64_t nSpines = FabricCli::Whole(program, "spines", spines, 1, 256);
+    uint64_t nLeaves = options.Whole("leaves", 2, 256);
+    uint64_t nSpines = options.Whole("spines", 1, 256);
     if (topology == "switch")
     {
-        if (given("leaves") || given("spines"))
+        if (options.IsGiven("leaves") || options.IsGiven("spines"))
         {
             FabricCli::Fail(program, "--leaves and --spines apply to --topology=leafspine");
         }
@@ -105,7 +98,7 @@ main(int argc, char* argv[])
         }
     }
     cfg.watchHosts = {0};
-    common.Apply(cfg);
+    common.Apply(options, cfg);
 
     std::cout << "# " << program << ": " << n << " to 1, " << topology << ", "
               << cfg.rate.GetBitRate() / 1e9 << " Gb/s, ";

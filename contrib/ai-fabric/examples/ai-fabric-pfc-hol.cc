@@ -27,6 +27,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-scenario.h"
+#include "ns3/scenario-options.h"
 
 #include <iomanip>
 #include <iostream>
@@ -48,26 +49,22 @@ main(int argc, char* argv[])
     cfg.ecnPmax = 0.01;
     cfg.dcqcnPreset = "paper";
     cfg.sampleInterval = MicroSeconds(10);
-    std::string senders = "1";
-    std::string local = "7";
-    std::string duration = "20ms";
     RoceScenarioCli common(program, cfg);
 
-    std::vector<std::string> names = RoceScenarioCli::Names();
-    names.insert(names.end(), {"senders", "local", "duration"});
-    FabricCli::CheckKnownOptions(program, argc, argv, names, RoceScenarioCli::Booleans());
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
-        "PFC head-of-line blocking: a victim flow slowed by pauses from an incast it does "
-        "not take part in.");
-    cmd.AddValue(
-        "senders", "incast senders on the victim's switch (their flows cross the link)", senders);
-    cmd.AddValue("local", "incast senders on the receiver's switch", local);
-    cmd.AddValue(
-        "duration", "simulated time; throughput is measured over its second half", duration);
-    common.AddTo(cmd);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Add(
+        "senders", "incast senders on the victim's switch (their flows cross the link)", "1");
+    options.Add("local", "incast senders on the receiver's switch", "7");
+    options.Add("duration", "simulated time; throughput is measured over its second half", "20ms");
+    common.Declare(options);
+    options.Parse(argc,
+                  argv,
+                  "PFC head-of-line blocking: a victim flow slowed by pauses from an incast it "
+                  "does not take part in.");
 
+    const std::string& senders = options.Get("senders");
+    const std::string& local = options.Get("local");
+    const std::string& duration = options.Get("duration");
     uint64_t k = 0;
     uint64_t m = 0;
     if (!FabricCli::ParseUnsigned(senders, k) || k == 0 || k > 1024)
@@ -107,7 +104,7 @@ main(int argc, char* argv[])
     }
     cfg.watchHosts = {receiver, w};
     cfg.stopTime = end;
-    common.Apply(cfg);
+    common.Apply(options, cfg);
 
     std::cout << "# " << program << ": victim + " << k << " incast senders on switch 0, " << m
               << " on switch 1, " << cfg.rate.GetBitRate() / 1e9 << " Gb/s, PFC "

@@ -57,8 +57,10 @@ struct FailureRunOutput
     bool watchdog{false};                 //!< the watchdog stopped it (a limit fired)
     std::vector<std::string> cycle;       //!< the cycle
     std::string protocol;                 //!< NCCL protocol
-    uint32_t nvswitches{0};               //!< NVSwitch chips
-    double nvlinkGBps{0};                 //!< NVLink bandwidth per GPU
+    /// What the topology learned in the run, for its "scenario" keys (NVSwitch chips, say)
+    nlohmann::ordered_json facts;
+    /// The topology's own results, written after the JSON's "scenario"
+    nlohmann::ordered_json extra;
 };
 
 /**

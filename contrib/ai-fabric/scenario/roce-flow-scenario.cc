@@ -649,173 +649,129 @@ RoceFlowScenario::Print(const RoceFlowScenarioResult& r, std::ostream& os)
        << " events\n";
 }
 
-RoceScenarioCli::RoceScenarioCli(std::string program, const RoceFlowScenarioConfig& d)
+RoceScenarioCli::RoceScenarioCli(std::string program, const RoceFlowScenarioConfig& defaults)
     : m_program(std::move(program))
-    , m_fabric("roce")
-    , m_rate(std::to_string(d.rate.GetBitRate()) + "bps")
-    , m_mtu(std::to_string(d.mtu))
-    , m_cableMeters(std::to_string(d.cable.GetNanoSeconds() / 5))
-    , m_buffer(std::to_string(d.bufferBytes))
-    , m_pfc(d.pfc ? "true" : "false")
-    , m_ecn(d.ecn ? "true" : "false")
-    , m_dcqcn(d.dcqcn ? "true" : "false")
-    , m_preset(d.dcqcnPreset.empty() ? "connectx" : d.dcqcnPreset)
-    , m_ibcc(d.ibcc ? "true" : "false")
-    , m_threshold(std::to_string(d.ibccThreshold))
-    , m_kmin(std::to_string(d.ecnKmin))
-    , m_kmax(std::to_string(d.ecnKmax))
-    , m_pmax(d.ecnPmax < 0 ? "0.2" : std::to_string(d.ecnPmax))
-    , m_interval(std::to_string(d.sampleInterval.IsStrictlyPositive()
-                                    ? d.sampleInterval.GetNanoSeconds()
-                                    : 1000)
-                 + "ns")
+    , m_default(defaults)
 {
-}
-
-std::vector<std::string>
-RoceScenarioCli::Names()
-{
-    return {"fabric",
-            "rate",
-            "mtu",
-            "cableMeters",
-            "buffer",
-            "pfc",
-            "ecn",
-            "dcqcn",
-            "preset",
-            "ibcc",
-            "cc",
-            "ccThreshold",
-            "kmin",
-            "kmax",
-            "pmax",
-            "json",
-            "trace",
-            "interval"};
-}
-
-std::vector<std::string>
-RoceScenarioCli::Booleans()
-{
-    return {"pfc", "ecn", "dcqcn", "ibcc"};
 }
 
 void
-RoceScenarioCli::AddTo(CommandLine& cmd)
+RoceScenarioCli::Declare(ScenarioOptions& o) const
 {
-    cmd.AddValue("fabric",
-                 "fabric: roce (RoCEv2) or ib (InfiniBand: lossless by credits; --pfc, --ecn, "
-                 "--buffer and the DCQCN flags do not apply)",
-                 m_fabric);
-    cmd.AddValue("rate", "every link's rate, e.g. 400Gbps or 100G", m_rate);
-    cmd.AddValue("mtu", "RDMA path MTU: 256, 512, 1024, 2048 or 4096", m_mtu);
-    cmd.AddValue("cableMeters", "every cable's length in metres (5 ns per metre)", m_cableMeters);
-    cmd.AddValue("buffer", "switch buffer bytes, K/M/G suffixes (0: 42 MB, the default)", m_buffer);
-    cmd.AddValue("pfc", "PFC on the RDMA priority (true|false)", m_pfc);
-    cmd.AddValue("ecn", "ECN marking at switch egress (true|false)", m_ecn);
-    cmd.AddValue("dcqcn",
-                 "DCQCN congestion control at the NICs (true|false; on InfiniBand the "
-                 "example's default does not apply and true is refused)",
-                 MakeCallback(&RoceScenarioCli::SetDcqcnFlag, this),
-                 m_dcqcn);
-    cmd.AddValue("preset",
-                 "DCQCN parameters: connectx (firmware defaults) or paper (SIGCOMM 2015)",
-                 m_preset);
-    cmd.AddValue("ibcc",
-                 "InfiniBand congestion control: FECN at switches, BECN, CCT at the adapters "
-                 "(true|false; --fabric=ib)",
-                 MakeCallback(&RoceScenarioCli::SetIbccFlag, this),
-                 m_ibcc);
-    cmd.AddValue("cc", FabricCli::CongestionControlHelp(), m_cc);
-    cmd.AddValue("ccThreshold",
-                 "IB switch marking threshold 1-15 (15 most aggressive) with --ibcc",
-                 m_threshold);
-    cmd.AddValue("kmin", "ECN Kmin bytes (0: 100 KB per 25 Gb/s of port rate)", m_kmin);
-    cmd.AddValue("kmax", "ECN Kmax bytes (0: 400 KB per 25 Gb/s of port rate)", m_kmax);
-    cmd.AddValue("pmax", "ECN marking probability at Kmax, in [0, 1]", m_pmax);
-    cmd.AddValue("json", "write the results as JSON to this file", m_json);
-    cmd.AddValue("trace",
-                 "write a CSV time series (queue, pause state, per-QP rate) to PREFIX.csv",
-                 m_trace);
-    cmd.AddValue("interval", "time-series period, e.g. 1us or 500ns", m_interval);
+    const RoceFlowScenarioConfig& d = m_default;
+    o.Use("fabric");
+    o.Add("rate",
+          "every link's rate, e.g. 400Gbps or 100G",
+          std::to_string(d.rate.GetBitRate()) + "bps");
+    o.Add("mtu", "RDMA path MTU: 256, 512, 1024, 2048 or 4096", std::to_string(d.mtu));
+    o.Add("cableMeters",
+          "every cable's length in metres (5 ns per metre)",
+          std::to_string(d.cable.GetNanoSeconds() / 5));
+    o.UseFabricOption("buffer", std::to_string(d.bufferBytes));
+    o.UseFabricOption("pfc", d.pfc ? "true" : "false");
+    o.UseFabricOption("ecn", d.ecn ? "true" : "false");
+    o.Use("dcqcn", d.dcqcn ? "true" : "false", "the example's default is RoCEv2's: off on ib");
+    o.Use("preset", d.dcqcnPreset.empty() ? "connectx" : d.dcqcnPreset);
+    o.Use("ibcc", d.ibcc ? "true" : "false");
+    o.Use("cc");
+    o.Add("ccThreshold",
+          "IB switch marking threshold 1-15 (15 most aggressive) with --ibcc",
+          std::to_string(d.ibccThreshold));
+    o.UseFabricOption("kmin", std::to_string(d.ecnKmin));
+    o.UseFabricOption("kmax", std::to_string(d.ecnKmax));
+    o.UseFabricOption("pmax", d.ecnPmax < 0 ? "0.2" : std::to_string(d.ecnPmax));
+    o.Use("json");
+    o.Add("trace", "write a CSV time series (queue, pause state, per-QP rate) to PREFIX.csv", "");
+    o.Add("interval",
+          "time-series period, e.g. 1us or 500ns",
+          std::to_string(d.sampleInterval.IsStrictlyPositive() ? d.sampleInterval.GetNanoSeconds()
+                                                               : 1000)
+              + "ns");
 }
 
 void
-RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
+RoceScenarioCli::Apply(const ScenarioOptions& o, RoceFlowScenarioConfig& cfg)
 {
     const std::string& p = m_program;
-    FabricCli::CheckFabric(p, m_fabric);
-    cfg.fabric = m_fabric;
-    cfg.rate = FabricCli::LinkRate(p, "rate", m_rate);
+    const std::string& fabric = o.Get("fabric");
+    FabricCli::CheckFabric(p, fabric);
+    cfg.fabric = fabric;
+    cfg.rate = o.LinkRate("rate");
     uint64_t v = 0;
-    if (!FabricCli::ParseUnsigned(m_mtu, v)
+    const std::string& mtu = o.Get("mtu");
+    if (!FabricCli::ParseUnsigned(mtu, v)
         || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
     {
-        FabricCli::Fail(
-            p, "--mtu=" + m_mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
+        o.Fail("--mtu=" + mtu + ": the IBTA path MTU is one of 256, 512, 1024, 2048, 4096");
     }
     cfg.mtu = static_cast<uint32_t>(v);
-    if (!FabricCli::ParseUnsigned(m_cableMeters, v) || v > 100000)
+    const std::string& cable = o.Get("cableMeters");
+    if (!FabricCli::ParseUnsigned(cable, v) || v > 100000)
     {
-        FabricCli::Fail(
-            p, "--cableMeters=" + m_cableMeters + ": expected whole metres, at most 100000");
+        o.Fail("--cableMeters=" + cable + ": expected whole metres, at most 100000");
     }
     cfg.cable = NanoSeconds(5 * v);
-    if (!FabricCli::ParseBytes(m_buffer, cfg.bufferBytes))
+    if (!FabricCli::ParseBytes(o.Get("buffer"), cfg.bufferBytes))
     {
-        FabricCli::Fail(p, "--buffer=" + m_buffer + ": expected a byte count (e.g. 42M)");
+        o.Fail("--buffer=" + o.Get("buffer") + ": expected a byte count (e.g. 42M)");
     }
-    FabricCli::ParseBool(m_pfc, cfg.pfc);
-    FabricCli::ParseBool(m_ecn, cfg.ecn);
-    FabricCli::ParseBool(m_dcqcn, cfg.dcqcn);
-    if (!m_dcqcnGiven && !RdmaCcRegistration::RunsOn("dcqcn", m_fabric))
+    cfg.pfc = o.GetFlag("pfc");
+    cfg.ecn = o.GetFlag("ecn");
+    cfg.dcqcn = o.GetFlag("dcqcn");
+    if (!o.IsGiven("dcqcn") && !RdmaCcRegistration::RunsOn("dcqcn", fabric))
     {
         cfg.dcqcn = false; // the example's DCQCN default is RoCEv2's; --ibcc is IB's
     }
-    if (RdmaCcDcqcn::GetPreset(m_preset).empty())
+    const std::string& preset = o.Get("preset");
+    if (RdmaCcDcqcn::GetPreset(preset).empty())
     {
-        FabricCli::Fail(p, "--preset=" + m_preset + ": expected connectx or paper");
+        o.Fail("--preset=" + preset + ": expected connectx or paper");
     }
-    cfg.dcqcnPreset = m_preset;
-    FabricCli::ParseBool(m_ibcc, cfg.ibcc);
-    if (!m_cc.empty())
+    cfg.dcqcnPreset = preset;
+    cfg.ibcc = o.GetFlag("ibcc");
+    if (!o.Get("cc").empty())
     {
         const std::string cc = FabricCli::CongestionControl(
-            p, m_cc, m_fabric, cfg.dcqcn, m_dcqcnGiven, cfg.ibcc, m_ibccGiven);
+            p, o.Get("cc"), fabric, cfg.dcqcn, o.IsGiven("dcqcn"), cfg.ibcc, o.IsGiven("ibcc"));
         cfg.dcqcn = cc == "dcqcn";
         cfg.ibcc = cc == "ibcc";
         cfg.cc = cfg.dcqcn || cfg.ibcc || cc == "none" ? "" : cc;
     }
-    if (!FabricCli::ParseUnsigned(m_threshold, v) || v == 0 || v > 15)
+    const std::string& threshold = o.Get("ccThreshold");
+    if (!FabricCli::ParseUnsigned(threshold, v) || v == 0 || v > 15)
     {
-        FabricCli::Fail(p, "--ccThreshold=" + m_threshold + ": expected 1 to 15");
+        o.Fail("--ccThreshold=" + threshold + ": expected 1 to 15");
     }
     cfg.ibccThreshold = static_cast<uint32_t>(v);
     uint64_t kmin = 0;
     uint64_t kmax = 0;
-    if (!FabricCli::ParseBytes(m_kmin, kmin) || kmin > UINT32_MAX)
+    if (!FabricCli::ParseBytes(o.Get("kmin"), kmin) || kmin > UINT32_MAX)
     {
-        FabricCli::Fail(p, "--kmin=" + m_kmin + ": expected a byte count (e.g. 5K)");
+        o.Fail("--kmin=" + o.Get("kmin") + ": expected a byte count (e.g. 5K)");
     }
-    if (!FabricCli::ParseBytes(m_kmax, kmax) || kmax > UINT32_MAX)
+    if (!FabricCli::ParseBytes(o.Get("kmax"), kmax) || kmax > UINT32_MAX)
     {
-        FabricCli::Fail(p, "--kmax=" + m_kmax + ": expected a byte count (e.g. 200K)");
+        o.Fail("--kmax=" + o.Get("kmax") + ": expected a byte count (e.g. 200K)");
     }
     cfg.ecnKmin = static_cast<uint32_t>(kmin);
     cfg.ecnKmax = static_cast<uint32_t>(kmax);
+    const std::string& pmaxText = o.Get("pmax");
     char* end = nullptr;
-    const double pmax = std::strtod(m_pmax.c_str(), &end);
-    if (m_pmax.empty() || end != m_pmax.c_str() + m_pmax.size() || !(pmax >= 0.0 && pmax <= 1.0))
+    const double pmax = std::strtod(pmaxText.c_str(), &end);
+    if (pmaxText.empty() || end != pmaxText.c_str() + pmaxText.size()
+        || !(pmax >= 0.0 && pmax <= 1.0))
     {
-        FabricCli::Fail(p, "--pmax=" + m_pmax + ": expected a probability in [0, 1]");
+        o.Fail("--pmax=" + pmaxText + ": expected a probability in [0, 1]");
     }
     cfg.ecnPmax = pmax;
     Time interval;
-    if (!FabricCli::ParseTime(m_interval, interval) || !interval.IsStrictlyPositive())
+    const std::string& intervalText = o.Get("interval");
+    if (!FabricCli::ParseTime(intervalText, interval) || !interval.IsStrictlyPositive())
     {
-        FabricCli::Fail(p, "--interval=" + m_interval + ": expected a positive time such as 1us");
+        o.Fail("--interval=" + intervalText + ": expected a positive time such as 1us");
     }
+    m_trace = o.Get("trace");
+    m_json = o.Get("json");
     if (!m_trace.empty() || cfg.sampleInterval.IsStrictlyPositive())
     {
         cfg.sampleInterval = interval; // asked for, or the example samples anyway
@@ -823,7 +779,7 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
     const std::string error = RoceFlowScenario::Check(cfg);
     if (!error.empty())
     {
-        FabricCli::Fail(p, error);
+        o.Fail(error);
     }
     // Both files are checked and created before anything runs, renamed at the end.
     if (!m_trace.empty())
@@ -831,29 +787,13 @@ RoceScenarioCli::Apply(RoceFlowScenarioConfig& cfg)
         std::string why;
         if (!m_traceFile.Open(m_trace + ".csv", why))
         {
-            FabricCli::Fail(p, "--trace=" + m_trace + ": cannot write " + m_trace + ".csv: " + why);
+            o.Fail("--trace=" + m_trace + ": cannot write " + m_trace + ".csv: " + why);
         }
     }
     if (!m_json.empty())
     {
         m_jsonFile.OpenOrFail(p, "json", m_json);
     }
-}
-
-bool
-RoceScenarioCli::SetDcqcnFlag(std::string value)
-{
-    m_dcqcn = value.empty() ? "true" : value; // a bare --dcqcn, as a boolean flag
-    m_dcqcnGiven = true;
-    return true; // checked in Apply()
-}
-
-bool
-RoceScenarioCli::SetIbccFlag(std::string value)
-{
-    m_ibcc = value.empty() ? "true" : value; // a bare --ibcc, as a boolean flag
-    m_ibccGiven = true;
-    return true; // checked in Apply()
 }
 
 bool

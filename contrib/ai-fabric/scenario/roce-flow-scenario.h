@@ -13,6 +13,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/nstime.h"
+#include "scenario-options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -238,23 +239,19 @@ class RoceScenarioCli
      */
     RoceScenarioCli(std::string program, const RoceFlowScenarioConfig& defaults);
 
-    /// \return the option names this class adds (for FabricCli::CheckKnownOptions)
-    static std::vector<std::string> Names();
-
-    /// \return the boolean option names among them
-    static std::vector<std::string> Booleans();
-
     /**
-     * \brief Add the options to a command line.
-     * \param cmd the command line
+     * \brief Declare the shared options: the fabric and its settings, the congestion control,
+     *        the link, and the output files.
+     * \param options the program's flags
      */
-    void AddTo(CommandLine& cmd);
+    void Declare(ScenarioOptions& options) const;
 
     /**
      * \brief Check the parsed options and apply them to a configuration; fail on bad input.
+     * \param options the parsed flags
      * \param cfg the configuration
      */
-    void Apply(RoceFlowScenarioConfig& cfg);
+    void Apply(const ScenarioOptions& options, RoceFlowScenarioConfig& cfg);
 
     /**
      * \brief Write the outputs asked for: the JSON (the example's own keys, such as "scenario"
@@ -269,42 +266,12 @@ class RoceScenarioCli
     bool WantsTrace() const;
 
   private:
-    /**
-     * \param value the --dcqcn value given on the command line
-     * \return true (the value is checked in Apply())
-     */
-    bool SetDcqcnFlag(std::string value);
-
-    /**
-     * \brief --ibcc, bare or with a value.
-     * \param value its value ("" for a bare --ibcc)
-     * \return true
-     */
-    bool SetIbccFlag(std::string value);
-
-    std::string m_program;        //!< for messages
-    std::string m_fabric;         //!< --fabric
-    std::string m_rate;           //!< --rate
-    std::string m_mtu;            //!< --mtu
-    std::string m_cableMeters;    //!< --cableMeters
-    std::string m_buffer;         //!< --buffer
-    std::string m_pfc;            //!< --pfc
-    std::string m_ecn;            //!< --ecn
-    std::string m_dcqcn;          //!< --dcqcn
-    bool m_dcqcnGiven{false};     //!< --dcqcn was on the command line
-    std::string m_preset;         //!< --preset
-    std::string m_ibcc;           //!< --ibcc
-    bool m_ibccGiven{false};      //!< --ibcc was on the command line
-    std::string m_cc;             //!< --cc
-    std::string m_threshold;      //!< --ccThreshold
-    std::string m_kmin;           //!< --kmin
-    std::string m_kmax;           //!< --kmax
-    std::string m_pmax;           //!< --pmax
-    std::string m_json;           //!< --json
-    std::string m_trace;          //!< --trace
-    std::string m_interval;       //!< --interval
-    FabricOutputFile m_jsonFile;  //!< --json, open from Apply() on
-    FabricOutputFile m_traceFile; //!< PREFIX.csv of --trace, open from Apply() on
+    std::string m_program;            //!< for messages
+    RoceFlowScenarioConfig m_default; //!< the example's defaults
+    std::string m_json;               //!< --json
+    std::string m_trace;              //!< --trace
+    FabricOutputFile m_jsonFile;      //!< --json, open from Apply() on
+    FabricOutputFile m_traceFile;     //!< PREFIX.csv of --trace, open from Apply() on
 };
 
 } // namespace ns3

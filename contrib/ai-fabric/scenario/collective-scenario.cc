@@ -1,0 +1,440 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "collective-scenario.h"
+
+#include "fabric-cli.h"
+#include "fabric-output-file.h"
+#include "ns3/abort.h"
+#include "ns3/collective-helper.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/communicator.h"
+#include "ns3/fabric-helper.h"
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/names.h"
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace ns3
+{
+
+std::string
+ScenarioTopology::CheckAlgorithm(const std::string& /* algo */) const
+{
+    return "";
+}
+
+void
+ScenarioTopology::ConfigureSweep(CollectiveSweepConfig& /* sweep */) const
+{
+}
+
+void
+ScenarioTopology::ConfigureFabric(FabricHelper& /* fabric */) const
+{
+}
+
+void
+ScenarioTopology::ConfigureTuner(CollectiveTuner& /* tuner */, const Communicator& /* comm */) const
+{
+}
+
+void
+ScenarioTopology::Watch(CollectiveHelper& /* collectives */)
+{
+}
+
+void
+ScenarioTopology::AfterRun(FailureRunOutput& /* out */,
+                           std::ostream* /* os */,
+                           const CollectiveScenario& /* scenario */)
+{
+}
+
+std::vector<std::pair<std::string, ScenarioTopologyRegistration::Factory>>&
+ScenarioTopologyRegistration::Registry()
+{
+    static std::vector<std::pair<std::string, Factory>> registry;
+    return registry;
+}
+
+ScenarioTopologyRegistration::ScenarioTopologyRegistration(const std::string& name, Factory factory)
+{
+    for (const auto& entry : Registry())
+    {
+        NS_ABORT_MSG_IF(entry.first == name, "topology " << name << " is registered twice");
+    }
+    Registry().emplace_back(name, std::move(factory));
+}
+
+std::unique_ptr<ScenarioTopology>
+ScenarioTopologyRegistration::Create(const std::string& name)
+{
+    for (const auto& [n, factory] : Registry())
+    {
+        if (n == name)
+        {
+            return factory();
+        }
+    }
+    return nullptr;
+}
+
+std::vector<std::string>
+ScenarioTopologyRegistration::Names()
+{
+    std::vector<std::string> names;
+    for (const auto& entry : Registry())
+    {
+        names.push_back(entry.first);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+CollectiveScenario::CollectiveScenario(const std::string& program, const std::string& topology)
+    : m_program(program)
+    , m_topologyName(topology)
+    , m_options(program)
+    , m_json(std::make_unique<FabricOutputFile>())
+{
+}
+
+CollectiveScenario::~CollectiveScenario() = default;
+
+const ScenarioOptions&
+CollectiveScenario::GetOptions() const
+{
+    return m_options;
+}
+
+const FabricHelper&
+CollectiveScenario::GetFabric() const
+{
+    return *m_probe;
+}
+
+const std::string&
+CollectiveScenario::GetCongestionControl() const
+{
+    return m_cc;
+}
+
+const CollectiveSweepConfig&
+CollectiveScenario::GetSweep() const
+{
+    return m_sweep;
+}
+
+uint32_t
+CollectiveScenario::GetChannels() const
+{
+    return m_channels;
+}
+
+void
+CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
+{
+    ScenarioOptions& o = m_options;
+    // The topology's flags first (it may take shared ones with its own defaults), then the
+    // driver's.
+    m_topology->DeclareOptions(o);
+    for (const char* name : {"fabric", "cc", "dcqcn"})
+    {
+        if (!o.Has(name))
+        {
+            o.Use(name);
+        }
+    }
+    if (!o.Has("pfc"))
+    {
+        o.UseFabricOption("pfc");
+    }
+    for (const char* name : {"collective",
+                             "algo",
+                             "minBytes",
+                             "maxBytes",
+                             "stepFactor",
+                             "iters",
+                             "warmup",
+                             "channels",
+                             "failures",
+                             "json",
+                             "quiet"})
+    {
+        if (!o.Has(name))
+        {
+            o.Use(name);
+        }
+    }
+    o.Parse(argc, argv, usage);
+
+    // Check everything before building anything.
+    const std::string& fabric = o.Get("fabric");
+    FabricCli::CheckFabric(m_program, fabric);
+    // The fabrics' own options, checked on a helper that builds nothing.
+    m_probe = FabricHelper::CreateByName(fabric);
+    FabricCli::ApplyFabricOptions(m_program, *m_probe, o.GetFabricOptions());
+    const bool ibcc = o.Has("ibcc") && o.GetFlag("ibcc");
+    m_cc = FabricCli::CongestionControl(m_program,
+                                        o.Get("cc"),
+                                        fabric,
+                                        o.GetFlag("dcqcn"),
+                                        o.IsGiven("dcqcn"),
+                                        ibcc,
+                                        o.Has("ibcc") && o.IsGiven("ibcc"));
+    if (o.Has("preset") && RdmaCcDcqcn::GetPreset(o.Get("preset")).empty())
+    {
+        o.Fail("--preset=" + o.Get("preset") + ": expected connectx or paper");
+    }
+    m_topology->Check(o, *m_probe);
+    if (!o.Get("failures").empty())
+    {
+        std::string error;
+        if (!FaultSchedule::Read(o.Get("failures"), m_faults, error))
+        {
+            o.Fail("--failures=" + o.Get("failures") + ": " + error);
+        }
+    }
+    const std::string& collective = o.Get("collective");
+    if (!ParseCollectiveType(collective, m_type))
+    {
+        o.Fail("--collective=" + collective
+               + ": choose allreduce, allgather, reducescatter, broadcast or alltoall");
+    }
+    const std::string& algo = o.Get("algo");
+    const std::string why = m_topology->CheckAlgorithm(algo);
+    if (!why.empty())
+    {
+        o.Fail(why);
+    }
+    if (algo != "auto")
+    {
+        std::string error;
+        if (!CollectiveAlgorithm::CreateByName(algo, m_type, m_topology->GetNGpus(), error))
+        {
+            o.Fail(error);
+        }
+    }
+    m_sweep = CollectiveSweep::FromFlags(m_program,
+                                         m_type,
+                                         algo,
+                                         o.Get("minBytes"),
+                                         o.Get("maxBytes"),
+                                         o.Get("stepFactor"),
+                                         o.Get("iters"),
+                                         o.Get("warmup"),
+                                         o.GetFlag("quiet"));
+    m_topology->ConfigureSweep(m_sweep);
+    m_channels = o.Whole("channels", 1, 64);
+    if (o.Has("pcap") && !o.Get("pcap").empty() && !FabricCli::IsWritablePrefix(o.Get("pcap")))
+    {
+        o.Fail("--pcap=" + o.Get("pcap") + ": cannot write files with this prefix");
+    }
+    // Checked and created before anything runs; renamed over the target at the end.
+    if (!o.Get("json").empty())
+    {
+        m_json->OpenOrFail(m_program, "json", o.Get("json"));
+    }
+}
+
+void
+CollectiveScenario::FailClean(const std::string& message)
+{
+    m_json->Discard();
+    m_options.Fail(message);
+}
+
+CollectiveTuner
+CollectiveScenario::MakeTuner(const FabricHelper& fabric,
+                              const ScenarioTopology& topology,
+                              CollectiveHelper& collectives) const
+{
+    // The tuner's alpha: protocol step latency + both NICs + the longest path (its switches
+    // and cables); beta from the goodput at the MTU.
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    Ptr<RdmaTransport> nic = fabric.GetTransport(topology.GetRanks().Get(0));
+    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
+                       + topology.GetPathLatency(fabric);
+    CollectiveTuner tuner(alpha, topology.GetLinkRate(), fabric.GetRdmaWireEfficiency(4096));
+    topology.ConfigureTuner(tuner, *comm);
+    return tuner;
+}
+
+FailureRunOutput
+CollectiveScenario::Simulate(bool inject, bool print)
+{
+    const ScenarioOptions& o = m_options;
+    std::unique_ptr<ScenarioTopology> topology = m_topology->Copy();
+    // Build. Each fabric takes its own options.
+    std::unique_ptr<FabricHelper> helper = FabricHelper::CreateByName(o.Get("fabric"));
+    FabricHelper& fabric = *helper;
+    fabric.ApplyOptions(o.GetFabricOptions()); // checked in Configure()
+    topology->ConfigureFabric(fabric);
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(topology->GetLinkRate()));
+    fabric.SetCongestionControl(m_cc); // checked by FabricCli::CongestionControl
+    if (m_cc == "dcqcn" && o.Has("preset"))
+    {
+        for (const auto& [name, value] : RdmaCcDcqcn::GetPreset(o.Get("preset")))
+        {
+            fabric.SetCongestionControlAttribute(name, StringValue(value));
+        }
+    }
+    topology->Install(fabric);
+    const int64_t streams = fabric.AssignStreams(1);
+    const NodeContainer ranks = topology->GetRanks();
+    if (print && o.Has("pcap") && !o.Get("pcap").empty()) // the run that counts
+    {
+        fabric.EnablePcap(o.Get("pcap"), ranks, true);
+    }
+    CollectiveHelper collectives;
+    collectives.SetChannels(m_channels);
+    collectives.Install(ranks, fabric);
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);
+    CollectiveSweepConfig runConfig = m_sweep;
+    runConfig.progress = m_sweep.progress && print; // the baseline run is silent
+    CollectiveSweep runner(collectives, tuner, runConfig);
+    runner.Schedule();
+
+    FailureWatch watch;
+    std::string error;
+    if (!FailureReport::Arm(fabric,
+                            ranks,
+                            MakeCallback(&CollectiveSweep::IsDone, &runner),
+                            m_faults,
+                            inject,
+                            1 + streams,
+                            watch,
+                            error))
+    {
+        FailClean("--failures=" + o.Get("failures") + ": " + error);
+    }
+    topology->Watch(collectives);
+    if (print)
+    {
+        topology->PrintHeader(std::cout, *this);
+        std::cout << "# collective " << o.Get("collective") << ", algo " << o.Get("algo") << ", "
+                  << ranks.GetN() << " ranks, " << m_channels << " channel(s), protocol "
+                  << NcclProtocolName(comm->GetProtocol()) << ", " << m_sweep.warmup
+                  << " warm-up + " << m_sweep.iterations << " timed iterations per size\n";
+        std::cout.flush();
+    }
+
+    Simulator::Run();
+    FailureRunOutput out;
+    FailureReport::Collect(watch, out);
+    out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
+    out.events = Simulator::GetEventCount();
+    out.rows = runner.GetRows();
+    out.protocol = NcclProtocolName(comm->GetProtocol());
+    if (print)
+    {
+        CollectiveSweep::PrintTable(std::cout, out.rows, m_type);
+    }
+    topology->AfterRun(out, print ? &std::cout : nullptr, *this);
+    out.totals = FabricStatsHelper::Totals();
+    out.links = FabricStatsHelper::Links(out.simTime);
+    Simulator::Destroy();
+    Names::Clear();
+    return out;
+}
+
+nlohmann::ordered_json
+CollectiveScenario::GetCommonJson(const FailureRunOutput& out) const
+{
+    const ScenarioOptions& o = m_options;
+    nlohmann::ordered_json j;
+    j["fabric"] = o.Get("fabric");
+    for (const char* flag : {"pfc", "ecn"})
+    {
+        if (o.Has(flag))
+        {
+            j[flag] = o.Bool(flag) && m_probe->HasOption(flag);
+        }
+    }
+    j["dcqcn"] = m_cc == "dcqcn";
+    if (o.Has("ibcc"))
+    {
+        j["ibcc"] = m_cc == "ibcc";
+    }
+    if (o.Has("preset"))
+    {
+        j["preset"] = o.Get("preset");
+    }
+    j["collective"] = o.Get("collective");
+    j["algo"] = o.Get("algo");
+    j["channels"] = m_channels;
+    j["protocol"] = out.protocol;
+    j["minBytes"] = m_sweep.minBytes;
+    j["maxBytes"] = m_sweep.maxBytes;
+    j["stepFactor"] = m_sweep.stepFactor;
+    j["iters"] = m_sweep.iterations;
+    j["warmup"] = m_sweep.warmup;
+    j["RngRun"] = RngSeedManager::GetRun();
+    return j;
+}
+
+bool
+CollectiveScenario::WriteJson(const FailureRunOutput& base,
+                              const FailureRunOutput& out,
+                              double wall)
+{
+    nlohmann::ordered_json j;
+    j["scenario"] = m_topology->GetScenarioJson(*this, out);
+    // An algorithm that no boolean key (dcqcn, ibcc) names.
+    if (m_cc != "none" && !j["scenario"].contains(m_cc))
+    {
+        j["scenario"]["cc"] = m_cc;
+    }
+    for (const auto& [key, value] : out.extra.items())
+    {
+        j[key] = value; // the topology's own results
+    }
+    FailureReport::AddRunJson(j, m_options.Get("collective"), base, out, !m_faults.empty(), wall);
+    m_json->Stream() << j.dump(2) << "\n";
+    std::string writeError;
+    if (!m_json->Commit(writeError))
+    {
+        std::cerr << m_program << ": " << writeError << std::endl;
+        return false;
+    }
+    return true;
+}
+
+int
+CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
+{
+    Time::SetResolution(Time::PS); // before any Time: the topology's are made below
+    const auto wallStart = std::chrono::steady_clock::now();
+    m_topology = ScenarioTopologyRegistration::Create(m_topologyName);
+    NS_ABORT_MSG_IF(!m_topology, "no topology " << m_topologyName << " is registered");
+    Configure(argc, argv, usage);
+    FailureRunOutput base;
+    const FailureRunOutput out = FailureReport::RunWithBaseline(
+        [this](bool inject, bool print) { return Simulate(inject, print); },
+        m_faults,
+        [this](const std::string& message) { FailClean(message); },
+        base);
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    FailureReport::Finish(
+        m_program, base, out, !m_faults.empty(), m_options.GetFlag("quiet"), wall);
+    if (!m_options.Get("json").empty() && !WriteJson(base, out, wall))
+    {
+        return 1;
+    }
+    return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
+}
+
+} // namespace ns3

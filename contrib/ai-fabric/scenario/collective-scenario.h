@@ -1,0 +1,293 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef COLLECTIVE_SCENARIO_H
+#define COLLECTIVE_SCENARIO_H
+
+#include "collective-sweep.h"
+#include "failure-report.h"
+#include "ns3/data-rate.h"
+#include "ns3/fault-schedule.h"
+#include "ns3/node-container.h"
+#include "scenario-options.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class CollectiveHelper;
+class CollectiveScenario;
+class CollectiveTuner;
+class Communicator;
+class FabricHelper;
+class FabricOutputFile;
+
+/**
+ * \ingroup ai-fabric
+ * \brief A topology as a plug-in of the collective scenario driver (CollectiveScenario).
+ *
+ * The driver owns what every sweep program shares: the fabric and its congestion control, the
+ * collective, the sweep, the failures, the output files and the run with its baseline. A
+ * topology adds its own flags, builds itself on the fabric, names its ranks, and says what
+ * its output adds. It registers itself by name (ScenarioTopologyRegistration), so that a new
+ * topology is one source file (see the manual's "Extending ai-fabric").
+ *
+ * The driver calls, in this order: DeclareOptions(); after parsing, Check(); then per run
+ * (a baseline without failures first when failures are given) ConfigureFabric(), Install(),
+ * GetRanks(), ConfigureTuner(), Watch(), PrintHeader() (the run that prints), and after the
+ * run AfterRun(); at the end GetScenarioJson().
+ */
+class ScenarioTopology
+{
+  public:
+    virtual ~ScenarioTopology() = default;
+
+    /**
+     * \brief Declare this topology's flags (ScenarioOptions::Add) and take the shared ones
+     *        it uses beyond the driver's (ScenarioOptions::Use, UseFabricOption).
+     * \param options the program's flags
+     */
+    virtual void DeclareOptions(ScenarioOptions& options) = 0;
+
+    /**
+     * \brief Check the parsed flags before anything is built; options.Fail() on bad input.
+     * \param options the parsed flags
+     * \param probe the chosen fabric's helper, with its options applied (it builds nothing)
+     */
+    virtual void Check(ScenarioOptions& options, FabricHelper& probe) = 0;
+
+    /// \return the number of GPUs (ranks); valid after Check()
+    virtual uint32_t GetNGpus() const = 0;
+
+    /// \return the rate of the GPUs' links
+    virtual DataRate GetLinkRate() const = 0;
+
+    /**
+     * \param algo --algo (not "auto")
+     * \return "" if the topology can run it, or why not (one line)
+     */
+    virtual std::string CheckAlgorithm(const std::string& algo) const;
+
+    /**
+     * \brief What the sweep needs to know of the system (servers, the torus's rank grid).
+     * \param sweep the sweep's configuration
+     */
+    virtual void ConfigureSweep(CollectiveSweepConfig& sweep) const;
+
+    /**
+     * \brief Set the fabric before it is built (buffers, say).
+     * \param fabric the fabric's helper
+     */
+    virtual void ConfigureFabric(FabricHelper& fabric) const;
+
+    /**
+     * \brief Build the topology on the fabric (a fresh copy of this object runs each run).
+     * \param fabric the fabric's helper
+     */
+    virtual void Install(FabricHelper& fabric) = 0;
+
+    /// \return the GPUs in rank order; after Install() and FabricHelper::AssignStreams()
+    virtual NodeContainer GetRanks() const = 0;
+
+    /**
+     * \param fabric the fabric, built
+     * \return the one-way latency of the longest path between two GPUs' NICs: the switches'
+     *         port latency and the cables (the tuner's alpha adds the NICs and the protocol)
+     */
+    virtual Time GetPathLatency(const FabricHelper& fabric) const = 0;
+
+    /**
+     * \brief Describe the system to the tuner beyond the fabric (NVLink servers, say).
+     * \param tuner the tuner
+     * \param comm rank 0's communicator
+     */
+    virtual void ConfigureTuner(CollectiveTuner& tuner, const Communicator& comm) const;
+
+    /**
+     * \brief Connect to the run's traces (per-dimension statistics, say).
+     * \param collectives the installed communicators
+     */
+    virtual void Watch(CollectiveHelper& collectives);
+
+    /**
+     * \brief Print the lines before the "# collective" line: the topology's summary.
+     * \param os the stream
+     * \param scenario the driver
+     */
+    virtual void PrintHeader(std::ostream& os, const CollectiveScenario& scenario) const = 0;
+
+    /**
+     * \brief After a run: fill what it adds to the output (FailureRunOutput::extra, written
+     *        after the JSON's "scenario"), and print what follows the table (the run that
+     *        prints).
+     * \param out the run's output
+     * \param os the stream, or nullptr for the silent baseline
+     * \param scenario the driver
+     */
+    virtual void AfterRun(FailureRunOutput& out,
+                          std::ostream* os,
+                          const CollectiveScenario& scenario);
+
+    /**
+     * \brief Write the JSON's "scenario" object: the topology's keys and the driver's
+     *        (CollectiveScenario::GetCommonJson), in the order the topology chooses.
+     * \param scenario the driver
+     * \param out the run that counts
+     * \return the object
+     */
+    virtual nlohmann::ordered_json GetScenarioJson(const CollectiveScenario& scenario,
+                                                   const FailureRunOutput& out) const = 0;
+
+    /// \return a fresh copy, configured as this one (before Install)
+    virtual std::unique_ptr<ScenarioTopology> Copy() const = 0;
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Registers a topology with the scenario driver by name, at static initialization:
+ *        a namespace-scope object in the topology's source file.
+ */
+class ScenarioTopologyRegistration
+{
+  public:
+    /// Creates a topology.
+    using Factory = std::function<std::unique_ptr<ScenarioTopology>()>;
+
+    /**
+     * \param name the name programs use (ai-fabric-fattree runs "fat-tree")
+     * \param factory creates it
+     */
+    ScenarioTopologyRegistration(const std::string& name, Factory factory);
+
+    /**
+     * \param name a registered name
+     * \return a new topology, or nullptr if none has that name
+     */
+    static std::unique_ptr<ScenarioTopology> Create(const std::string& name);
+
+    /// \return the registered names, sorted
+    static std::vector<std::string> Names();
+
+  private:
+    /// \return the registry
+    static std::vector<std::pair<std::string, Factory>>& Registry();
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief The sweep programs' driver: an nccl-tests style sweep of a collective on a
+ *        registered topology and fabric, with failures and a baseline, a table on stdout
+ *        and a JSON file. ai-fabric-fattree and ai-fabric-torus are this class with their
+ *        topology.
+ *
+ * The flags it declares (ScenarioOptions::Catalogue): --fabric, --cc, --dcqcn, --pfc,
+ * --collective, --algo, --minBytes, --maxBytes, --stepFactor, --iters, --warmup, --channels,
+ * --failures, --json and --quiet, and --maxEvents and --maxWallTime of the watchdog; the
+ * topology declares the rest.
+ */
+class CollectiveScenario
+{
+  public:
+    /**
+     * \param program the program's name
+     * \param topology a registered topology's name
+     */
+    CollectiveScenario(const std::string& program, const std::string& topology);
+    ~CollectiveScenario();
+
+    /**
+     * \brief The program: parse, check, run, print and write.
+     * \param argc argument count
+     * \param argv arguments
+     * \param usage the program's description for --help
+     * \return the exit status: 0, 1 (an output could not be written) or
+     *         FailureReport::EXIT_STALLED (a finding stopped the run); bad input exits with 2
+     */
+    int Main(int argc, char* argv[], const std::string& usage);
+
+    /// \return the flags
+    const ScenarioOptions& GetOptions() const;
+
+    /// \return the chosen fabric's helper (options applied; it builds nothing)
+    const FabricHelper& GetFabric() const;
+
+    /// \return the congestion control's short name or TypeId
+    const std::string& GetCongestionControl() const;
+
+    /// \return the sweep
+    const CollectiveSweepConfig& GetSweep() const;
+
+    /// \return the channels
+    uint32_t GetChannels() const;
+
+    /**
+     * \brief The "scenario" keys every sweep program writes, for the topology to place.
+     * \param out the run that counts
+     * \return fabric, pfc, ecn, dcqcn, ibcc, preset, collective, algo, channels, protocol,
+     * minBytes, maxBytes, stepFactor, iters, warmup, RngRun (those the program has)
+     */
+    nlohmann::ordered_json GetCommonJson(const FailureRunOutput& out) const;
+
+  private:
+    /// Parse and check everything before building anything.
+    void Configure(int argc, char* argv[], const std::string& usage);
+
+    /**
+     * \param inject with the failures
+     * \param print the run that prints
+     * \return its output
+     */
+    FailureRunOutput Simulate(bool inject, bool print);
+
+    /**
+     * \brief Build the tuner of a run.
+     * \param fabric the built fabric
+     * \param topology the built topology
+     * \param collectives the communicators
+     * \return the tuner
+     */
+    CollectiveTuner MakeTuner(const FabricHelper& fabric,
+                              const ScenarioTopology& topology,
+                              CollectiveHelper& collectives) const;
+
+    /**
+     * \brief Write the JSON file.
+     * \param base the run without failures
+     * \param out the run that counts
+     * \param wall wall-clock seconds
+     * \return false (after a line on stderr) if it could not be written
+     */
+    bool WriteJson(const FailureRunOutput& base, const FailureRunOutput& out, double wall);
+
+    /**
+     * \brief Report bad input found once the topology exists: discard the JSON, exit with 2.
+     * \param message one line
+     */
+    [[noreturn]] void FailClean(const std::string& message);
+
+    std::string m_program;                             //!< for messages
+    std::string m_topologyName;                        //!< the registered topology
+    ScenarioOptions m_options;                         //!< the flags
+    std::unique_ptr<ScenarioTopology> m_topology;      //!< as configured
+    std::unique_ptr<FabricHelper> m_probe;             //!< the chosen fabric, nothing built
+    std::string m_cc;                                  //!< congestion control
+    CollectiveType m_type{CollectiveType::ALL_REDUCE}; //!< --collective
+    CollectiveSweepConfig m_sweep;                     //!< the sweep
+    uint32_t m_channels{1};                            //!< --channels
+    std::vector<FaultEvent> m_faults;                  //!< --failures
+    std::unique_ptr<FabricOutputFile> m_json;          //!< --json, opened before the runs
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_SCENARIO_H */
