@@ -22,6 +22,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
 #include "ns3/failure-report.h"
+#include "ns3/scenario-options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -36,18 +37,16 @@ main(int argc, char* argv[])
 {
     Time::SetResolution(Time::PS);
     const std::string program = "clos-deadlock";
-    std::string bottleneck = "false";
-    std::string bufferBytes = "2M";
-    std::string json;
-    FabricCli::CheckKnownOptions(program, argc, argv, {"bottleneck", "bufferBytes", "json"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage("PFC deadlock from bounce routes after two link failures in a leaf-spine.");
-    cmd.AddValue("bottleneck",
-                 "add the flow gpu5 -> gpu3 that oversubscribes a link of the cycle",
-                 bottleneck);
-    cmd.AddValue("bufferBytes", "each switch's shared buffer (K/M suffixes)", bufferBytes);
-    cmd.AddValue("json", "write the outcome as JSON to this file", json);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Add(
+        "bottleneck", "add the flow gpu5 -> gpu3 that oversubscribes a link of the cycle", "false");
+    options.Add("bufferBytes", "each switch's shared buffer (K/M suffixes)", "2M");
+    options.Use("json");
+    options.Parse(
+        argc, argv, "PFC deadlock from bounce routes after two link failures in a leaf-spine.");
+    const std::string bottleneck = options.Get("bottleneck");
+    const std::string bufferBytes = options.Get("bufferBytes");
+    const std::string json = options.Get("json");
     bool withBottleneck = false;
     if (!FabricCli::ParseBool(bottleneck, withBottleneck))
     {

@@ -32,6 +32,7 @@
 #include "ns3/fault-schedule.h"
 #include "ns3/names.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/scenario-options.h"
 #include "ns3/simulator.h"
 
 #include <nlohmann/json.hpp>
@@ -80,266 +81,288 @@ IsDone()
 {
     return !g_end.IsNegative();
 }
+
+/// The study's parsed command line and what it builds from it
+struct Study
+{
+    std::string fabricName; //!< --fabric
+    std::string servers;    //!< --servers
+    std::string collective; //!< --collective
+    std::string algo;       //!< --algo
+    std::string bytesText;  //!< --bytes
+    std::string channels;   //!< --channels
+    std::string at;         //!< --at
+    std::string json;       //!< --json
+    bool quiet{false};      //!< --quiet
+    uint64_t nServers{0};   //!< servers (one GPU each)
+    uint64_t nRadix{0};     //!< switch radix
+    uint64_t nChannels{0};  //!< channels
+    uint64_t bytes{0};      //!< collective size
+    Time failAt{-1};        //!< when each link fails (negative: a quarter in)
+    CollectiveType type{CollectiveType::ALL_REDUCE}; //!< the collective
+    Ptr<CollectiveAlgorithm> algorithm;              //!< its algorithm
+    FatTreeHelper tree;                              //!< the fat-tree, not installed
+    FabricOutputFile jsonFile;                       //!< --json, open before the runs
+};
+
+/**
+ * \brief Parse and check the command line (exits with status 2 on bad input).
+ * \param argc argument count
+ * \param argv arguments
+ * \param st the study to fill
+ */
+void
+Configure(int argc, char* argv[], Study& st)
+{
+    ScenarioOptions options(PROGRAM);
+    options.Use("fabric");
+    options.Use("servers",
+                "16",
+                "one-GPU servers, 2 to 4096; pairwise and direct: a plan within 2^24 transfers, "
+                "about 2800 servers with 1 channel, 1400 with the default 4");
+    options.Use("radix");
+    options.Use("collective");
+    options.Use("algo", "ring", "ring, tree, hd, chain, pairwise or direct here");
+    options.Add("bytes", "the collective's size (K/M/G suffixes)", "32M");
+    options.Use("channels", "4");
+    options.Add("at", "when each link fails (default: a quarter into the healthy run)", "");
+    options.Use("json");
+    options.Use("quiet");
+    options.Parse(
+        argc,
+        argv,
+        "A collective on a two-tier fat-tree, healthy and with each leaf-spine link "
+        "failing in turn. --servers is 2 to 4096; ring, tree, hd and chain run as per-rank "
+        "schedules, pairwise and direct as plans of every transfer, which must fit 2^24 "
+        "transfers: 2 (servers - 1) channels (servers + bytes / (channels x 512 KiB)) at "
+        "most, so a larger plan (e.g. pairwise on 4096 servers) is refused.");
+    st.fabricName = options.Get("fabric");
+    st.servers = options.Get("servers");
+    const std::string radix = options.Get("radix");
+    st.collective = options.Get("collective");
+    st.algo = options.Get("algo");
+    st.bytesText = options.Get("bytes");
+    st.channels = options.Get("channels");
+    st.at = options.Get("at");
+    st.json = options.Get("json");
+    st.quiet = options.GetFlag("quiet");
+
+    FabricCli::CheckFabric(PROGRAM, st.fabricName);
+    if (!FabricCli::ParseUnsigned(st.servers, st.nServers) || st.nServers < 2 || st.nServers > 4096)
+    {
+        FabricCli::Fail(PROGRAM, "--servers=" + st.servers + ": expected 2 to 4096");
+    }
+    if (!FabricCli::ParseUnsigned(radix, st.nRadix) || st.nRadix < 2 || st.nRadix > 512)
+    {
+        FabricCli::Fail(PROGRAM, "--radix=" + radix + ": expected 2 to 512");
+    }
+    if (!FabricCli::ParseUnsigned(st.channels, st.nChannels) || st.nChannels < 1
+        || st.nChannels > 64)
+    {
+        FabricCli::Fail(PROGRAM, "--channels=" + st.channels + ": expected 1 to 64");
+    }
+    if (!FabricCli::ParseBytes(st.bytesText, st.bytes) || st.bytes == 0)
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--bytes=" + st.bytesText + ": expected a positive size (e.g. 32M)");
+    }
+    if (!st.at.empty() && !FabricCli::ParseTime(st.at, st.failAt))
+    {
+        FabricCli::Fail(PROGRAM, "--at=" + st.at + ": expected a time such as 200us");
+    }
+    if (!ParseCollectiveType(st.collective, st.type))
+    {
+        FabricCli::Fail(PROGRAM,
+                        "--collective=" + st.collective +
+                            ": choose allreduce, allgather, reducescatter, broadcast or "
+                            "alltoall");
+    }
+    if (st.algo != "ring" && st.algo != "tree" && st.algo != "hd" && st.algo != "chain"
+        && st.algo != "pairwise" && st.algo != "direct")
+    {
+        FabricCli::Fail(
+            PROGRAM, "--algo=" + st.algo + ": expected ring, tree, hd, chain, pairwise or direct");
+    }
+    if (st.algo == "pairwise" || st.algo == "direct")
+    {
+        // Ring, st.tree, hd and chain run as per-rank schedules; the all-to-alls list every
+        // transfer in a plan, whose transfers a communicator names in 24 bits of the immediate
+        // data (st.at most 2^24 transfers). Refuse a plan that cannot fit before building it: st.at
+        // thousands of st.servers the plan alone takes gigabytes. An upper bound of every plan
+        // here: 2 (n-1) c (n + ceil(st.bytes / (c chunk))).
+        const uint64_t chunk = CollectiveHelper().GetChunkBytes();
+        const uint64_t pieces = (st.bytes + st.nChannels * chunk - 1) / (st.nChannels * chunk);
+        const double bound = 2.0 * static_cast<double>(st.nServers - 1) * st.nChannels
+                             * (static_cast<double>(st.nServers) + static_cast<double>(pieces));
+        if (bound > static_cast<double>(MAX_PLAN_TRANSFERS))
+        {
+            char message[240];
+            std::snprintf(message,
+                          sizeof(message),
+                          "--algo=%s on --servers=%s with --channels=%s and "
+                          "--bytes=%s: the plan may hold "
+                          "up to %.0f transfers, more than the 2^24 a communicator can name "
+                          "(use fewer servers, channels or bytes)",
+                          st.algo.c_str(),
+                          st.servers.c_str(),
+                          st.channels.c_str(),
+                          st.bytesText.c_str(),
+                          bound);
+            FabricCli::Fail(PROGRAM, message);
+        }
+    }
+    std::string error;
+    st.algorithm = CollectiveAlgorithm::CreateByName(
+        st.algo, st.type, static_cast<uint32_t>(st.nServers), error);
+    if (!st.algorithm)
+    {
+        FabricCli::Fail(PROGRAM, error);
+    }
+    st.tree.SetServers(static_cast<uint32_t>(st.nServers));
+    st.tree.SetRadix(static_cast<uint32_t>(st.nRadix));
+    st.tree.SetTiers(2);
+    const std::string topologyError = st.tree.Check();
+    if (!topologyError.empty())
+    {
+        FabricCli::Fail(PROGRAM, topologyError);
+    }
+    // Checked and created before anything runs; renamed over the target st.at the end.
+    if (!st.json.empty())
+    {
+        st.jsonFile.OpenOrFail(PROGRAM, "json", st.json);
+    }
+}
+
+/**
+ * \brief One run: healthy (empty link) or with the link failing at failAt.
+ * \param st the study
+ * \param link the link that fails, or empty
+ * \param links set to every leaf-spine link on the first run
+ * \return the run's outcome
+ */
+SweepRun
+Simulate(const Study& st, const std::string& link, std::vector<std::string>& links)
+{
+    std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(st.fabricName);
+    FatTreeHelper t = st.tree;
+    t.Install(*fabric);
+    fabric->AssignStreams(1);
+    if (links.empty())
+    {
+        for (uint32_t l = 0; l < t.GetNLeaves(); ++l)
+        {
+            for (uint32_t s = 0; s < t.GetNSpines(); ++s)
+            {
+                links.push_back("leaf" + std::to_string(l) + "-spine" + std::to_string(s));
+            }
+        }
+    }
+    CollectiveHelper collectives;
+    collectives.SetChannels(static_cast<uint32_t>(st.nChannels));
+    collectives.Install(t.GetGpus(), *fabric);
+    Ptr<CollectivePlan> plan = st.algorithm->Build(st.type,
+                                                   static_cast<uint32_t>(st.nServers),
+                                                   st.bytes,
+                                                   static_cast<uint32_t>(st.nChannels),
+                                                   collectives.GetChunkBytes());
+    collectives.Connect(*plan);
+    g_end = Time(-1);
+    Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
+    Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
+    fabric->SetRecoveryDelays(injector);
+    injector->Install(fabric->GetTopology(),
+                      MakeCallback(&FabricHelper::ComputeRoutes, fabric.get()));
+    TimeValue detection;
+    TimeValue reroute;
+    injector->GetAttribute("DetectionDelay", detection);
+    injector->GetAttribute("RerouteDelay", reroute);
+    if (!link.empty())
+    {
+        std::vector<FaultEvent> events(1);
+        events[0].kind = FaultEvent::Kind::LINK_DOWN;
+        events[0].target = link;
+        events[0].at = st.failAt;
+        std::string why;
+        NS_ABORT_MSG_IF(!injector->Schedule(events, why), why);
+    }
+    Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
+    detector->SetAttribute("RecoveryAllowance", TimeValue(detection.Get() + reroute.Get()));
+    std::vector<Ptr<RdmaTransport>> transports;
+    for (uint32_t g = 0; g < t.GetNGpus(); ++g)
+    {
+        transports.push_back(fabric->GetTransport(t.GetGpuByRank(g)));
+    }
+    detector->Install(*fabric->GetTopology(), transports);
+    detector->SetDoneCallback(MakeCallback(&IsDone));
+    detector->Start();
+    FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
+    SweepRun r;
+    r.completed = IsDone();
+    r.time = g_end;
+    if (!injector->GetRecords().empty())
+    {
+        r.record = injector->GetRecords()[0];
+    }
+    r.finding = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
+    for (const Ptr<FabricChannel>& c : fabric->GetChannels())
+    {
+        for (std::size_t i = 0; i < c->GetNDevices(); ++i)
+        {
+            r.lost += StaticCast<FabricNetDevice>(c->GetDevice(i))
+                          ->GetCounters()
+                          .drops[static_cast<std::size_t>(FabricDropReason::LINK_DOWN)];
+        }
+    }
+    r.retransmits = FabricStatsHelper::Totals().retransmits;
+    Simulator::Destroy();
+    Names::Clear();
+    return r;
+}
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
     Time::SetResolution(Time::PS);
-    std::string fabricName = "roce";
-    std::string servers = "16";
-    std::string radix = "8";
-    std::string collective = "allreduce";
-    std::string algo = "ring";
-    std::string bytesText = "32M";
-    std::string channels = "4";
-    std::string at;
-    std::string json;
-    bool quiet = false;
-    FabricCli::CheckKnownOptions(PROGRAM,
-                                 argc,
-                                 argv,
-                                 {"fabric",
-                                  "servers",
-                                  "radix",
-                                  "collective",
-                                  "algo",
-                                  "bytes",
-                                  "channels",
-                                  "at",
-                                  "json",
-                                  "quiet"},
-                                 {"quiet"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
-        "A collective on a two-tier fat-tree, healthy and with each leaf-spine link "
-        "failing in turn. --servers is 2 to 4096; ring, tree, hd and chain run as per-rank "
-        "schedules, pairwise and direct as plans of every transfer, which must fit 2^24 "
-        "transfers: 2 (servers - 1) channels (servers + bytes / (channels x 512 KiB)) at "
-        "most, so a larger plan (e.g. pairwise on 4096 servers) is refused.");
-    cmd.AddValue("fabric", "roce (RoCEv2: BFD and ECMP) or ib (the subnet manager)", fabricName);
-    cmd.AddValue("servers",
-                 "one-GPU servers, 2 to 4096 (pairwise and direct: a plan within 2^24 "
-                 "transfers, about 2800 servers with 1 channel, 1400 with the default 4)",
-                 servers);
-    cmd.AddValue("radix", "ports per switch", radix);
-    cmd.AddValue(
-        "collective", "allreduce, allgather, reducescatter, broadcast or alltoall", collective);
-    cmd.AddValue("algo", "ring, tree, hd, chain, pairwise or direct", algo);
-    cmd.AddValue("bytes", "the collective's size (K/M/G suffixes)", bytesText);
-    cmd.AddValue("channels", "channels, each with its own QPs", channels);
-    cmd.AddValue("at", "when each link fails (default: a quarter into the healthy run)", at);
-    cmd.AddValue("json", "write the rows as JSON to this file", json);
-    cmd.AddValue("quiet", "no progress on stderr", quiet);
-    cmd.Parse(argc, argv);
-
-    FabricCli::CheckFabric(PROGRAM, fabricName);
-    uint64_t nServers = 0;
-    uint64_t nRadix = 0;
-    uint64_t nChannels = 0;
-    uint64_t bytes = 0;
-    if (!FabricCli::ParseUnsigned(servers, nServers) || nServers < 2 || nServers > 4096)
-    {
-        FabricCli::Fail(PROGRAM, "--servers=" + servers + ": expected 2 to 4096");
-    }
-    if (!FabricCli::ParseUnsigned(radix, nRadix) || nRadix < 2 || nRadix > 512)
-    {
-        FabricCli::Fail(PROGRAM, "--radix=" + radix + ": expected 2 to 512");
-    }
-    if (!FabricCli::ParseUnsigned(channels, nChannels) || nChannels < 1 || nChannels > 64)
-    {
-        FabricCli::Fail(PROGRAM, "--channels=" + channels + ": expected 1 to 64");
-    }
-    if (!FabricCli::ParseBytes(bytesText, bytes) || bytes == 0)
-    {
-        FabricCli::Fail(PROGRAM, "--bytes=" + bytesText + ": expected a positive size (e.g. 32M)");
-    }
-    Time failAt(-1);
-    if (!at.empty() && !FabricCli::ParseTime(at, failAt))
-    {
-        FabricCli::Fail(PROGRAM, "--at=" + at + ": expected a time such as 200us");
-    }
-    CollectiveType type;
-    if (!ParseCollectiveType(collective, type))
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--collective=" + collective +
-                            ": choose allreduce, allgather, reducescatter, broadcast or "
-                            "alltoall");
-    }
-    if (algo != "ring" && algo != "tree" && algo != "hd" && algo != "chain" && algo != "pairwise"
-        && algo != "direct")
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--algo=" + algo + ": expected ring, tree, hd, chain, pairwise or direct");
-    }
-    if (algo == "pairwise" || algo == "direct")
-    {
-        // Ring, tree, hd and chain run as per-rank schedules; the all-to-alls list every
-        // transfer in a plan, whose transfers a communicator names in 24 bits of the immediate
-        // data (at most 2^24 transfers). Refuse a plan that cannot fit before building it: at
-        // thousands of servers the plan alone takes gigabytes. An upper bound of every plan here:
-        // 2 (n-1) c (n + ceil(bytes / (c chunk))).
-        const uint64_t chunk = CollectiveHelper().GetChunkBytes();
-        const uint64_t pieces = (bytes + nChannels * chunk - 1) / (nChannels * chunk);
-        const double bound = 2.0 * static_cast<double>(nServers - 1) * nChannels
-                             * (static_cast<double>(nServers) + static_cast<double>(pieces));
-        if (bound > static_cast<double>(MAX_PLAN_TRANSFERS))
-        {
-            char message[240];
-            std::snprintf(
-                message,
-                sizeof(message),
-                "--algo=%s on --servers=%s with --channels=%s and --bytes=%s: the plan may hold "
-                "up to %.0f transfers, more than the 2^24 a communicator can name "
-                "(use fewer servers, channels or bytes)",
-                algo.c_str(),
-                servers.c_str(),
-                channels.c_str(),
-                bytesText.c_str(),
-                bound);
-            FabricCli::Fail(PROGRAM, message);
-        }
-    }
-    std::string error;
-    Ptr<CollectiveAlgorithm> algorithm
-        = CollectiveAlgorithm::CreateByName(algo, type, static_cast<uint32_t>(nServers), error);
-    if (!algorithm)
-    {
-        FabricCli::Fail(PROGRAM, error);
-    }
-    FatTreeHelper tree;
-    tree.SetServers(static_cast<uint32_t>(nServers));
-    tree.SetRadix(static_cast<uint32_t>(nRadix));
-    tree.SetTiers(2);
-    const std::string topologyError = tree.Check();
-    if (!topologyError.empty())
-    {
-        FabricCli::Fail(PROGRAM, topologyError);
-    }
-    // Checked and created before anything runs; renamed over the target at the end.
-    FabricOutputFile jsonFile;
-    if (!json.empty())
-    {
-        jsonFile.OpenOrFail(PROGRAM, "json", json);
-    }
-
-    // One run: healthy (empty link) or with the link failing at failAt.
+    Study st;
+    Configure(argc, argv, st);
     std::vector<std::string> links;
-    auto simulate = [&](const std::string& link) -> SweepRun
-    {
-        std::unique_ptr<FabricHelper> fabric = FabricHelper::CreateByName(fabricName);
-        FatTreeHelper t = tree;
-        t.Install(*fabric);
-        fabric->AssignStreams(1);
-        if (links.empty())
-        {
-            for (uint32_t l = 0; l < t.GetNLeaves(); ++l)
-            {
-                for (uint32_t s = 0; s < t.GetNSpines(); ++s)
-                {
-                    links.push_back("leaf" + std::to_string(l) + "-spine" + std::to_string(s));
-                }
-            }
-        }
-        CollectiveHelper collectives;
-        collectives.SetChannels(static_cast<uint32_t>(nChannels));
-        collectives.Install(t.GetGpus(), *fabric);
-        Ptr<CollectivePlan> plan = algorithm->Build(type,
-                                                    static_cast<uint32_t>(nServers),
-                                                    bytes,
-                                                    static_cast<uint32_t>(nChannels),
-                                                    collectives.GetChunkBytes());
-        collectives.Connect(*plan);
-        g_end = Time(-1);
-        Simulator::ScheduleNow(&CollectiveHelper::Run, &collectives, plan, MakeCallback(&Done));
-        Ptr<FaultInjector> injector = CreateObject<FaultInjector>();
-        fabric->SetRecoveryDelays(injector);
-        injector->Install(fabric->GetTopology(),
-                          MakeCallback(&FabricHelper::ComputeRoutes, fabric.get()));
-        TimeValue detection;
-        TimeValue reroute;
-        injector->GetAttribute("DetectionDelay", detection);
-        injector->GetAttribute("RerouteDelay", reroute);
-        if (!link.empty())
-        {
-            std::vector<FaultEvent> events(1);
-            events[0].kind = FaultEvent::Kind::LINK_DOWN;
-            events[0].target = link;
-            events[0].at = failAt;
-            std::string why;
-            NS_ABORT_MSG_IF(!injector->Schedule(events, why), why);
-        }
-        Ptr<FabricStallDetector> detector = CreateObject<FabricStallDetector>();
-        detector->SetAttribute("RecoveryAllowance", TimeValue(detection.Get() + reroute.Get()));
-        std::vector<Ptr<RdmaTransport>> transports;
-        for (uint32_t g = 0; g < t.GetNGpus(); ++g)
-        {
-            transports.push_back(fabric->GetTransport(t.GetGpuByRank(g)));
-        }
-        detector->Install(*fabric->GetTopology(), transports);
-        detector->SetDoneCallback(MakeCallback(&IsDone));
-        detector->Start();
-        FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
-        SweepRun r;
-        r.completed = IsDone();
-        r.time = g_end;
-        if (!injector->GetRecords().empty())
-        {
-            r.record = injector->GetRecords()[0];
-        }
-        r.finding
-            = !injector->GetFinding().empty() ? injector->GetFinding() : detector->GetReport();
-        for (const Ptr<FabricChannel>& c : fabric->GetChannels())
-        {
-            for (std::size_t i = 0; i < c->GetNDevices(); ++i)
-            {
-                r.lost += StaticCast<FabricNetDevice>(c->GetDevice(i))
-                              ->GetCounters()
-                              .drops[static_cast<std::size_t>(FabricDropReason::LINK_DOWN)];
-            }
-        }
-        r.retransmits = FabricStatsHelper::Totals().retransmits;
-        Simulator::Destroy();
-        Names::Clear();
-        return r;
-    };
-
-    const SweepRun healthy = simulate("");
+    const SweepRun healthy = Simulate(st, "", links);
     if (!healthy.completed)
     {
-        jsonFile.Discard();
+        st.jsonFile.Discard();
         std::cerr << PROGRAM << ": the healthy run did not complete: " << healthy.finding
                   << std::endl;
         return FailureReport::EXIT_STALLED;
     }
-    if (failAt.IsNegative())
+    if (st.failAt.IsNegative())
     {
-        failAt = healthy.time / 4;
+        st.failAt = healthy.time / 4;
     }
-    else if (failAt >= healthy.time)
+    else if (st.failAt >= healthy.time)
     {
-        jsonFile.Discard();
+        st.jsonFile.Discard();
         char message[160];
         std::snprintf(message,
                       sizeof(message),
                       "--at=%s is after the end of the collective (%.3f us healthy)",
-                      at.c_str(),
+                      st.at.c_str(),
                       FailureReport::Us(healthy.time));
         FabricCli::Fail(PROGRAM, message);
     }
     std::printf(
         "# %s of %s on %s, %u GPUs, radix %u, %u leaves x %u spines, %s; each "
         "leaf-spine link fails at %.3f us\n",
-        collective.c_str(),
-        bytesText.c_str(),
-        fabricName.c_str(),
-        tree.GetNGpus(),
-        tree.GetRadix(),
-        tree.GetNLeaves(),
-        tree.GetNSpines(),
-        algo.c_str(),
-        FailureReport::Us(failAt));
+        st.collective.c_str(),
+        st.bytesText.c_str(),
+        st.fabricName.c_str(),
+        st.tree.GetNGpus(),
+        st.tree.GetRadix(),
+        st.tree.GetNLeaves(),
+        st.tree.GetNSpines(),
+        st.algo.c_str(),
+        FailureReport::Us(st.failAt));
     std::printf("# healthy: %.3f us\n", FailureReport::Us(healthy.time));
     std::printf("# %-16s %12s %12s %14s %9s %9s %9s\n",
                 "link",
@@ -353,11 +376,11 @@ main(int argc, char* argv[])
     bool allCompleted = true;
     for (const std::string& link : links)
     {
-        if (!quiet)
+        if (!st.quiet)
         {
             std::fprintf(stderr, "# failing %s\n", link.c_str());
         }
-        const SweepRun r = simulate(link);
+        const SweepRun r = Simulate(st, link, links);
         nlohmann::ordered_json row = {{"link", link},
                                       {"failed_us", FailureReport::Us(r.record.at)},
                                       {"detected_us", FailureReport::Us(r.record.detected)},
@@ -387,24 +410,24 @@ main(int argc, char* argv[])
         }
         rows.push_back(row);
     }
-    if (!json.empty())
+    if (!st.json.empty())
     {
         nlohmann::ordered_json j;
-        j["scenario"] = {{"fabric", fabricName},
-                         {"servers", nServers},
-                         {"radix", nRadix},
-                         {"leaves", tree.GetNLeaves()},
-                         {"spines", tree.GetNSpines()},
-                         {"collective", collective},
-                         {"algo", algo},
-                         {"bytes", bytes},
-                         {"channels", nChannels},
-                         {"fail_at_us", FailureReport::Us(failAt)}};
+        j["scenario"] = {{"fabric", st.fabricName},
+                         {"servers", st.nServers},
+                         {"radix", st.nRadix},
+                         {"leaves", st.tree.GetNLeaves()},
+                         {"spines", st.tree.GetNSpines()},
+                         {"collective", st.collective},
+                         {"algo", st.algo},
+                         {"bytes", st.bytes},
+                         {"channels", st.nChannels},
+                         {"fail_at_us", FailureReport::Us(st.failAt)}};
         j["healthy_time_us"] = FailureReport::Us(healthy.time);
         j["links"] = rows;
-        jsonFile.Stream() << j.dump(2) << "\n";
+        st.jsonFile.Stream() << j.dump(2) << "\n";
         std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        if (!st.jsonFile.Commit(writeError))
         {
             std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;

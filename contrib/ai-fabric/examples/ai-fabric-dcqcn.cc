@@ -49,6 +49,46 @@ ParseTime(const std::string& program, const std::string& name, const std::string
     }
     return t;
 }
+
+/**
+ * \brief The rate table: each flow's delivered rate and the queue, averaged over every period.
+ * \param r the result
+ * \param n the flows
+ * \param every the period
+ * \param end the end of the run
+ */
+void
+PrintRateTable(const RoceFlowScenarioResult& r, uint64_t n, Time every, Time end)
+{
+    std::cout << "# time(ms)";
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        std::cout << "  f" << i << "(Gb/s)";
+    }
+    std::cout << "  queue(KB)\n" << std::fixed;
+    for (Time t = every; t <= end; t += every)
+    {
+        const std::vector<double> mean = RoceFlowScenario::MeanThroughput(r, t - every, t);
+        double queue = 0;
+        uint32_t rows = 0;
+        for (const RoceSample& s : r.samples)
+        {
+            if (s.time > t - every && s.time <= t)
+            {
+                queue += s.queueBytes[0];
+                ++rows;
+            }
+        }
+        std::cout << std::setprecision(2) << std::setw(10) << t.GetSeconds() * 1e3;
+        for (double g : mean)
+        {
+            std::cout << std::setw(10) << g;
+        }
+        std::cout << std::setprecision(1) << std::setw(11) << (rows ? queue / rows / 1e3 : 0.0)
+                  << "\n";
+    }
+}
+
 } // namespace
 
 int
@@ -123,34 +163,7 @@ main(int argc, char* argv[])
               << ", PFC " << (cfg.pfc ? "on" : "off") << "\n";
     const RoceFlowScenarioResult r = RoceFlowScenario::Run(cfg);
 
-    // The rate table: each flow's delivered rate and the queue, averaged over every period.
-    std::cout << "# time(ms)";
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        std::cout << "  f" << i << "(Gb/s)";
-    }
-    std::cout << "  queue(KB)\n" << std::fixed;
-    for (Time t = every; t <= end; t += every)
-    {
-        const std::vector<double> mean = RoceFlowScenario::MeanThroughput(r, t - every, t);
-        double queue = 0;
-        uint32_t rows = 0;
-        for (const RoceSample& s : r.samples)
-        {
-            if (s.time > t - every && s.time <= t)
-            {
-                queue += s.queueBytes[0];
-                ++rows;
-            }
-        }
-        std::cout << std::setprecision(2) << std::setw(10) << t.GetSeconds() * 1e3;
-        for (double g : mean)
-        {
-            std::cout << std::setw(10) << g;
-        }
-        std::cout << std::setprecision(1) << std::setw(11) << (rows ? queue / rows / 1e3 : 0.0)
-                  << "\n";
-    }
+    PrintRateTable(r, n, every, end);
 
     // Fairness and the queue over the second half.
     const std::vector<double> half = RoceFlowScenario::MeanThroughput(r, end / 2, end);

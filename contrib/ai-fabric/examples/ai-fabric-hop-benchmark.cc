@@ -28,6 +28,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/scenario-options.h"
 
 #include <chrono>
 #include <cstdio>
@@ -175,16 +176,16 @@ main(int argc, char* argv[])
 {
     const std::string program = "ai-fabric-hop-benchmark";
     Time::SetResolution(Time::PS);
-    std::string switches = "4";
-    std::string megabytes = "256";
-    std::string rate = "400Gbps";
-    FabricCli::CheckKnownOptions(program, argc, argv, {"switches", "megabytes", "rate"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Cost of one packet hop in ai-fabric against ns-3's point-to-point device.");
-    cmd.AddValue("switches", "switches (routers for point-to-point) between two hosts", switches);
-    cmd.AddValue("megabytes", "MiB to move across the chain", megabytes);
-    cmd.AddValue("rate", "link rate", rate);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.SetWatchdog(false); // a benchmark of the engine alone
+    options.Add("switches", "switches (routers for point-to-point) between two hosts", "4");
+    options.Add("megabytes", "MiB to move across the chain", "256");
+    options.Add("rate", "link rate", "400Gbps");
+    options.Parse(
+        argc, argv, "Cost of one packet hop in ai-fabric against ns-3's point-to-point device.");
+    const std::string switches = options.Get("switches");
+    const std::string megabytes = options.Get("megabytes");
+    const std::string rate = options.Get("rate");
     uint64_t nSwitches = 0;
     uint64_t mib = 0;
     DataRate linkRate;

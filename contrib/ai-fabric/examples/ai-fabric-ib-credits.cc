@@ -35,6 +35,7 @@
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/scenario-options.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -193,28 +194,27 @@ int
 main(int argc, char* argv[])
 {
     Time::SetResolution(Time::PS);
-    std::string rate = "400Gbps";
-    std::string mtu = "4096";
-    std::string buffers = "131072,32768";
-    std::string cables = "2,100,400,1000";
-    std::string messages = "2000";
-    std::string json;
-    FabricCli::CheckKnownOptions(
-        PROGRAM, argc, argv, {"rate", "mtu", "buffers", "cables", "messages", "json"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
-        "InfiniBand throughput against VL buffer and cable length, beside min(link rate, "
-        "credits / credit round trip).");
-    cmd.AddValue("rate",
-                 "link rate, 1Gbps to 100Tbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
-                 "would outlast the 67 ms ACK timeout and the sender give up)",
-                 rate);
-    cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);
-    cmd.AddValue("buffers", "VL buffer bytes to try, comma-separated (64 to 131072)", buffers);
-    cmd.AddValue("cables", "cable lengths in metres to try, comma-separated", cables);
-    cmd.AddValue("messages", "one-packet writes per point", messages);
-    cmd.AddValue("json", "write the table as JSON to this file", json);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(PROGRAM);
+    options.Add("rate",
+                "link rate, 1Gbps to 100Tbps, e.g. 400Gbps or 200G (below 1 Gb/s a packet "
+                "would outlast the 67 ms ACK timeout and the sender give up)",
+                "400Gbps");
+    options.Add("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", "4096");
+    options.Add(
+        "buffers", "VL buffer bytes to try, comma-separated (64 to 131072)", "131072,32768");
+    options.Add("cables", "cable lengths in metres to try, comma-separated", "2,100,400,1000");
+    options.Add("messages", "one-packet writes per point", "2000");
+    options.Use("json");
+    options.Parse(argc,
+                  argv,
+                  "InfiniBand throughput against VL buffer and cable length, beside min(link rate, "
+                  "credits / credit round trip).");
+    const std::string rate = options.Get("rate");
+    const std::string mtu = options.Get("mtu");
+    const std::string buffers = options.Get("buffers");
+    const std::string cables = options.Get("cables");
+    const std::string messages = options.Get("messages");
+    const std::string json = options.Get("json");
 
     DataRate r;
     r = FabricCli::LinkRate(PROGRAM, "rate", rate);

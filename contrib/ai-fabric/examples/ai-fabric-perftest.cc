@@ -20,6 +20,7 @@
 #include "ns3/fabric-output-file.h"
 #include "ns3/nstime.h"
 #include "ns3/rdma-perftest.h"
+#include "ns3/scenario-options.h"
 
 #include <cstdio>
 #include <fstream>
@@ -33,54 +34,36 @@ main(int argc, char* argv[])
     const std::string program = "ai-fabric-perftest";
     // Picosecond resolution: serialization at 400 Gb/s is 20 ps per byte.
     Time::SetResolution(Time::PS);
-
-    std::string fabric = "roce";
-    std::string test = "write_bw";
-    std::string size;
-    std::string iters;
-    std::string qps = "1";
-    std::string txDepth = "128";
-    std::string rate = "400Gbps";
-    std::string mtu = "4096";
-    std::string switches = "1";
-    std::string lossRate = "0";
-    std::string json;
-    std::string pcap;
-
-    FabricCli::CheckKnownOptions(program,
-                                 argc,
-                                 argv,
-                                 {"fabric",
-                                  "test",
-                                  "size",
-                                  "iters",
-                                  "qps",
-                                  "txDepth",
-                                  "rate",
-                                  "mtu",
-                                  "switches",
-                                  "lossRate",
-                                  "json",
-                                  "pcap"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
-        "RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
-        "and ib_write_lat.");
-    cmd.AddValue("fabric", "fabric: roce (RoCEv2) or ib (InfiniBand)", fabric);
-    cmd.AddValue("test", "write_bw or write_lat", test);
-    cmd.AddValue("size",
-                 "message bytes, K/M/G suffixes (default 65536 for write_bw, 2 for write_lat)",
-                 size);
-    cmd.AddValue("iters", "messages per QP (default 5000 for write_bw, 1000 for write_lat)", iters);
-    cmd.AddValue("qps", "queue pairs (write_bw)", qps);
-    cmd.AddValue("txDepth", "outstanding writes per QP (write_bw), as perftest -t", txDepth);
-    cmd.AddValue("rate", "link rate, e.g. 400Gbps or 400G", rate);
-    cmd.AddValue("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", mtu);
-    cmd.AddValue("switches", "switches between the two hosts (0: back to back)", switches);
-    cmd.AddValue("lossRate", "probability that a link loses a frame, in [0, 1)", lossRate);
-    cmd.AddValue("json", "write the results as JSON to this file", json);
-    cmd.AddValue("pcap", "write a pcap per NIC port with this prefix", pcap);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Use("fabric");
+    options.Add("test", "write_bw or write_lat", "write_bw");
+    options.Add(
+        "size", "message bytes, K/M/G suffixes (default 65536 for write_bw, 2 for write_lat)", "");
+    options.Add("iters", "messages per QP (default 5000 for write_bw, 1000 for write_lat)", "");
+    options.Add("qps", "queue pairs (write_bw)", "1");
+    options.Add("txDepth", "outstanding writes per QP (write_bw), as perftest -t", "128");
+    options.Add("rate", "link rate, e.g. 400Gbps or 400G", "400Gbps");
+    options.Add("mtu", "IBTA path MTU: 256, 512, 1024, 2048 or 4096", "4096");
+    options.Add("switches", "switches between the two hosts (0: back to back)", "1");
+    options.Add("lossRate", "probability that a link loses a frame, in [0, 1)", "0");
+    options.Use("json");
+    options.Use("pcap");
+    options.Parse(argc,
+                  argv,
+                  "RDMA WRITE bandwidth or latency between two hosts, as perftest's ib_write_bw "
+                  "and ib_write_lat.");
+    const std::string fabric = options.Get("fabric");
+    const std::string test = options.Get("test");
+    const std::string size = options.Get("size");
+    const std::string iters = options.Get("iters");
+    const std::string qps = options.Get("qps");
+    const std::string txDepth = options.Get("txDepth");
+    const std::string rate = options.Get("rate");
+    const std::string mtu = options.Get("mtu");
+    const std::string switches = options.Get("switches");
+    const std::string lossRate = options.Get("lossRate");
+    const std::string json = options.Get("json");
+    const std::string pcap = options.Get("pcap");
 
     RdmaPerftestConfig cfg;
     cfg.fabric = fabric;

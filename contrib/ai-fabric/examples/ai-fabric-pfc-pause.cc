@@ -27,6 +27,7 @@
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/scenario-options.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -75,16 +76,16 @@ main(int argc, char* argv[])
 {
     const std::string program = "ai-fabric-pfc-pause";
     Time::SetResolution(Time::PS);
-    std::string quanta = "65535";
-    std::string rate = "400Gbps";
-    std::string json;
-    FabricCli::CheckKnownOptions(program, argc, argv, {"quanta", "rate", "json"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage("One PFC pause of N quanta: how long it holds a sender, against N x 512 / rate.");
-    cmd.AddValue("quanta", "pause time in quanta of 512 bit times, 1 to 65535", quanta);
-    cmd.AddValue("rate", "link rate, e.g. 400Gbps or 100G", rate);
-    cmd.AddValue("json", "write the result as JSON to this file", json);
-    cmd.Parse(argc, argv);
+    ScenarioOptions options(program);
+    options.Add("quanta", "pause time in quanta of 512 bit times, 1 to 65535", "65535");
+    options.Add("rate", "link rate, e.g. 400Gbps or 100G", "400Gbps");
+    options.Use("json");
+    options.Parse(argc,
+                  argv,
+                  "One PFC pause of N quanta: how long it holds a sender, against N x 512 / rate.");
+    const std::string quanta = options.Get("quanta");
+    const std::string rate = options.Get("rate");
+    const std::string json = options.Get("json");
 
     uint64_t n = 0;
     if (!FabricCli::ParseUnsigned(quanta, n) || n == 0 || n > PfcHeader::MAX_QUANTA)

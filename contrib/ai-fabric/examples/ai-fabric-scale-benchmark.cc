@@ -52,6 +52,7 @@
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/scenario-options.h"
 #include "ns3/server-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -716,6 +717,91 @@ PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
     os << line << "\n";
 }
 
+/**
+ * \param options the parsed flags
+ * \return --servers as a list of 2 to 256 servers per point
+ */
+std::vector<uint32_t>
+ParseLadder(const ScenarioOptions& options)
+{
+    const std::string& servers = options.Get("servers");
+    std::vector<uint32_t> ladder;
+    std::istringstream list(servers);
+    std::string item;
+    while (std::getline(list, item, ','))
+    {
+        ladder.push_back(FabricCli::Whole(PROGRAM, "servers", item, 1, 256));
+    }
+    if (ladder.empty() || servers.back() == ',')
+    {
+        options.Fail("--servers=" + servers + ": expected a list such as 2,8,32");
+    }
+    for (uint32_t s : ladder)
+    {
+        if (s < 2)
+        {
+            options.Fail("--servers=" + servers
+                         + ": a point needs at least 2 servers (a fabric between them)");
+        }
+    }
+    return ladder;
+}
+
+/**
+ * \param options the parsed flags
+ * \return --algos as a list
+ */
+std::vector<std::string>
+ParseAlgos(const ScenarioOptions& options)
+{
+    const std::string& algos = options.Get("algos");
+    std::vector<std::string> algoList;
+    std::istringstream list(algos);
+    std::string item;
+    while (std::getline(list, item, ','))
+    {
+        if (item != "ring" && item != "auto")
+        {
+            options.Fail("--algos=" + algos + ": expected ring and/or auto");
+        }
+        algoList.push_back(item);
+    }
+    if (algoList.empty() || algos.back() == ',')
+    {
+        options.Fail("--algos=" + algos + ": expected ring and/or auto");
+    }
+    return algoList;
+}
+
+/**
+ * \param options the parsed flags
+ * \param wallLimit set to --maxWallTime
+ * \param memoryLimit set to --maxMemory (0: none; always none under AddressSanitizer)
+ */
+void
+ParseLimits(const ScenarioOptions& options, Time& wallLimit, uint64_t& memoryLimit)
+{
+    const std::string& maxWallTime = options.Get("maxWallTime");
+    if (!FabricCli::ParseTime(maxWallTime, wallLimit))
+    {
+        options.Fail("--maxWallTime=" + maxWallTime + ": expected a time such as 1200s");
+    }
+    const std::string& maxMemory = options.Get("maxMemory");
+    memoryLimit = 0;
+    if (maxMemory != "0")
+    {
+        memoryLimit = options.Bytes("maxMemory");
+        if (memoryLimit < (64ULL << 20))
+        {
+            options.Fail("--maxMemory=" + maxMemory + ": expected at least 64M");
+        }
+    }
+    if (ADDRESS_SANITIZER)
+    {
+        memoryLimit = 0;
+    }
+}
+
 } // namespace
 
 int
@@ -726,119 +812,49 @@ main(int argc, char* argv[])
     {
         return PointMain(argc, argv);
     }
-
-    bool quick = false;
-    std::string servers = "2,8,32,128";
-    std::string bytes = "1G";
-    std::string algos = "ring,auto";
-    std::string json;
-    std::string maxWallTime = "1200s";
-    std::string maxMemory = "8G";
-    FabricCli::CheckKnownOptions(
-        PROGRAM,
-        argc,
-        argv,
-        {"quick", "servers", "bytes", "algos", "json", "maxWallTime", "maxMemory"},
-        {"quick"});
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
-        "The scale benchmark: one all-reduce per ladder point (DGX H100 servers on a "
-        "rail-optimized 2-tier fat-tree of radix 64, RoCEv2 with PFC, ECN and DCQCN), "
-        "each point in its own process; prints busbw, wall time, events, events per "
-        "second, events per data packet-hop and peak RSS per point.");
-    cmd.AddValue("quick",
-                 "a smoke test under a minute: 16 and 64 GPUs, 16 MiB (unless --servers or "
-                 "--bytes are given)",
-                 quick);
-    cmd.AddValue("servers",
-                 "the ladder: DGX H100 servers per point, comma-separated (8 GPUs each)",
-                 servers);
-    cmd.AddValue("bytes", "all-reduce size of every point, K/M/G suffixes", bytes);
-    cmd.AddValue("algos", "algorithms, comma-separated: ring and/or auto", algos);
-    cmd.AddValue("json", "write the points as JSON to this file", json);
-    cmd.AddValue("maxWallTime",
-                 "wall-clock limit of each point (e.g. 1200s; 0: none); a point that reaches "
-                 "it is stopped and reported",
-                 maxWallTime);
-    cmd.AddValue("maxMemory",
-                 "address-space limit of each point's process, K/M/G suffixes (0: none); a "
-                 "point that needs more is reported",
-                 maxMemory);
-    cmd.Parse(argc, argv);
-
-    auto given
-        = [argc, argv](const std::string& name) { return FabricCli::IsGiven(argc, argv, name); };
-    if (quick && !given("servers"))
+    ScenarioOptions options(PROGRAM);
+    options.SetWatchdog(false); // each point has its own limits
+    options.AddFlag("quick",
+                    "a smoke test under a minute: 16 and 64 GPUs, 16 MiB (unless --servers or "
+                    "--bytes are given)",
+                    false);
+    options.Use("servers",
+                "2,8,32,128",
+                "the ladder: DGX H100 servers per point, comma-separated (8 GPUs each)");
+    options.Add("bytes", "all-reduce size of every point, K/M/G suffixes", "1G");
+    options.Add("algos", "algorithms, comma-separated: ring and/or auto", "ring,auto");
+    options.Use("json");
+    options.Add("maxWallTime",
+                "wall-clock limit of each point (e.g. 1200s; 0: none); a point that reaches "
+                "it is stopped and reported",
+                "1200s");
+    options.Add("maxMemory",
+                "address-space limit of each point's process, K/M/G suffixes (0: none); a "
+                "point that needs more is reported",
+                "8G");
+    options.Parse(argc,
+                  argv,
+                  "The scale benchmark: one all-reduce per ladder point (DGX H100 servers on a "
+                  "rail-optimized 2-tier fat-tree of radix 64, RoCEv2 with PFC, ECN and DCQCN), "
+                  "each point in its own process; prints busbw, wall time, events, events per "
+                  "second, events per data packet-hop and peak RSS per point.");
+    const bool quick = options.GetFlag("quick");
+    if (quick)
     {
-        servers = "2,8";
+        options.SetDefault("servers", "2,8");
+        options.SetDefault("bytes", "16M");
     }
-    if (quick && !given("bytes"))
-    {
-        bytes = "16M";
-    }
-    std::vector<uint32_t> ladder;
-    {
-        std::istringstream list(servers);
-        std::string item;
-        while (std::getline(list, item, ','))
-        {
-            ladder.push_back(FabricCli::Whole(PROGRAM, "servers", item, 1, 256));
-        }
-        if (ladder.empty() || servers.back() == ',')
-        {
-            FabricCli::Fail(PROGRAM, "--servers=" + servers + ": expected a list such as 2,8,32");
-        }
-    }
-    for (uint32_t s : ladder)
-    {
-        if (s < 2)
-        {
-            FabricCli::Fail(PROGRAM,
-                            "--servers=" + servers
-                                + ": a point needs at least 2 servers (a fabric between them)");
-        }
-    }
-    const uint64_t size = FabricCli::Bytes(PROGRAM, "bytes", bytes);
+    const std::string& json = options.Get("json");
+    const std::vector<uint32_t> ladder = ParseLadder(options);
+    const uint64_t size = options.Bytes("bytes");
     if (size % 4 != 0)
     {
-        FabricCli::Fail(PROGRAM, "--bytes=" + bytes + ": expected a multiple of 4 (floats)");
+        options.Fail("--bytes=" + options.Get("bytes") + ": expected a multiple of 4 (floats)");
     }
-    std::vector<std::string> algoList;
-    {
-        std::istringstream list(algos);
-        std::string item;
-        while (std::getline(list, item, ','))
-        {
-            if (item != "ring" && item != "auto")
-            {
-                FabricCli::Fail(PROGRAM, "--algos=" + algos + ": expected ring and/or auto");
-            }
-            algoList.push_back(item);
-        }
-        if (algoList.empty() || algos.back() == ',')
-        {
-            FabricCli::Fail(PROGRAM, "--algos=" + algos + ": expected ring and/or auto");
-        }
-    }
+    const std::vector<std::string> algoList = ParseAlgos(options);
     Time wallLimit;
-    if (!FabricCli::ParseTime(maxWallTime, wallLimit))
-    {
-        FabricCli::Fail(PROGRAM,
-                        "--maxWallTime=" + maxWallTime + ": expected a time such as 1200s");
-    }
     uint64_t memoryLimit = 0;
-    if (maxMemory != "0")
-    {
-        memoryLimit = FabricCli::Bytes(PROGRAM, "maxMemory", maxMemory);
-        if (memoryLimit < (64ULL << 20))
-        {
-            FabricCli::Fail(PROGRAM, "--maxMemory=" + maxMemory + ": expected at least 64M");
-        }
-    }
-    if (ADDRESS_SANITIZER)
-    {
-        memoryLimit = 0;
-    }
+    ParseLimits(options, wallLimit, memoryLimit);
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
     FabricOutputFile jsonFile;
@@ -851,8 +867,8 @@ main(int argc, char* argv[])
                  "2-tier fat-tree of radix "
               << RADIX << ", RoCEv2 (PFC, ECN, DCQCN), one all-reduce per point\n"
               << "# scheduler " << scheduler.Get() << " (inside the watchdog), limits per point: "
-              << (wallLimit.IsStrictlyPositive() ? maxWallTime : std::string("none")) << " wall, "
-              << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
+              << (wallLimit.IsStrictlyPositive() ? options.Get("maxWallTime") : std::string("none"))
+              << " wall, " << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
               << " address space\n";
     std::cout << "#  gpus  bytes algo              busbw      wall       run       events    "
                  "events/s   ev/hop    rss  status\n"

@@ -195,9 +195,19 @@ ScenarioOptions::Store(Option* option, std::string value)
 }
 
 void
+ScenarioOptions::SetWatchdog(bool on)
+{
+    m_watchdog = on;
+}
+
+void
 ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
 {
-    std::vector<std::string> known{"maxEvents", "maxWallTime"};
+    std::vector<std::string> known;
+    if (m_watchdog)
+    {
+        known = {"maxEvents", "maxWallTime"};
+    }
     std::vector<std::string> flags;
     for (const Option& o : m_options)
     {
@@ -217,7 +227,10 @@ ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
                      MakeBoundCallback(&ScenarioOptions::Store, &o),
                      o.declaration.defaultValue);
     }
-    FabricWatchdog::AddCommandLine(cmd);
+    if (m_watchdog)
+    {
+        FabricWatchdog::AddCommandLine(cmd);
+    }
     cmd.Parse(argc, argv);
 }
 

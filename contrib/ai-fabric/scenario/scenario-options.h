@@ -30,7 +30,8 @@ namespace ns3
  * UseFabricOption(). A flag only one program (or one topology) has is declared there with
  * Add() or AddFlag(). Parse() then refuses unknown options (FabricCli::CheckKnownOptions),
  * gives every flag to ns-3's CommandLine (in declaration order, for --help), and adds the
- * watchdog's --maxEvents and --maxWallTime.
+ * watchdog's --maxEvents and --maxWallTime (FabricWatchdog::AddCommandLine) unless the
+ * program runs without the watchdog (SetWatchdog).
  *
  * Every value is kept as text; a flag (a boolean) as "true" or "false" whatever form it was
  * given in (bare, =true, =false, =1, =0). The typed getters check a value and end the program
@@ -99,6 +100,13 @@ class ScenarioOptions
      * \param defaultValue its value when not given
      */
     void AddFlag(const std::string& name, const std::string& help, bool defaultValue);
+
+    /**
+     * \brief Whether the program takes the watchdog's --maxEvents and --maxWallTime (it does
+     *        unless told otherwise: every run under FabricWatchdog does).
+     * \param on take them
+     */
+    void SetWatchdog(bool on);
 
     /**
      * \brief Check and parse the command line; exits with status 2 on an unknown or malformed
@@ -220,6 +228,7 @@ class ScenarioOptions
     std::string m_program;                      //!< for messages
     std::deque<Option> m_options;               //!< in declaration order (stable addresses)
     std::map<std::string, std::size_t> m_index; //!< name to position
+    bool m_watchdog{true};                      //!< takes --maxEvents and --maxWallTime
 };
 
 } // namespace ns3
