@@ -146,6 +146,18 @@ void
 CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
 {
     ScenarioOptions& o = m_options;
+    if (m_anyTopology)
+    {
+        std::string names;
+        for (const std::string& n : ScenarioTopologyRegistration::Names())
+        {
+            names += (names.empty() ? "" : ", ") + n;
+        }
+        o.Add("topology",
+              "the topology: " + names
+                  + " (the flags below are its own; --topology=NAME --help lists another's)",
+              "fat-tree");
+    }
     // The topology's flags first (it may take shared ones with its own defaults), then the
     // driver's.
     m_topology->DeclareOptions(o);
@@ -415,9 +427,44 @@ CollectiveScenario::WriteJson(const FailureRunOutput& base,
 int
 CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
 {
-    Time::SetResolution(Time::PS); // before any Time: the topology's are made below
+    if (Time::GetResolution() != Time::PS)
+    {
+        // Before any Time: the topology's are made below. (ns-3 converts the times made
+        // before only once: a program that set it already must not set it again.)
+        Time::SetResolution(Time::PS);
+    }
     const auto wallStart = std::chrono::steady_clock::now();
-    m_topology = ScenarioTopologyRegistration::Create(m_topologyName);
+    if (m_topologyName.empty())
+    {
+        // Any registered topology, by --topology (read before the flags it declares).
+        m_anyTopology = true;
+        m_topologyName = "fat-tree";
+        const std::string prefix = "--topology=";
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string arg = argv[i][0] == '-' && argv[i][1] != '-'
+                                        ? "-" + std::string(argv[i])
+                                        : std::string(argv[i]);
+            if (arg.compare(0, prefix.size(), prefix) == 0)
+            {
+                m_topologyName = arg.substr(prefix.size());
+            }
+        }
+        m_topology = ScenarioTopologyRegistration::Create(m_topologyName);
+        if (!m_topology)
+        {
+            std::string names;
+            for (const std::string& n : ScenarioTopologyRegistration::Names())
+            {
+                names += (names.empty() ? "" : ", ") + n;
+            }
+            m_options.Fail("--topology=" + m_topologyName + ": expected one of " + names);
+        }
+    }
+    else
+    {
+        m_topology = ScenarioTopologyRegistration::Create(m_topologyName);
+    }
     NS_ABORT_MSG_IF(!m_topology, "no topology " << m_topologyName << " is registered");
     Configure(argc, argv, usage);
     FailureRunOutput base;

@@ -200,7 +200,8 @@ class CollectiveScenario
   public:
     /**
      * \param program the program's name
-     * \param topology a registered topology's name
+     * \param topology a registered topology's name, or "" for the one --topology names
+     *        (fat-tree by default)
      */
     CollectiveScenario(const std::string& program, const std::string& topology);
     ~CollectiveScenario();
@@ -277,6 +278,7 @@ class CollectiveScenario
 
     std::string m_program;                             //!< for messages
     std::string m_topologyName;                        //!< the registered topology
+    bool m_anyTopology{false};                         //!< chosen by --topology
     ScenarioOptions m_options;                         //!< the flags
     std::unique_ptr<ScenarioTopology> m_topology;      //!< as configured
     std::unique_ptr<FabricHelper> m_probe;             //!< the chosen fabric, nothing built

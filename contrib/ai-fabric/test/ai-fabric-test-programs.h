@@ -34,6 +34,7 @@ struct Program
 /// Every program of the project.
 inline const std::vector<Program> PROGRAMS = {{"ai-fabric-fattree", "servers", true},
                                               {"ai-fabric-torus", "channels", true},
+                                              {"ai-fabric-sweep", "channels", true},
                                               {"ai-fabric-perftest", "qps", true},
                                               {"ai-fabric-incast", "senders", true},
                                               {"ai-fabric-dcqcn", "flows", true},
