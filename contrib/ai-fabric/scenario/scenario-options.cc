@@ -217,6 +217,7 @@ ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
             flags.push_back(o.declaration.name);
         }
     }
+    FabricWatchdog::SetProgramName(m_program);
     FabricCli::CheckKnownOptions(m_program, argc, argv, known, flags);
     CommandLine cmd(m_program);
     cmd.Usage(usage);

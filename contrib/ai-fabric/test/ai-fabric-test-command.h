@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace ns3
@@ -81,6 +82,15 @@ RunCommand(const std::string& command)
     return r;
 }
 
+#ifndef AI_FABRIC_PROGRAM_PREFIX
+/// What the build puts before a program's name (inside an ns-3 tree: "ns3.37-")
+#define AI_FABRIC_PROGRAM_PREFIX ""
+#endif
+#ifndef AI_FABRIC_PROGRAM_SUFFIX
+/// What the build puts after it (inside an ns-3 tree: the profile, "-default")
+#define AI_FABRIC_PROGRAM_SUFFIX ""
+#endif
+
 /**
  * \param program an example's name
  * \return the path of its binary
@@ -88,8 +98,31 @@ RunCommand(const std::string& command)
 inline std::string
 ProgramPath(const std::string& program)
 {
-    return std::string(AI_FABRIC_BIN_DIR) + "/" + program;
+    return std::string(AI_FABRIC_BIN_DIR) + "/" + AI_FABRIC_PROGRAM_PREFIX + program
+           + AI_FABRIC_PROGRAM_SUFFIX;
 }
+
+/**
+ * \param program a program's name
+ * \return true if it is built: standalone every program is; inside an ns-3 tree the
+ *         project's studies (examples/ at its top: failure-sweep, clos-deadlock) are not, as
+ *         they are not part of the module
+ */
+inline bool
+IsBuilt(const std::string& program)
+{
+#ifdef AI_FABRIC_IN_NS3_TREE
+    return access(ProgramPath(program).c_str(), X_OK) == 0;
+#else
+    (void) program;
+    return true;
+#endif
+}
+
+/// Skip a test whose program is not built (inside an ns-3 tree only: see IsBuilt()).
+#define AI_FABRIC_REQUIRE_PROGRAM(program) \
+    if (!IsBuilt(program))                 \
+    GTEST_SKIP() << (program) << " is a study of the standalone project, not of the module"
 
 /**
  * \brief Decode a capture with tshark and return the asked fields of every packet.

@@ -31,20 +31,38 @@ struct Program
     bool json;           //!< takes --json
 };
 
-/// Every program of the project.
-inline const std::vector<Program> PROGRAMS = {{"ai-fabric-fattree", "servers", true},
-                                              {"ai-fabric-torus", "channels", true},
-                                              {"ai-fabric-sweep", "channels", true},
-                                              {"ai-fabric-perftest", "qps", true},
-                                              {"ai-fabric-incast", "senders", true},
-                                              {"ai-fabric-dcqcn", "flows", true},
-                                              {"ai-fabric-pfc-hol", "local", true},
-                                              {"ai-fabric-pfc-pause", "quanta", true},
-                                              {"ai-fabric-ib-credits", "messages", true},
-                                              {"ai-fabric-hop-benchmark", "switches", false},
-                                              {"ai-fabric-scale-benchmark", "servers", true},
-                                              {"failure-sweep", "servers", true},
-                                              {"clos-deadlock", "bufferBytes", true}};
+/**
+ * \param all programs
+ * \return those that are built (IsBuilt())
+ */
+inline std::vector<Program>
+Built(const std::vector<Program>& all)
+{
+    std::vector<Program> built;
+    for (const Program& p : all)
+    {
+        if (IsBuilt(p.name))
+        {
+            built.push_back(p);
+        }
+    }
+    return built;
+}
+
+/// Every program of the project (that is built: see IsBuilt()).
+inline const std::vector<Program> PROGRAMS = Built({{"ai-fabric-fattree", "servers", true},
+                                                    {"ai-fabric-torus", "channels", true},
+                                                    {"ai-fabric-sweep", "channels", true},
+                                                    {"ai-fabric-perftest", "qps", true},
+                                                    {"ai-fabric-incast", "senders", true},
+                                                    {"ai-fabric-dcqcn", "flows", true},
+                                                    {"ai-fabric-pfc-hol", "local", true},
+                                                    {"ai-fabric-pfc-pause", "quanta", true},
+                                                    {"ai-fabric-ib-credits", "messages", true},
+                                                    {"ai-fabric-hop-benchmark", "switches", false},
+                                                    {"ai-fabric-scale-benchmark", "servers", true},
+                                                    {"failure-sweep", "servers", true},
+                                                    {"clos-deadlock", "bufferBytes", true}});
 
 /**
  * \param dir a directory

@@ -75,6 +75,7 @@ TEST_F(ClosDeadlockTest, BottleneckFlowDeadlocksTheCycle)
 // standard error naming the cycle; bad input gets status 2.
 TEST_F(ClosDeadlockTest, ProgramReportsTheOutcome)
 {
+    AI_FABRIC_REQUIRE_PROGRAM("clos-deadlock");
     const CommandResult ok = RunCommand(ProgramPath("clos-deadlock"));
     EXPECT_EQ(ok.status, 0) << ok.err;
     EXPECT_NE(ok.out.find("before the failures no, after yes"), std::string::npos) << ok.out;

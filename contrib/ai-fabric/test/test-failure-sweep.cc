@@ -41,6 +41,7 @@ Sweep(const std::string& args)
 // detected 30 ms later and rerouted 5 ms after that (RoCEv2), and every run completes slower.
 TEST_F(FailureSweepExampleTest, OneRowPerLinkEachSlower)
 {
+    AI_FABRIC_REQUIRE_PROGRAM("failure-sweep");
     const std::string json = TempDir() + "/sweep.json";
     const CommandResult r
         = Sweep("--servers=8 --radix=4 --bytes=4M --channels=1 --at=100us --quiet --json=" + json);
@@ -64,6 +65,7 @@ TEST_F(FailureSweepExampleTest, OneRowPerLinkEachSlower)
 
 TEST_F(FailureSweepExampleTest, BadInputIsRefused)
 {
+    AI_FABRIC_REQUIRE_PROGRAM("failure-sweep");
     for (const std::string args : {"--fabric=x",
                                    "--servers=1",
                                    "--radix=0",
@@ -89,6 +91,7 @@ TEST_F(FailureSweepExampleTest, BadInputIsRefused)
 // all-to-alls, which still list every transfer, are refused.
 TEST_F(FailureSweepExampleTest, PlanBeyondTheTagIsRefused)
 {
+    AI_FABRIC_REQUIRE_PROGRAM("failure-sweep");
     for (const std::string args :
          {"--servers=4096 --radix=512 --algo=pairwise --collective=alltoall",
           "--servers=2048 --radix=512 --channels=4 --algo=pairwise --collective=alltoall",

@@ -7,6 +7,7 @@
 // ai-fabric-fattree as a program: the nccl-tests table, the JSON of the design, refusals of
 // bad input, and byte-identical output for the same flags.
 
+#include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-plan.h"
 
@@ -58,8 +59,7 @@ Fattree(const std::string& args)
     char dir[] = "/tmp/ai-fabric-fattree-XXXXXX";
     const std::string errFile = std::string(mkdtemp(dir)) + "/stderr";
     Outcome o;
-    const std::string command
-        = std::string(AI_FABRIC_BIN_DIR) + "/ai-fabric-fattree " + args + " 2>" + errFile;
+    const std::string command = ProgramPath("ai-fabric-fattree") + " " + args + " 2>" + errFile;
     FILE* pipe = popen(command.c_str(), "r");
     std::array<char, 4096> buffer{};
     std::size_t n = 0;

@@ -62,6 +62,9 @@ const std::vector<FuzzProgram> FUZZ_PROGRAMS = {
      "--quiet --maxWallTime=20s"},
     {"ai-fabric-torus",
      "--dims=2x2 --minBytes=64K --maxBytes=64K --iters=1 --warmup=0 --quiet --maxWallTime=20s"},
+    {"ai-fabric-sweep",
+     "--topology=torus --dims=2x2 --minBytes=64K --maxBytes=64K --iters=1 --warmup=0 --quiet "
+     "--maxWallTime=20s"},
     {"ai-fabric-perftest", "--iters=50"},
     {"ai-fabric-incast", "--senders=2 --bytes=256K"},
     {"ai-fabric-dcqcn", "--duration=1ms --stagger=0.2ms --printEvery=0.5ms"},
@@ -155,6 +158,7 @@ class FuzzTest
 
 TEST_P(FuzzTest, EveryRunEndsCleanly)
 {
+    AI_FABRIC_REQUIRE_PROGRAM(GetParam().name);
     const FuzzProgram& program = GetParam();
     const std::string bin = ProgramPath(program.name);
     std::vector<std::string> options = Options(RunCommand(bin + " --help").out);

@@ -37,7 +37,7 @@ namespace
 {
 
 /// The perftest program
-const std::string PERFTEST = std::string(AI_FABRIC_BIN_DIR) + "/ai-fabric-perftest";
+const std::string PERFTEST = ProgramPath("ai-fabric-perftest");
 
 /**
  * \param name attribute of ns3::RoceSwitch

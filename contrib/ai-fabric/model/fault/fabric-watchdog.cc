@@ -116,6 +116,23 @@ FabricWatchdog::GetDeadline() const
     return m_start + std::chrono::nanoseconds(m_maxWallTime.GetNanoSeconds());
 }
 
+namespace
+{
+/// \return the program's name for RunOrExit()'s report
+std::string&
+ProgramName()
+{
+    static std::string name = program_invocation_short_name;
+    return name;
+}
+} // namespace
+
+void
+FabricWatchdog::SetProgramName(const std::string& name)
+{
+    ProgramName() = name;
+}
+
 void
 FabricWatchdog::RunOrExit()
 {
@@ -124,7 +141,7 @@ FabricWatchdog::RunOrExit()
     Simulator::Run();
     if (watchdog->HasFired())
     {
-        std::cerr << program_invocation_short_name << ": " << watchdog->GetReport() << std::endl;
+        std::cerr << ProgramName() << ": " << watchdog->GetReport() << std::endl;
         std::exit(3);
     }
 }

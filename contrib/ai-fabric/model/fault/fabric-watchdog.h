@@ -97,6 +97,13 @@ class FabricWatchdog : public Object
      */
     static void RunOrExit();
 
+    /**
+     * \brief The program's name in RunOrExit()'s report (by default the name it was started
+     *        by, which inside an ns-3 tree has ns-3's prefix and suffix).
+     * \param name the name the program's other messages use
+     */
+    static void SetProgramName(const std::string& name);
+
     /// \return the limit that fired (NONE while none did)
     Limit GetLimit() const;
 
