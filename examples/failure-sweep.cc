@@ -185,11 +185,11 @@ Configure(int argc, char* argv[], Study& st)
     }
     if (st.algo == "pairwise" || st.algo == "direct")
     {
-        // Ring, st.tree, hd and chain run as per-rank schedules; the all-to-alls list every
+        // Ring, tree, hd and chain run as per-rank schedules; the all-to-alls list every
         // transfer in a plan, whose transfers a communicator names in 24 bits of the immediate
-        // data (st.at most 2^24 transfers). Refuse a plan that cannot fit before building it: st.at
-        // thousands of st.servers the plan alone takes gigabytes. An upper bound of every plan
-        // here: 2 (n-1) c (n + ceil(st.bytes / (c chunk))).
+        // data (at most 2^24 transfers). Refuse a plan that cannot fit before building it: at
+        // thousands of servers the plan alone takes gigabytes. An upper bound of every plan
+        // here: 2 (n-1) c (n + ceil(bytes / (c chunk))).
         const uint64_t chunk = CollectiveHelper().GetChunkBytes();
         const uint64_t pieces = (st.bytes + st.nChannels * chunk - 1) / (st.nChannels * chunk);
         const double bound = 2.0 * static_cast<double>(st.nServers - 1) * st.nChannels
@@ -226,7 +226,7 @@ Configure(int argc, char* argv[], Study& st)
     {
         FabricCli::Fail(PROGRAM, topologyError);
     }
-    // Checked and created before anything runs; renamed over the target st.at the end.
+    // Checked and created before anything runs; renamed over the target at the end.
     if (!st.json.empty())
     {
         st.jsonFile.OpenOrFail(PROGRAM, "json", st.json);

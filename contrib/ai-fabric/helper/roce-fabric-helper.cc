@@ -272,12 +272,13 @@ RoceFabricHelper::GetRoutingName() const
 std::vector<FabricHelper::Option>
 RoceFabricHelper::GetOptions() const
 {
-    return {{"pfc", "PFC on the RDMA priority (roce only)", "true", true},
-            {"ecn", "ECN marking at switch egress (roce only)", "true", true},
-            {"kmin", "ECN Kmin bytes (0: 100 KB per 25 Gb/s of port rate)", "0", false},
-            {"kmax", "ECN Kmax bytes (0: 400 KB per 25 Gb/s of port rate)", "0", false},
-            {"pmax", "ECN marking probability at Kmax, in [0, 1]", "0.2", false},
-            {"buffer", "switch buffer bytes (0: 42 MB, the default)", "0", false}};
+    return {
+        {"pfc", "PFC on the RDMA priority (roce only)", "true", true},
+        {"ecn", "ECN marking at switch egress (roce only)", "true", true},
+        {"kmin", "ECN Kmin bytes, K/M/G suffixes (0: 100 KB per 25 Gb/s of port rate)", "0", false},
+        {"kmax", "ECN Kmax bytes, K/M/G suffixes (0: 400 KB per 25 Gb/s of port rate)", "0", false},
+        {"pmax", "ECN marking probability at Kmax, in [0, 1]", "0.2", false},
+        {"buffer", "switch buffer bytes, K/M/G suffixes (0: 42 MB, the default)", "0", false}};
 }
 
 std::string
@@ -285,8 +286,21 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
 {
     if (name == "kmin" || name == "kmax" || name == "buffer")
     {
-        // Bytes, checked by the program; 0 keeps the attribute's default.
-        const uint64_t bytes = std::strtoull(value.c_str(), nullptr, 10);
+        // Bytes with a K, M or G suffix (powers of 1024); 0 keeps the attribute's default.
+        char* end = nullptr;
+        uint64_t bytes
+            = value.empty() || value[0] == '-' ? 0 : std::strtoull(value.c_str(), &end, 10);
+        const std::string suffix = end ? std::string(end) : std::string("?");
+        const int shift = suffix.empty()  ? 0
+                          : suffix == "K" ? 10
+                          : suffix == "M" ? 20
+                          : suffix == "G" ? 30
+                                          : -1;
+        if (value.empty() || end == value.c_str() || shift < 0 || bytes > (UINT32_MAX >> shift))
+        {
+            return "expected a byte count below 4G (e.g. 42M)";
+        }
+        bytes <<= shift;
         if (bytes == 0)
         {
             return "";
@@ -303,7 +317,13 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
     }
     if (name == "pmax")
     {
-        SetDeviceAttribute("EcnPmax", DoubleValue(std::strtod(value.c_str(), nullptr)));
+        char* end = nullptr;
+        const double pmax = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size() || !(pmax >= 0.0 && pmax <= 1.0))
+        {
+            return "expected a probability in [0, 1]";
+        }
+        SetDeviceAttribute("EcnPmax", DoubleValue(pmax));
         return "";
     }
     const bool on = value == "true" || value == "1";

@@ -404,8 +404,9 @@ CollectiveScenario::WriteJson(const FailureRunOutput& base,
 {
     nlohmann::ordered_json j;
     j["scenario"] = m_topology->GetScenarioJson(*this, out);
-    // An algorithm that no boolean key (dcqcn, ibcc) names.
-    if (m_cc != "none" && !j["scenario"].contains(m_cc))
+    // An algorithm that no boolean key names (dcqcn always has one, ibcc where the program
+    // takes --ibcc).
+    if (m_cc != "none" && m_cc != "dcqcn" && !(m_cc == "ibcc" && m_options.Has("ibcc")))
     {
         j["scenario"]["cc"] = m_cc;
     }

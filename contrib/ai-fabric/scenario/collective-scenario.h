@@ -42,14 +42,19 @@ class FabricOutputFile;
  * its output adds. It registers itself by name (ScenarioTopologyRegistration), so that a new
  * topology is one source file (see the manual's "Extending ai-fabric").
  *
- * The driver calls, in this order: DeclareOptions(); after parsing, Check(); then per run
- * (a baseline without failures first when failures are given) ConfigureFabric(), Install(),
- * GetRanks(), ConfigureTuner(), Watch(), PrintHeader() (the run that prints), and after the
- * run AfterRun(); at the end GetScenarioJson().
+ * The driver calls, in this order: DeclareOptions(); after parsing, Check(), CheckAlgorithm()
+ * and ConfigureSweep(); then per run (a baseline without failures first when failures are
+ * given), on a fresh Copy() of the configured topology, ConfigureFabric(), Install(),
+ * GetRanks(), GetPathLatency(), ConfigureTuner(), Watch(), PrintHeader() (the run that
+ * prints) and after the run AfterRun(); at the end GetScenarioJson() on the configured
+ * topology. What a run learns reaches the JSON through the run's output
+ * (FailureRunOutput::facts for the "scenario" keys, FailureRunOutput::extra for keys of its
+ * own), not through the topology's members.
  */
 class ScenarioTopology
 {
   public:
+    /// A topology is deleted through this interface.
     virtual ~ScenarioTopology() = default;
 
     /**
@@ -190,10 +195,11 @@ class ScenarioTopologyRegistration
  *        and a JSON file. ai-fabric-fattree and ai-fabric-torus are this class with their
  *        topology.
  *
- * The flags it declares (ScenarioOptions::Catalogue): --fabric, --cc, --dcqcn, --pfc,
- * --collective, --algo, --minBytes, --maxBytes, --stepFactor, --iters, --warmup, --channels,
- * --failures, --json and --quiet, and --maxEvents and --maxWallTime of the watchdog; the
- * topology declares the rest.
+ * The flags it declares: --fabric, --cc and --dcqcn (ScenarioOptions::Catalogue), the fabric
+ * plug-ins' --pfc (ScenarioOptions::UseFabricOption), --collective, --algo, --minBytes,
+ * --maxBytes, --stepFactor, --iters, --warmup, --channels, --failures, --json and --quiet,
+ * and --maxEvents and --maxWallTime of the watchdog; the topology declares the rest, and may
+ * declare any of these first with its own default.
  */
 class CollectiveScenario
 {
@@ -204,6 +210,7 @@ class CollectiveScenario
      *        (fat-tree by default)
      */
     CollectiveScenario(const std::string& program, const std::string& topology);
+    /// Out of line: the output file's type is only declared here.
     ~CollectiveScenario();
 
     /**
@@ -240,7 +247,12 @@ class CollectiveScenario
     nlohmann::ordered_json GetCommonJson(const FailureRunOutput& out) const;
 
   private:
-    /// Parse and check everything before building anything.
+    /**
+     * \brief Parse and check everything before building anything.
+     * \param argc argument count
+     * \param argv arguments
+     * \param usage the program's description for --help
+     */
     void Configure(int argc, char* argv[], const std::string& usage);
 
     /**

@@ -92,7 +92,7 @@ ScenarioOptions::Catalogue()
              "",
              false},
             {"json", "write the results as JSON to this file", "", false},
-            {"pcap", "write a pcap per GPU NIC with this prefix", "", false},
+            {"pcap", "write a pcap per NIC port with this prefix", "", false},
             {"quiet", "no progress line on stderr", "false", true},
         };
     }();
@@ -182,10 +182,15 @@ bool
 ScenarioOptions::Store(Option* option, std::string value)
 {
     option->given = true;
-    if (option->declaration.flag)
+    if (option->declaration.flag && value.empty())
+    {
+        // A bare flag toggles, as ns-3's CommandLine does for every bool.
+        option->value = option->value == "true" ? "false" : "true";
+    }
+    else if (option->declaration.flag)
     {
         // FabricCli::CheckKnownOptions let only these through.
-        option->value = value.empty() || value == "true" || value == "1" ? "true" : "false";
+        option->value = value == "true" || value == "1" ? "true" : "false";
     }
     else
     {

@@ -34,7 +34,8 @@ namespace ns3
  * program runs without the watchdog (SetWatchdog).
  *
  * Every value is kept as text; a flag (a boolean) as "true" or "false" whatever form it was
- * given in (bare, =true, =false, =1, =0). The typed getters check a value and end the program
+ * given in (=true, =false, =1, =0, or bare, which toggles it as ns-3's CommandLine toggles a
+ * bool: --quiet is true, --pfc false). The typed getters check a value and end the program
  * with one line on stderr and exit status 2 if it is bad.
  */
 class ScenarioOptions
@@ -110,7 +111,8 @@ class ScenarioOptions
 
     /**
      * \brief Check and parse the command line; exits with status 2 on an unknown or malformed
-     *        option, and after --help.
+     *        option (ns-3's own, --ns3::Type::Attribute and global values, pass), and with
+     *        ns-3's status 0 after --help.
      * \param argc argument count
      * \param argv arguments
      * \param usage the program's one-paragraph description

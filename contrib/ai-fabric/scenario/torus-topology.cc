@@ -181,6 +181,7 @@ class DimensionStats
 class TorusTopology : public ScenarioTopology
 {
   public:
+    /// A torus whose flags are not yet checked.
     TorusTopology() = default;
 
     /// \param other a torus not yet installed
@@ -246,9 +247,12 @@ class TorusTopology : public ScenarioTopology
         if (m_routing != "dor" && m_routing != "shortest")
         {
             // The fabric's own routing engines, where it has them.
-            const std::string why = probe.HasOption("routing")
-                                        ? probe.SetOption("routing", m_routing)
-                                        : "expected dor or shortest";
+            std::string why = probe.HasOption("routing") ? probe.SetOption("routing", m_routing)
+                                                         : "expected dor or shortest";
+            if (why.rfind("expected ", 0) == 0 && why != "expected dor or shortest")
+            {
+                why = "expected dor, shortest, " + why.substr(9); // the fabric's engines
+            }
             if (!why.empty())
             {
                 o.Fail("--routing=" + m_routing + ": " + why);
@@ -413,9 +417,10 @@ class TorusTopology : public ScenarioTopology
                   std::ostream* os,
                   const CollectiveScenario& scenario) override
     {
+        out.extra["dimensions"] = nlohmann::ordered_json::array();
         if (!os)
         {
-            return;
+            return; // the silent baseline
         }
         // Per dimension, over the iterations of the largest size: bytes each rank sent along
         // the dimension, the time the dimension had data in flight, and their ratio

@@ -120,9 +120,14 @@ IsBuilt(const std::string& program)
 }
 
 /// Skip a test whose program is not built (inside an ns-3 tree only: see IsBuilt()).
-#define AI_FABRIC_REQUIRE_PROGRAM(program) \
-    if (!IsBuilt(program))                 \
-    GTEST_SKIP() << (program) << " is a study of the standalone project, not of the module"
+#define AI_FABRIC_REQUIRE_PROGRAM(program)                                        \
+    do                                                                            \
+    {                                                                             \
+        if (!IsBuilt(program))                                                    \
+        {                                                                         \
+            GTEST_SKIP() << (program) << " is a study of the standalone project"; \
+        }                                                                         \
+    } while (false)
 
 /**
  * \brief Decode a capture with tshark and return the asked fields of every packet.

@@ -271,7 +271,7 @@ TEST_F(PfcTest, PauseTakesBackFramesChosenAhead)
     const uint64_t bytes = 1 << 20;
     Simulator::Schedule(Time(0), &RdmaQueuePair::PostWrite, qa, bytes, 1);
     // The receiver pauses the switch in the middle of the stream, twice.
-    for (const Time t : {MicroSeconds(3), MicroSeconds(9)})
+    for (const Time& t : {MicroSeconds(3), MicroSeconds(9)})
     {
         Simulator::Schedule(t, &RoceNetDevice::SendPfc, rxNic, rdmaPriority, quanta);
     }
@@ -288,10 +288,10 @@ TEST_F(PfcTest, PauseTakesBackFramesChosenAhead)
     const __int128 bitPs = static_cast<__int128>(quanta) * 512 * 1000000000000LL;
     const Time pause = PicoSeconds(static_cast<int64_t>(bitPs / rate.GetBitRate()));
     ASSERT_EQ(pauses.size(), 2u);
-    for (const Time arrival : pauses)
+    for (const Time& arrival : pauses)
     {
         bool resumed = false;
-        for (const Time t : sent)
+        for (const Time& t : sent)
         {
             EXPECT_FALSE(t >= arrival && t < arrival + pause)
                 << "a data frame started at " << t << " within the pause from " << arrival;

@@ -169,8 +169,9 @@ TEST(ScenarioDriverTest, AToyTopologyFromATestFile)
     EXPECT_EQ(j["fabric"]["drops"], 0);
 }
 
-// Flags in every form a user types: bare, =true, =1, =0; given or not; a default chosen
-// after parsing; a fabric's settings kept apart for the fabric.
+// Flags in every form a user types: bare (a toggle of the default, as ns-3's CommandLine
+// toggles a bool), =true, =1, =0; given or not; a default chosen after parsing; a fabric's
+// settings kept apart for the fabric.
 TEST(ScenarioOptionsTest, FormsAndDefaults)
 {
     ScenarioOptions o("options-test");
@@ -180,7 +181,8 @@ TEST(ScenarioOptionsTest, FormsAndDefaults)
     o.Add("own", "a flag of this program", "x");
     o.UseFabricOption("pfc");
     o.UseFabricOption("routing");
-    std::vector<std::string> args = {"options-test", "--quiet", "--dcqcn=0", "--pfc=1"};
+    o.UseFabricOption("ecn");
+    std::vector<std::string> args = {"options-test", "--quiet", "--dcqcn=0", "--pfc=1", "--ecn"};
     std::vector<char*> argv = Argv(args);
     o.Parse(static_cast<int>(args.size()), argv.data(), "A test.");
     EXPECT_TRUE(o.GetFlag("quiet"));
@@ -188,13 +190,14 @@ TEST(ScenarioOptionsTest, FormsAndDefaults)
     EXPECT_TRUE(o.IsGiven("dcqcn"));
     EXPECT_FALSE(o.IsGiven("own"));
     EXPECT_EQ(o.Get("own"), "x");
-    EXPECT_EQ(o.Get("pfc"), "true"); // normalised: the fabric compares it with its default
+    EXPECT_EQ(o.Get("pfc"), "true");  // normalised: the fabric compares it with its default
+    EXPECT_EQ(o.Get("ecn"), "false"); // bare: the default (true) toggled
     o.SetDefault("servers", "16");
     EXPECT_EQ(o.Get("servers"), "16");
     o.SetDefault("dcqcn", "true"); // given: kept
     EXPECT_FALSE(o.GetFlag("dcqcn"));
     const auto fabricOptions = o.GetFabricOptions();
-    ASSERT_EQ(fabricOptions.size(), 2U);
+    ASSERT_EQ(fabricOptions.size(), 3U);
     EXPECT_EQ(fabricOptions[0], std::make_pair(std::string("pfc"), std::string("true")));
     EXPECT_EQ(fabricOptions[1], std::make_pair(std::string("routing"), std::string("minhop")));
     EXPECT_FALSE(o.Has("json"));

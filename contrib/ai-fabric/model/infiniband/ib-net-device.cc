@@ -254,11 +254,7 @@ IbNetDevice::Flush()
                 m_departureCb(q.ingress, q.inVl, size);
             }
         }
-        if (lane.stalled)
-        {
-            lane.stalled = false;
-            lane.stallTime += Simulator::Now() - lane.stallStart;
-        }
+        lane.stall.Release(Simulator::Now());
     }
     m_fcQueue.clear();
     while (!m_mgmtQueue.empty())
@@ -388,7 +384,7 @@ Time
 IbNetDevice::GetCreditStallTime(uint8_t vl) const
 {
     const Lane& lane = m_lanes.at(vl);
-    return lane.stalled ? lane.stallTime + (Simulator::Now() - lane.stallStart) : lane.stallTime;
+    return lane.stall.GetTotal(Simulator::Now());
 }
 
 uint64_t
@@ -568,16 +564,16 @@ IbNetDevice::CreditProbe()
     for (uint8_t vl = 0; vl < m_dataVls; ++vl)
     {
         Lane& lane = m_lanes[vl];
-        if (!lane.stalled || lane.probes >= MAX_CREDIT_PROBES)
+        if (!lane.stall.IsHeldOpen() || lane.probes >= MAX_CREDIT_PROBES)
         {
             continue;
         }
-        if (now - lane.stallStart >= period && now - lane.lastFc >= period)
+        if (now - lane.stall.GetStart() >= period && now - lane.lastFc >= period)
         {
             ++lane.probes;
             SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
         }
-        waiting = waiting || (lane.stalled && lane.probes < MAX_CREDIT_PROBES);
+        waiting = waiting || (lane.stall.IsHeldOpen() && lane.probes < MAX_CREDIT_PROBES);
     }
     if (waiting && IsLinkUp())
     {
@@ -680,10 +676,9 @@ IbNetDevice::Eligible(uint8_t vl)
     const uint32_t blocks = Blocks(lane.queue.front().packet->GetSize());
     if (lane.peerLimit < lane.sentBlocks + blocks)
     {
-        if (!lane.stalled)
+        if (!lane.stall.IsHeldOpen())
         {
-            lane.stalled = true;
-            lane.stallStart = Simulator::Now();
+            lane.stall.Hold(Simulator::Now());
             lane.probes = 0;
             if (!m_creditProbe.IsRunning())
             {
@@ -693,11 +688,11 @@ IbNetDevice::Eligible(uint8_t vl)
         }
         return false;
     }
-    if (lane.stalled)
+    if (lane.stall.IsHeldOpen())
     {
-        lane.stalled = false;
-        lane.stallTime += Simulator::Now() - lane.stallStart;
-        lane.lastStallEnd = Simulator::Now();
+        const Time now = Simulator::Now();
+        lane.stall.Release(now);
+        lane.lastStallEnd = now;
         lane.everStalled = true;
     }
     return true;
@@ -1170,7 +1165,7 @@ IbNetDevice::GetMaxQueuedBytes(uint8_t vl) const
 bool
 IbNetDevice::IsCreditStalled(uint8_t vl) const
 {
-    return m_lanes.at(vl).stalled;
+    return m_lanes.at(vl).stall.IsHeldOpen();
 }
 
 uint32_t
@@ -1194,7 +1189,7 @@ IbNetDevice::GetClassQueuedBytes(uint8_t cls) const
 bool
 IbNetDevice::IsClassBlocked(uint8_t cls) const
 {
-    return cls < m_dataVls && m_lanes[cls].stalled;
+    return cls < m_dataVls && m_lanes[cls].stall.IsHeldOpen();
 }
 
 void

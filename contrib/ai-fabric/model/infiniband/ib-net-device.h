@@ -9,6 +9,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-stall-clock.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/traced-callback.h"
 
@@ -296,9 +297,7 @@ class IbNetDevice
         bool repeat{false};         //!< the last update is to be sent once more
         Time lastFc;                //!< when the last update was queued
         EventId fcTimer;            //!< next periodic update
-        bool stalled{false};        //!< a packet waits for credits
-        Time stallStart;            //!< since when
-        Time stallTime;             //!< total so far
+        FabricStallClock stall;     //!< while and how long a packet waited for credits
         bool everStalled{false};    //!< a packet ever waited for credits here
         Time lastStallEnd;          //!< when the last wait for credits ended (IB CC victims)
         uint32_t sinceMark{0};      //!< eligible packets since the last FECN mark

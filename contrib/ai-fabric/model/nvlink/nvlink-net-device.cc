@@ -154,7 +154,7 @@ NvLinkNetDevice::GetMaxQueuedBytes() const
 Time
 NvLinkNetDevice::GetCreditStallTime() const
 {
-    return m_stalled ? m_stallTime + (Simulator::Now() - m_stallStart) : m_stallTime;
+    return m_stall.GetTotal(Simulator::Now());
 }
 
 uint64_t
@@ -189,15 +189,17 @@ NvLinkNetDevice::SendCredit(uint32_t bytes, bool absolute)
 void
 NvLinkNetDevice::NoteStall(bool canSend)
 {
-    if (!canSend && !m_stalled)
+    if (canSend != m_stall.IsHeldOpen())
     {
-        m_stalled = true;
-        m_stallStart = Simulator::Now();
+        return; // no change
     }
-    else if (canSend && m_stalled)
+    if (canSend)
     {
-        m_stalled = false;
-        m_stallTime += Simulator::Now() - m_stallStart;
+        m_stall.Release(Simulator::Now());
+    }
+    else
+    {
+        m_stall.Hold(Simulator::Now());
     }
 }
 

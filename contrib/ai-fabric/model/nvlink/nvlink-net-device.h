@@ -9,6 +9,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-stall-clock.h"
 #include "ns3/nvlink-header.h"
 
 #include <deque>
@@ -186,9 +187,7 @@ class NvLinkNetDevice : public FabricNetDevice
     std::deque<Queued> m_queue;        //!< forwarded packets to send
     uint64_t m_queuedBytes{0};         //!< bytes in m_queue
     uint64_t m_maxQueuedBytes{0};      //!< high-water mark
-    bool m_stalled{false};             //!< a data packet waits for credits
-    Time m_stallStart;                 //!< since when
-    Time m_stallTime;                  //!< total
+    FabricStallClock m_stall;          //!< while and how long a data packet waited for credits
     uint64_t m_dataBytesSent{0};       //!< payload bytes sent
     uint64_t m_dataFramesSent{0};      //!< data frames sent
     NvLinkHeader m_txHeader;           //!< GPU port: the header of the frame on the wire

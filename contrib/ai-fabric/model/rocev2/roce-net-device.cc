@@ -497,7 +497,10 @@ RoceNetDevice::DoLinkChange(bool up)
 {
     // The peer's pauses end with the link; what waits for a link that went down is
     // discarded (LinkDown drops), and the switch frees its buffer.
-    m_pausedUntil.fill(Time(0));
+    for (FabricStallClock& pause : m_pause)
+    {
+        pause.Release(Simulator::Now());
+    }
     if (up)
     {
         return;
@@ -641,7 +644,7 @@ RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start
 bool
 RoceNetDevice::IsPaused(uint8_t priority) const
 {
-    return Simulator::Now() < m_pausedUntil[priority];
+    return m_pause[priority].IsHeld(Simulator::Now());
 }
 
 uint32_t
@@ -709,7 +712,7 @@ RoceNetDevice::DequeueForTransmit()
         Time earliest = Time::Max();
         for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
         {
-            if ((m_nonEmpty & (1U << prio)) && now >= m_pausedUntil[prio])
+            if ((m_nonEmpty & (1U << prio)) && !m_pause[prio].IsHeld(now))
             {
                 const Time ready = m_queues[prio].front().ready;
                 anyReady = anyReady || ready <= now;
@@ -723,7 +726,7 @@ RoceNetDevice::DequeueForTransmit()
     }
     for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
     {
-        if (now < m_pausedUntil[prio])
+        if (m_pause[prio].IsHeld(now))
         {
             continue; // the peer paused this priority
         }
@@ -826,15 +829,6 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         ++m_pfcReceived[prio];
         const uint16_t quanta = pfc.GetQuanta(prio);
         m_pfcReceivedTrace(prio, quanta);
-        // Time already paused counts up to now; the new pause replaces the old one.
-        if (m_pausedUntil[prio] > now)
-        {
-            m_pausedTime[prio] -= m_pausedUntil[prio] - now;
-        }
-        else if (quanta > 0)
-        {
-            m_pauseStart[prio] = now; // a new unbroken pause begins
-        }
         if (quanta > 0)
         {
             m_lastPause[prio] = now;
@@ -849,8 +843,9 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         const __int128 bitPs = static_cast<__int128>(quanta) * PfcHeader::QUANTUM_BITS
                                * static_cast<__int128>(1000000000000LL);
         const Time pause = PicoSeconds(static_cast<int64_t>(bitPs / rate));
-        m_pausedUntil[prio] = now + pause;
-        m_pausedTime[prio] += pause;
+        // The new pause replaces the one in progress (the time paused so far counts up to now),
+        // or begins a new unbroken pause.
+        m_pause[prio].HoldUntil(now, now + pause);
         if (quanta > 0)
         {
             Simulator::Schedule(pause, &RoceNetDevice::PauseExpired, this, prio);
@@ -873,11 +868,11 @@ RoceNetDevice::WatchdogCheck(uint8_t priority)
     {
         return; // the pause broke: the next one starts a new watch
     }
-    if (now - m_pauseStart[priority] < m_watchdogDetection)
+    if (now - m_pause[priority].GetStart() < m_watchdogDetection)
     {
         // Paused again after a break: watch the new pause from its start.
         m_watchdogEvent[priority]
-            = Simulator::Schedule(m_pauseStart[priority] + m_watchdogDetection - now,
+            = Simulator::Schedule(m_pause[priority].GetStart() + m_watchdogDetection - now,
                                   &RoceNetDevice::WatchdogCheck,
                                   this,
                                   priority);
@@ -975,8 +970,7 @@ RoceNetDevice::GetPausedTime(uint8_t priority) const
 {
     const Time now = Simulator::Now();
     // A pause still running counts only up to now.
-    return m_pausedUntil[priority] > now ? m_pausedTime[priority] - (m_pausedUntil[priority] - now)
-                                         : m_pausedTime[priority];
+    return m_pause[priority].GetTotal(now);
 }
 
 void

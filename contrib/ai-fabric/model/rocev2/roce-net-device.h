@@ -9,6 +9,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-stall-clock.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rdma-transport.h"
@@ -434,8 +435,7 @@ class RoceNetDevice
     std::deque<Ptr<Packet>> m_macControl;               //!< PFC frames to send, ahead of all queues
     DepartureCallback m_departureCb;                    //!< to the switch's MMU
     DepartureCallback m_withdrawalCb;                   //!< to the switch's MMU (withdrawn)
-    std::array<Time, N_PRIORITIES> m_pausedUntil{};     //!< peer's pause per priority
-    std::array<Time, N_PRIORITIES> m_pausedTime{};      //!< time paused so far
+    std::array<FabricStallClock, N_PRIORITIES> m_pause; //!< the peer's pauses per priority
     std::array<uint64_t, N_PRIORITIES> m_pfcSent{};     //!< PFC pauses sent
     std::array<uint64_t, N_PRIORITIES> m_pfcReleased{}; //!< PFC releases sent
     std::array<uint64_t, N_PRIORITIES> m_pfcReceived{}; //!< PFC frames received
@@ -467,7 +467,6 @@ class RoceNetDevice
     EventId m_rxRefresh;                               //!< next XOFF refresh
     Time m_watchdogDetection;                          //!< paused this long: a storm
     Time m_watchdogRestoration;                        //!< no pause this long: storm over
-    std::array<Time, N_PRIORITIES> m_pauseStart{};     //!< start of the unbroken pause
     std::array<Time, N_PRIORITIES> m_lastPause{};      //!< last pause (nonzero quanta) received
     std::array<bool, N_PRIORITIES> m_storm{};          //!< the watchdog holds it lossy
     std::array<EventId, N_PRIORITIES> m_watchdogEvent; //!< next check
