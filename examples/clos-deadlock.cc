@@ -98,11 +98,8 @@ main(int argc, char* argv[])
                         {"drops", r.drops},
                         {"cycle", r.cycle},
                         {"report", r.report}};
-        jsonFile.Stream() << j.dump(2) << "\n";
-        std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        if (!jsonFile.CommitJson(program, j))
         {
-            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -425,11 +425,8 @@ main(int argc, char* argv[])
                          {"fail_at_us", FailureReport::Us(st.failAt)}};
         j["healthy_time_us"] = FailureReport::Us(healthy.time);
         j["links"] = rows;
-        st.jsonFile.Stream() << j.dump(2) << "\n";
-        std::string writeError;
-        if (!st.jsonFile.Commit(writeError))
+        if (!st.jsonFile.CommitJson(PROGRAM, j))
         {
-            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -303,11 +303,8 @@ main(int argc, char* argv[])
                                       {"mtu", m},
                                       {"messages", n}}},
                                     {"results", rows}};
-        jsonFile.Stream() << j.dump(2) << "\n";
-        std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        if (!jsonFile.CommitJson(PROGRAM, j))
         {
-            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

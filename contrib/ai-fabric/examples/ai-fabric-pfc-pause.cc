@@ -149,11 +149,8 @@ main(int argc, char* argv[])
                                     {"rate_gbps", r.GetBitRate() / 1e9},
                                     {"pause_us", measured},
                                     {"formula_us", formula}};
-        jsonFile.Stream() << j.dump(2) << "\n";
-        std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        if (!jsonFile.CommitJson(program, j))
         {
-            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

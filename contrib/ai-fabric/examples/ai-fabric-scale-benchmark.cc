@@ -909,11 +909,8 @@ main(int argc, char* argv[])
         j["max_wall_time_s"] = wallLimit.GetSeconds();
         j["max_memory_bytes"] = memoryLimit;
         j["points"] = points;
-        jsonFile.Stream() << j.dump(2) << "\n";
-        std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        if (!jsonFile.CommitJson(PROGRAM, j))
         {
-            std::cerr << PROGRAM << ": " << writeError << std::endl;
             return 1;
         }
     }

@@ -102,6 +102,17 @@ ScenarioTopologyRegistration::Names()
     return names;
 }
 
+std::string
+ScenarioTopologyRegistration::JoinedNames()
+{
+    std::string names;
+    for (const std::string& n : Names())
+    {
+        names += (names.empty() ? "" : ", ") + n;
+    }
+    return names;
+}
+
 CollectiveScenario::CollectiveScenario(const std::string& program, const std::string& topology)
     : m_program(program)
     , m_topologyName(topology)
@@ -148,11 +159,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     ScenarioOptions& o = m_options;
     if (m_anyTopology)
     {
-        std::string names;
-        for (const std::string& n : ScenarioTopologyRegistration::Names())
-        {
-            names += (names.empty() ? "" : ", ") + n;
-        }
+        const std::string names = ScenarioTopologyRegistration::JoinedNames();
         o.Add("topology",
               "the topology: " + names
                   + " (the flags below are its own; --topology=NAME --help lists another's)",
@@ -384,6 +391,19 @@ CollectiveScenario::GetCommonJson(const FailureRunOutput& out) const
     {
         j["preset"] = o.Get("preset");
     }
+    const nlohmann::ordered_json sweep = GetSweepJson(out); // kept: items() refers to it
+    for (const auto& [key, value] : sweep.items())
+    {
+        j[key] = value;
+    }
+    return j;
+}
+
+nlohmann::ordered_json
+CollectiveScenario::GetSweepJson(const FailureRunOutput& out) const
+{
+    const ScenarioOptions& o = m_options;
+    nlohmann::ordered_json j;
     j["collective"] = o.Get("collective");
     j["algo"] = o.Get("algo");
     j["channels"] = m_channels;
@@ -415,14 +435,7 @@ CollectiveScenario::WriteJson(const FailureRunOutput& base,
         j[key] = value; // the topology's own results
     }
     FailureReport::AddRunJson(j, m_options.Get("collective"), base, out, !m_faults.empty(), wall);
-    m_json->Stream() << j.dump(2) << "\n";
-    std::string writeError;
-    if (!m_json->Commit(writeError))
-    {
-        std::cerr << m_program << ": " << writeError << std::endl;
-        return false;
-    }
-    return true;
+    return m_json->CommitJson(m_program, j);
 }
 
 int
@@ -454,12 +467,8 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         m_topology = ScenarioTopologyRegistration::Create(m_topologyName);
         if (!m_topology)
         {
-            std::string names;
-            for (const std::string& n : ScenarioTopologyRegistration::Names())
-            {
-                names += (names.empty() ? "" : ", ") + n;
-            }
-            m_options.Fail("--topology=" + m_topologyName + ": expected one of " + names);
+            m_options.Fail("--topology=" + m_topologyName + ": expected one of "
+                           + ScenarioTopologyRegistration::JoinedNames());
         }
     }
     else

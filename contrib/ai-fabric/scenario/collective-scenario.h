@@ -183,6 +183,9 @@ class ScenarioTopologyRegistration
     /// \return the registered names, sorted
     static std::vector<std::string> Names();
 
+    /// \return the registered names, sorted, as "a, b, c"
+    static std::string JoinedNames();
+
   private:
     /// \return the registry
     static std::vector<std::pair<std::string, Factory>>& Registry();
@@ -245,6 +248,14 @@ class CollectiveScenario
      * minBytes, maxBytes, stepFactor, iters, warmup, RngRun (those the program has)
      */
     nlohmann::ordered_json GetCommonJson(const FailureRunOutput& out) const;
+
+    /**
+     * \brief The sweep's "scenario" keys, which every sweep program writes last.
+     * \param out the run that counts
+     * \return collective, algo, channels, protocol, minBytes, maxBytes, stepFactor, iters,
+     *         warmup, RngRun
+     */
+    nlohmann::ordered_json GetSweepJson(const FailureRunOutput& out) const;
 
   private:
     /**

@@ -299,6 +299,19 @@ FabricOutputFile::Commit(std::string& error)
     return true;
 }
 
+bool
+FabricOutputFile::CommitJson(const std::string& program, const nlohmann::ordered_json& j)
+{
+    Stream() << j.dump(2) << "\n";
+    std::string error;
+    if (!Commit(error))
+    {
+        std::cerr << program << ": " << error << std::endl;
+        return false;
+    }
+    return true;
+}
+
 void
 FabricOutputFile::Discard()
 {

@@ -7,6 +7,8 @@
 #ifndef FABRIC_OUTPUT_FILE_H
 #define FABRIC_OUTPUT_FILE_H
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 #include <string>
 
@@ -71,6 +73,15 @@ class FabricOutputFile
      * \return false if the file could not be written
      */
     bool Commit(std::string& error);
+
+    /**
+     * \brief Write a JSON document (two-space indent, a final newline) and Commit(); on
+     *        failure say why on standard error as "<program>: <why>".
+     * \param program the program's name
+     * \param j the document
+     * \return false if the file could not be written
+     */
+    bool CommitJson(const std::string& program, const nlohmann::ordered_json& j);
 
     /// Remove the temporary; the target is left as it was.
     void Discard();

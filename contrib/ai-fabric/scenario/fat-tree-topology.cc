@@ -296,18 +296,11 @@ class FatTreeTopology : public ScenarioTopology
         j["switches"] = m_tree.GetNSwitches();
         j["links"] = m_tree.GetNLinks();
         j["bisection_gbps"] = m_tree.GetBisectionBandwidth().GetBitRate() / 1e9;
-        for (const char* key : {"collective",
-                                "algo",
-                                "channels",
-                                "protocol",
-                                "minBytes",
-                                "maxBytes",
-                                "stepFactor",
-                                "iters",
-                                "warmup",
-                                "RngRun"})
+        const nlohmann::ordered_json sweep
+            = scenario.GetSweepJson(out); // kept: items() refers to it
+        for (const auto& [key, value] : sweep.items())
         {
-            j[key] = c[key];
+            j[key] = value; // the sweep's keys last
         }
         return j;
     }

@@ -825,13 +825,7 @@ RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered
     {
         j[key] = value;
     }
-    m_jsonFile.Stream() << j.dump(2) << "\n";
-    if (!m_jsonFile.Commit(error))
-    {
-        std::cerr << m_program << ": " << error << std::endl;
-        return false;
-    }
-    return true;
+    return m_jsonFile.CommitJson(m_program, j);
 }
 
 } // namespace ns3

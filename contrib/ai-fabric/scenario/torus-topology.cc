@@ -479,18 +479,11 @@ class TorusTopology : public ScenarioTopology
         j["dcqcn"] = c["dcqcn"];
         j["bufferBytes"] = m_buffer;
         j["stallTime_us"] = m_stall.GetSeconds() * 1e6;
-        for (const char* key : {"collective",
-                                "algo",
-                                "channels",
-                                "protocol",
-                                "minBytes",
-                                "maxBytes",
-                                "stepFactor",
-                                "iters",
-                                "warmup",
-                                "RngRun"})
+        const nlohmann::ordered_json sweep
+            = scenario.GetSweepJson(out); // kept: items() refers to it
+        for (const auto& [key, value] : sweep.items())
         {
-            j[key] = c[key];
+            j[key] = value; // the sweep's keys last
         }
         return j;
     }
