@@ -391,19 +391,14 @@ CollectiveScenario::GetCommonJson(const FailureRunOutput& out) const
     {
         j["preset"] = o.Get("preset");
     }
-    const nlohmann::ordered_json sweep = GetSweepJson(out); // kept: items() refers to it
-    for (const auto& [key, value] : sweep.items())
-    {
-        j[key] = value;
-    }
+    AddSweepJson(j, out);
     return j;
 }
 
-nlohmann::ordered_json
-CollectiveScenario::GetSweepJson(const FailureRunOutput& out) const
+void
+CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutput& out) const
 {
     const ScenarioOptions& o = m_options;
-    nlohmann::ordered_json j;
     j["collective"] = o.Get("collective");
     j["algo"] = o.Get("algo");
     j["channels"] = m_channels;
@@ -414,7 +409,6 @@ CollectiveScenario::GetSweepJson(const FailureRunOutput& out) const
     j["iters"] = m_sweep.iterations;
     j["warmup"] = m_sweep.warmup;
     j["RngRun"] = RngSeedManager::GetRun();
-    return j;
 }
 
 bool

@@ -250,12 +250,13 @@ class CollectiveScenario
     nlohmann::ordered_json GetCommonJson(const FailureRunOutput& out) const;
 
     /**
-     * \brief The sweep's "scenario" keys, which every sweep program writes last.
+     * \brief Add the sweep's "scenario" keys, which every sweep program writes last:
+     *        collective, algo, channels, protocol, minBytes, maxBytes, stepFactor, iters,
+     *        warmup, RngRun.
+     * \param j the "scenario" object
      * \param out the run that counts
-     * \return collective, algo, channels, protocol, minBytes, maxBytes, stepFactor, iters,
-     *         warmup, RngRun
      */
-    nlohmann::ordered_json GetSweepJson(const FailureRunOutput& out) const;
+    void AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutput& out) const;
 
   private:
     /**

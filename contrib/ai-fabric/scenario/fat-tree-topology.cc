@@ -296,12 +296,7 @@ class FatTreeTopology : public ScenarioTopology
         j["switches"] = m_tree.GetNSwitches();
         j["links"] = m_tree.GetNLinks();
         j["bisection_gbps"] = m_tree.GetBisectionBandwidth().GetBitRate() / 1e9;
-        const nlohmann::ordered_json sweep
-            = scenario.GetSweepJson(out); // kept: items() refers to it
-        for (const auto& [key, value] : sweep.items())
-        {
-            j[key] = value; // the sweep's keys last
-        }
+        scenario.AddSweepJson(j, out); // the sweep's keys last
         return j;
     }
 

@@ -479,12 +479,7 @@ class TorusTopology : public ScenarioTopology
         j["dcqcn"] = c["dcqcn"];
         j["bufferBytes"] = m_buffer;
         j["stallTime_us"] = m_stall.GetSeconds() * 1e6;
-        const nlohmann::ordered_json sweep
-            = scenario.GetSweepJson(out); // kept: items() refers to it
-        for (const auto& [key, value] : sweep.items())
-        {
-            j[key] = value; // the sweep's keys last
-        }
+        scenario.AddSweepJson(j, out); // the sweep's keys last
         return j;
     }
 
