@@ -172,7 +172,7 @@ RunPoint(const PointSpec& spec)
 
     // RoCEv2's defaults, as ai-fabric-fattree runs them: PFC, ECN and DCQCN (ConnectX).
     RoceFabricHelper fabric;
-    fabric.SetDeviceAttribute("EcnEnabled", BooleanValue(true));
+    fabric.SetPortPartAttribute("Marker", "Enabled", BooleanValue(true));
     fabric.SetMmuAttribute("PfcEnabled", BooleanValue(true));
     fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
     fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
@@ -189,7 +189,7 @@ RunPoint(const PointSpec& spec)
         {
             Ptr<Node> gpu = tree.GetGpuByRank(g);
             fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
-            fabric.GetHostPort(gpu)->SetAttribute("HostRate", DataRateValue(pcie));
+            fabric.SetHostRate(gpu, pcie);
         }
     }
     const int64_t streams = fabric.AssignStreams(1);

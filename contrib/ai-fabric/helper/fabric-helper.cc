@@ -7,9 +7,13 @@
 #include "fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-congestion-marker.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/pointer.h"
 
 #include <algorithm>
 #include <sstream>
@@ -32,6 +36,68 @@ void
 FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
     m_deviceFactory.Set(name, value);
+}
+
+FabricHelper::PartConfig&
+FabricHelper::GetPartConfig(const std::string& part)
+{
+    for (PartConfig& c : m_parts)
+    {
+        if (c.part == part)
+        {
+            return c;
+        }
+    }
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_IF(!m_deviceFactory.GetTypeId().LookupAttributeByName(part, &info)
+                        || !DynamicCast<const PointerChecker>(info.checker),
+                    Name() << ": " << m_deviceFactory.GetTypeId().GetName()
+                           << " has no part called " << part);
+    m_parts.push_back(PartConfig{part, "", {}});
+    return m_parts.back();
+}
+
+void
+FabricHelper::SetPortPart(const std::string& part, const std::string& type)
+{
+    TypeId tid;
+    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(type, &tid),
+                    Name() << ": no type " << type << " for the ports' " << part);
+    GetPartConfig(part).type = type;
+}
+
+void
+FabricHelper::SetPortPartAttribute(const std::string& part,
+                                   const std::string& name,
+                                   const AttributeValue& value)
+{
+    GetPartConfig(part).attributes.emplace_back(name, value.Copy());
+}
+
+void
+FabricHelper::ConfigureParts(Ptr<FabricNetDevice> port)
+{
+    for (PartConfig& c : m_parts)
+    {
+        TypeId::AttributeInformation info;
+        if (!port->GetInstanceTypeId().LookupAttributeByName(c.part, &info))
+        {
+            continue; // this port type has no such part
+        }
+        if (!c.type.empty())
+        {
+            ObjectFactory factory(c.type);
+            port->SetAttribute(c.part, PointerValue(factory.Create()));
+        }
+        PointerValue value;
+        port->GetAttribute(c.part, value);
+        Ptr<Object> part = value.Get<Object>();
+        NS_ABORT_MSG_IF(!part, Name() << ": the port has no " << c.part);
+        for (const auto& [name, v] : c.attributes)
+        {
+            part->SetAttribute(name, *v);
+        }
+    }
 }
 
 void
@@ -109,6 +175,7 @@ FabricHelper::InstallHosts(NodeContainer hosts)
             transport->SetCongestionControlAttribute(name, *value);
         }
         Ptr<FabricNetDevice> port = CreateHostPort(node, address, transport);
+        ConfigureParts(port);
         std::ostringstream name;
         name << "host" << m_transports.size();
         const uint32_t vertex = m_topology->AddEndpoint(node, address, name.str());
@@ -150,6 +217,7 @@ FabricHelper::PortFor(Ptr<Node> node)
     Ptr<FabricNetDevice> port = CreateSwitchPort(node);
     if (port)
     {
+        ConfigureParts(port);
         return {port, m_topology->GetSwitchVertex(node)};
     }
     const uint32_t nodeId = node->GetId();
@@ -219,6 +287,19 @@ FabricHelper::AssignStreams(int64_t stream)
     for (auto& t : m_transports)
     {
         used += t->AssignStreams(stream + used);
+    }
+    // Then every cabled port's marker (RoCEv2's ECN decisions), cable by cable.
+    for (const auto& c : m_channels)
+    {
+        for (std::size_t i = 0; i < c->GetNDevices(); ++i)
+        {
+            Ptr<FabricCongestionMarker> marker
+                = StaticCast<FabricNetDevice>(c->GetDevice(i))->GetCongestionMarker();
+            if (marker)
+            {
+                used += marker->AssignStreams(stream + used);
+            }
+        }
     }
     return used;
 }

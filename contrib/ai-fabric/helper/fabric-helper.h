@@ -53,6 +53,25 @@ class FabricHelper : public PcapHelperForDevice
      */
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
     /**
+     * \brief Give every port a part of the given type instead of its own (a port's parts are
+     *        its pointer attributes: "Marker", ...). Aborts if the fabric's port type has no
+     *        such part.
+     * \param part the port's pointer attribute
+     * \param type the TypeId name of the part to create for each port
+     */
+    void SetPortPart(const std::string& part, const std::string& type);
+    /**
+     * \brief Set an attribute of a part of every port that has the part (the part created by
+     *        SetPortPart(), or the port's own). Aborts if the fabric's port type has no such
+     *        part; ns-3 aborts when a port is created if the part has no such attribute.
+     * \param part the port's pointer attribute ("Marker", ...)
+     * \param name an attribute of the part
+     * \param value its value
+     */
+    void SetPortPartAttribute(const std::string& part,
+                              const std::string& name,
+                              const AttributeValue& value);
+    /**
      * \param name attribute of ns3::FabricChannel
      * \param value its value
      */
@@ -296,9 +315,8 @@ class FabricHelper : public PcapHelperForDevice
     const std::vector<Ptr<FabricChannel>>& GetChannels() const;
 
     /**
-     * \brief Use fixed random streams (initial PSNs, and whatever a fabric's ports draw).
-     * \param stream first stream index
-     * \return the number of streams used
+     * \brief Use fixed random streams: initial PSNs, then every cabled port's marker (RoCEv2's
+     * ECN). \param stream first stream index \return the number of streams used
      */
     virtual int64_t AssignStreams(int64_t stream);
 
@@ -358,6 +376,28 @@ class FabricHelper : public PcapHelperForDevice
      * \return the port to cable (a switch's new port, or the host's port) and its vertex
      */
     std::pair<Ptr<FabricNetDevice>, uint32_t> PortFor(Ptr<Node> node);
+
+    /**
+     * \brief Apply SetPortPart() and SetPortPartAttribute() to a new port.
+     * \param port the port
+     */
+    void ConfigureParts(Ptr<FabricNetDevice> port);
+
+    /// A part of the ports, configured by SetPortPart() and SetPortPartAttribute().
+    struct PartConfig
+    {
+        std::string part;                                                    //!< attribute name
+        std::string type;                                                    //!< "": the port's own
+        std::vector<std::pair<std::string, Ptr<AttributeValue>>> attributes; //!< its settings
+    };
+
+    /**
+     * \param part a port's pointer attribute
+     * \return its configuration, added if new; aborts if the port type has no such part
+     */
+    PartConfig& GetPartConfig(const std::string& part);
+
+    std::vector<PartConfig> m_parts; //!< parts configured, in the order first named
 
     ObjectFactory m_transportFactory;                                        //!< transports
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs

@@ -92,7 +92,7 @@ IbFabricHelper::PrepareCongestionControl(const RdmaCcRegistration::Entry& cc)
 {
     if (cc.typeId == IbCongestionControl::GetTypeId())
     {
-        SetDeviceAttribute("CcThreshold", UintegerValue(8));
+        SetPortPartAttribute("Marker", "Threshold", UintegerValue(8));
     }
 }
 

@@ -18,6 +18,7 @@
 #include "ns3/node.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/roce-host-interface.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
@@ -163,20 +164,6 @@ RoceFabricHelper::GetAddress(Ptr<Node> host) const
     return Ipv4Address(GetHostAddress(host));
 }
 
-int64_t
-RoceFabricHelper::AssignStreams(int64_t stream)
-{
-    int64_t used = FabricHelper::AssignStreams(stream);
-    for (const auto& c : GetChannels())
-    {
-        for (std::size_t i = 0; i < c->GetNDevices(); ++i)
-        {
-            used += StaticCast<RoceNetDevice>(c->GetDevice(i))->AssignStreams(stream + used);
-        }
-    }
-    return used;
-}
-
 void
 RoceFabricHelper::EnablePcapInternal(std::string prefix,
                                      Ptr<NetDevice> nd,
@@ -223,7 +210,7 @@ RoceFabricHelper::SetRecoveryDelays(Ptr<FaultInjector> injector) const
 void
 RoceFabricHelper::SetHostRate(Ptr<Node> host, DataRate rate)
 {
-    GetHostPort(host)->SetAttribute("HostRate", DataRateValue(rate));
+    GetNic(host)->GetHostInterface()->SetAttribute("Rate", DataRateValue(rate));
 }
 
 std::string
@@ -311,7 +298,7 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
         }
         else
         {
-            SetDeviceAttribute(name == "kmin" ? "EcnKmin" : "EcnKmax", UintegerValue(bytes));
+            SetPortPartAttribute("Marker", name == "kmin" ? "Kmin" : "Kmax", UintegerValue(bytes));
         }
         return "";
     }
@@ -323,7 +310,7 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
         {
             return "expected a probability in [0, 1]";
         }
-        SetDeviceAttribute("EcnPmax", DoubleValue(pmax));
+        SetPortPartAttribute("Marker", "Pmax", DoubleValue(pmax));
         return "";
     }
     const bool on = value == "true" || value == "1";
@@ -340,7 +327,7 @@ RoceFabricHelper::SetOption(const std::string& name, const std::string& value)
     if (name == "ecn")
     {
         m_ecn = on;
-        SetDeviceAttribute("EcnEnabled", BooleanValue(on));
+        SetPortPartAttribute("Marker", "Enabled", BooleanValue(on));
         return "";
     }
     return FabricHelper::SetOption(name, value);

@@ -72,13 +72,6 @@ class RoceFabricHelper : public FabricHelper
      */
     Ipv4Address GetAddress(Ptr<Node> host) const;
 
-    /**
-     * \brief Use fixed random streams: initial PSNs and every port's ECN marking.
-     * \param stream first stream index
-     * \return the number of streams used
-     */
-    int64_t AssignStreams(int64_t stream) override;
-
     /// \return "roce"
     const char* GetFabricName() const override;
 

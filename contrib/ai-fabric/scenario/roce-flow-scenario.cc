@@ -334,7 +334,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     {
         // Off by default, as in most deployments; on, with the Omni-Path fabric manager's
         // defaults (switch Threshold 8, every packet marked, IbCongestionControl's table).
-        fabric.SetDeviceAttribute("CcThreshold", UintegerValue(cfg.ibccThreshold));
+        fabric.SetPortPartAttribute("Marker", "Threshold", UintegerValue(cfg.ibccThreshold));
     }
     if (cfg.dcqcn)
     {

@@ -111,8 +111,8 @@ class CcContractTest : public AiFabricTest
     {
         RoceFabricHelper fabric;
         fabric.SetDeviceAttribute("DataRate", DataRateValue(RATE));
-        fabric.SetDeviceAttribute("EcnKmin", UintegerValue(kmin));
-        fabric.SetDeviceAttribute("EcnKmax", UintegerValue(kmin + 1));
+        fabric.SetPortPartAttribute("Marker", "Kmin", UintegerValue(kmin));
+        fabric.SetPortPartAttribute("Marker", "Kmax", UintegerValue(kmin + 1));
         fabric.SetChannelAttribute("Delay", TimeValue(CABLE));
         fabric.SetTransportAttribute("CongestionControl",
                                      TypeIdValue(TypeId::LookupByName("ns3::ToyWindowCc")));

@@ -112,8 +112,8 @@ Compare(Seen* seen, Ptr<const Packet> p)
 // switch, and the receiver's ACKs all carry ns-3's bytes.
 TEST_F(FrameBytesTest, RoceFramesAreNs3sBytes)
 {
-    Config::SetDefault("ns3::RoceNetDevice::EcnKmin", UintegerValue(8000));
-    Config::SetDefault("ns3::RoceNetDevice::EcnKmax", UintegerValue(16000));
+    Config::SetDefault("ns3::RoceEcnMarker::Kmin", UintegerValue(8000));
+    Config::SetDefault("ns3::RoceEcnMarker::Kmax", UintegerValue(16000));
     NodeContainer hosts;
     hosts.Create(3);
     NodeContainer sw;

@@ -146,8 +146,8 @@ HotSpotMarks(bool victimMarking, uint32_t mtu)
     NodeContainer sw;
     sw.Create(2);
     IbFabricHelper fabric;
-    fabric.SetDeviceAttribute("CcThreshold", UintegerValue(15));
-    fabric.SetDeviceAttribute("CcVictimMarking", BooleanValue(victimMarking));
+    fabric.SetPortPartAttribute("Marker", "Threshold", UintegerValue(15));
+    fabric.SetPortPartAttribute("Marker", "VictimMarking", BooleanValue(victimMarking));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(mtu));
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(sw);

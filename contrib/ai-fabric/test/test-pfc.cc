@@ -19,7 +19,9 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-host-interface.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc-watchdog.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
@@ -445,7 +447,7 @@ struct StormResult
     uint64_t stormedDelivered{0}; //!< bytes delivered to the storming host
     uint64_t watchdogDrops{0};    //!< frames the watchdog dropped
     uint64_t storms{0};           //!< storms detected
-    std::vector<bool> events;     //!< PfcStorm trace: true at detection, false at the end
+    std::vector<bool> events;     //!< Storm trace: true at detection, false at the end
 };
 
 /**
@@ -487,9 +489,9 @@ Storm(bool watchdog)
     NodeContainer sw;
     sw.Create(1);
     RoceFabricHelper fabric;
-    fabric.SetDeviceAttribute("PfcWatchdog", BooleanValue(watchdog));
-    fabric.SetDeviceAttribute("PfcWatchdogDetection", TimeValue(MilliSeconds(1)));
-    fabric.SetDeviceAttribute("PfcWatchdogRestoration", TimeValue(MilliSeconds(1)));
+    fabric.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(watchdog));
+    fabric.SetPortPartAttribute("PfcWatchdog", "Detection", TimeValue(MilliSeconds(1)));
+    fabric.SetPortPartAttribute("PfcWatchdog", "Restoration", TimeValue(MilliSeconds(1)));
     fabric.SetMmuAttribute("BufferSize", UintegerValue(1000000)); // less than a flow
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(sw);
@@ -518,7 +520,8 @@ Storm(bool watchdog)
         Simulator::Schedule(t, &RoceNetDevice::SendPfc, stuck, 3, 65535);
     }
     Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(1);
-    port->TraceConnectWithoutContext("PfcStorm", MakeBoundCallback(&RecordStorm, &result));
+    port->GetPfcWatchdog()->TraceConnectWithoutContext("Storm",
+                                                       MakeBoundCallback(&RecordStorm, &result));
     Simulator::Stop(Seconds(1));
     Simulator::Run();
     result.stormedDelivered = responders[0]->GetDeliveredBytes();
@@ -592,8 +595,8 @@ SlowHost(bool rxPfc)
     }
     fabric.ComputeRoutes();
     Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(2));
-    nic->SetAttribute("HostRate", DataRateValue(DataRate("100Gbps")));
-    nic->SetAttribute("RxPfc", BooleanValue(rxPfc));
+    nic->GetHostInterface()->SetAttribute("Rate", DataRateValue(DataRate("100Gbps")));
+    nic->GetHostInterface()->SetAttribute("Pfc", BooleanValue(rxPfc));
     Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
     std::vector<Ptr<RdmaQueuePair>> qps;
     std::vector<Ptr<RdmaQueuePair>> responders;

@@ -7,6 +7,7 @@
 #include "fabric-net-device.h"
 
 #include "fabric-channel.h"
+#include "fabric-congestion-marker.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
@@ -587,12 +588,6 @@ FabricNetDevice::CountDrop(Ptr<const Packet> p, FabricDropReason reason)
     m_dropTrace(p, static_cast<uint8_t>(reason));
 }
 
-DataRate
-FabricNetDevice::GetDataRate() const
-{
-    return m_dataRate;
-}
-
 bool
 FabricNetDevice::IsTransmitting() const
 {
@@ -760,7 +755,14 @@ FabricNetDevice::SupportsSendFrom() const
 uint64_t
 FabricNetDevice::GetCongestionMarks() const
 {
-    return 0;
+    Ptr<FabricCongestionMarker> marker = GetCongestionMarker();
+    return marker ? marker->GetMarks() : 0;
+}
+
+Ptr<FabricCongestionMarker>
+FabricNetDevice::GetCongestionMarker() const
+{
+    return nullptr;
 }
 
 uint64_t
@@ -808,9 +810,14 @@ FabricNetDevice::GetClassPausesReceived(uint8_t /* cls */) const
 bool
 FabricNetDevice::GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const
 {
-    kmin = 0;
-    kmax = 0;
-    return false;
+    Ptr<FabricCongestionMarker> marker = GetCongestionMarker();
+    if (!marker)
+    {
+        kmin = 0;
+        kmax = 0;
+        return false;
+    }
+    return marker->GetThresholds(GetDataRate().GetBitRate(), kmin, kmax);
 }
 
 } // namespace ns3

@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class FabricChannel;
+class FabricCongestionMarker;
 class ErrorModel;
 class Node;
 class Packet;
@@ -134,7 +135,10 @@ class FabricNetDevice : public NetDevice
     void NotifyLinkChange(bool up);
 
     /// \return the rate at which this port serializes
-    DataRate GetDataRate() const;
+    DataRate GetDataRate() const
+    {
+        return m_dataRate;
+    }
 
     /**
      * \param frameBytes size of a frame as captured
@@ -219,9 +223,13 @@ class FabricNetDevice : public NetDevice
      * \name Statistics every fabric reports (FabricStatsHelper walks these on every port)
      * \{
      */
+    /// \return the part that marks congestion on frames leaving the port's output queues
+    ///         (attribute "Marker" of the fabrics that mark), or nullptr (the base class)
+    virtual Ptr<FabricCongestionMarker> GetCongestionMarker() const;
+
     /// \return frames this port marked with congestion (ECN CE on RoCEv2, FECN on
-    ///         InfiniBand); 0 in the base class
-    virtual uint64_t GetCongestionMarks() const;
+    ///         InfiniBand): its marker's count; 0 without a marker
+    uint64_t GetCongestionMarks() const;
 
     /// \return link-level pause frames this port sent (PFC XOFFs and their refreshes); 0 in
     ///         the base class
@@ -263,9 +271,10 @@ class FabricNetDevice : public NetDevice
      * \brief The queue lengths between which the port marks congestion (RED-style ECN).
      * \param kmin set to the lower threshold (bytes)
      * \param kmax set to the upper threshold (bytes)
-     * \return false (both 0) if the port marks by another rule or not at all
+     * \return false (both 0) if the port marks by another rule or not at all (its marker's
+     *         FabricCongestionMarker::GetThresholds() at the port's rate)
      */
-    virtual bool GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const;
+    bool GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const;
     /** \} */
 
     /**

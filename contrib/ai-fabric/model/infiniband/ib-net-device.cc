@@ -6,11 +6,13 @@
 
 #include "ib-net-device.h"
 
+#include "ib-fecn-marker.h"
 #include "ib-headers.h"
 #include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -126,41 +128,14 @@ IbNetDevice::GetTypeId()
                             UintegerValue(255),
                             MakeUintegerAccessor(&IbNetDevice::m_highLimit),
                             MakeUintegerChecker<uint32_t>(0, 255))
-              .AddAttribute("CcThreshold",
-                            "IB congestion control at a switch port (IBTA Annex A10 "
-                            "SwitchCongestionSetting Threshold, 0-15): 0 (the default) marks "
-                            "nothing; t > 0 marks FECN on packets leaving a data VL whose queue "
-                            "holds at least (16 - t)/16 of VlBufferBytes (the spec leaves the "
-                            "byte value to the switch; 15 is the most aggressive).",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&IbNetDevice::m_ccThreshold),
-                            MakeUintegerChecker<uint32_t>(0, 15))
-              .AddAttribute("CcMarkingRate",
-                            "Marking_Rate: packets left unmarked between two FECN marks of a "
-                            "congested VL (0, the default and the Omni-Path fabric manager's: "
-                            "every packet).",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&IbNetDevice::m_ccMarkingRate),
-                            MakeUintegerChecker<uint32_t>(0, 65535))
-              .AddAttribute("CcPacketSize",
-                            "Packet_Size: packets shorter than this many 64-byte credits are "
-                            "never marked (0, the default and the Omni-Path fabric manager's: "
-                            "all packets).",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&IbNetDevice::m_ccPacketSize),
-                            MakeUintegerChecker<uint32_t>(0, 255))
-              .AddAttribute("CcVictimMarking",
-                            "Victim_Mask bit of the port: also mark when the VL is a victim "
-                            "(its packet waited for the next hop's credits), not the root of "
-                            "the congestion. Default false.",
-                            BooleanValue(false),
-                            MakeBooleanAccessor(&IbNetDevice::m_ccVictimMarking),
-                            MakeBooleanChecker())
-              .AddTraceSource("FecnMarked",
-                              "A switch port marked FECN on a departing packet: (VL, bytes "
-                              "queued on the VL).",
-                              MakeTraceSourceAccessor(&IbNetDevice::m_fecnTrace),
-                              "ns3::IbNetDevice::FlowControlTracedCallback")
+              .AddAttribute("Marker",
+                            "The congestion marker of the port's data VLs: IB congestion "
+                            "control's FECN at a switch port (IbFecnMarker, its Threshold, "
+                            "MarkingRate, PacketSize and VictimMarking attributes; off by "
+                            "default). NIC ports never mark.",
+                            PointerValue(),
+                            MakePointerAccessor(&IbNetDevice::m_marker),
+                            MakePointerChecker<FabricCongestionMarker>())
               .AddTraceSource("FlowControlSent",
                               "A flow-control packet was queued: (VL, FCCL modulo 4096).",
                               MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
@@ -177,6 +152,7 @@ IbNetDevice::IbNetDevice()
     NS_LOG_FUNCTION(this);
     SetFraming(0, 0); // the data rate is after encoding; delimiters and idles are not modelled
     SetMtu(4096);
+    m_marker = CreateObject<IbFecnMarker>();
 }
 
 IbNetDevice::~IbNetDevice()
@@ -204,6 +180,11 @@ IbNetDevice::DoDispose()
     m_fcQueue.clear();
     m_mgmtQueue.clear();
     m_mgmtCb = ManagementCallback();
+    if (m_marker)
+    {
+        m_marker->Dispose();
+    }
+    m_marker = nullptr;
     FabricNetDevice::DoDispose();
 }
 
@@ -717,42 +698,35 @@ IbNetDevice::Take(uint8_t vl)
     {
         m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it
     }
-    if (ingress != NO_INGRESS && m_ccThreshold > 0
-        && uint64_t{lane.queuedBytes + size} * 16 >= uint64_t{16 - m_ccThreshold} * m_vlBufferBytes
-        && (!victim || m_ccVictimMarking) && Blocks(size) >= m_ccPacketSize)
+    const uint64_t rate = GetDataRate().GetBitRate();
+    if (ingress != NO_INGRESS && m_marker->MayMark(rate, lane.queuedBytes))
     {
-        if (lane.sinceMark >= m_ccMarkingRate)
+        FabricMarkContext ctx;
+        ctx.bitRate = rate;
+        ctx.queuedBytes = lane.queuedBytes;
+        ctx.frameBytes = size;
+        ctx.classBufferBytes = m_vlBufferBytes;
+        ctx.cls = vl;
+        ctx.victim = victim;
+        Ptr<Packet> marked = p;
+        if (m_marker->Mark(marked, ctx))
         {
-            lane.sinceMark = 0;
-            return MarkFecn(p, vl, lane.queuedBytes + size);
+            return marked;
         }
-        ++lane.sinceMark;
     }
     return p;
-}
-
-Ptr<Packet>
-IbNetDevice::MarkFecn(Ptr<Packet> p, uint8_t vl, uint32_t queuedBytes)
-{
-    // Other holders (traces) may keep the packet as it arrived: mark a copy. FECN is one of
-    // the BTH bits the ICRC does not cover; the VCRC is computed per hop.
-    Ptr<Packet> q = p->Copy();
-    LrhHeader lrh;
-    q->RemoveHeader(lrh);
-    BthHeader bth;
-    q->RemoveHeader(bth);
-    bth.SetFecn(true);
-    q->AddHeader(bth);
-    q->AddHeader(lrh);
-    ++m_fecnMarks;
-    m_fecnTrace(vl, static_cast<uint16_t>(std::min<uint32_t>(queuedBytes, 0xFFFF)));
-    return q;
 }
 
 uint64_t
 IbNetDevice::GetFecnMarks() const
 {
-    return m_fecnMarks;
+    return m_marker->GetMarks();
+}
+
+Ptr<FabricCongestionMarker>
+IbNetDevice::GetCongestionMarker() const
+{
+    return m_marker;
 }
 
 void
@@ -1224,12 +1198,6 @@ IbNetDevice::SendFrom(Ptr<Packet> /* packet */,
                       uint16_t /* protocol */)
 {
     return false;
-}
-
-uint64_t
-IbNetDevice::GetCongestionMarks() const
-{
-    return GetFecnMarks(); // IB's congestion mark
 }
 
 uint32_t

@@ -8,6 +8,7 @@
 #define IB_NET_DEVICE_H
 
 #include "ns3/event-id.h"
+#include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-stall-clock.h"
 #include "ns3/rdma-transport.h"
@@ -152,7 +153,7 @@ class IbNetDevice
     uint64_t GetFecnMarks() const;
 
     // FabricNetDevice statistics
-    uint64_t GetCongestionMarks() const override;
+    Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
     uint32_t GetCreditClasses() const override;
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
@@ -300,7 +301,6 @@ class IbNetDevice
         FabricStallClock stall;     //!< while and how long a packet waited for credits
         bool everStalled{false};    //!< a packet ever waited for credits here
         Time lastStallEnd;          //!< when the last wait for credits ended (IB CC victims)
-        uint32_t sinceMark{0};      //!< eligible packets since the last FECN mark
         uint32_t probes{0};         //!< credit probes sent in this wait for credits
         uint64_t peerFctbs{0};      //!< the peer's FCTBS in its last FC packet (unwrapped)
         uint64_t answeredFctbs{0};  //!< the peer's FCTBS last answered with our FCCL
@@ -392,15 +392,6 @@ class IbNetDevice
      */
     void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh);
 
-    /**
-     * \brief Mark FECN in a departing packet's BTH (IB congestion control at a switch).
-     * \param p the packet
-     * \param vl its VL
-     * \param queuedBytes the VL's queue with the packet
-     * \return the marked packet (a copy)
-     */
-    Ptr<Packet> MarkFecn(Ptr<Packet> p, uint8_t vl, uint32_t queuedBytes);
-
     /// One entry of a VL arbitration table.
     struct ArbEntry
     {
@@ -465,28 +456,23 @@ class IbNetDevice
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
-    uint32_t m_vl15BufferBytes{0};   //!< Vl15BufferBytes: receive buffer of VL15
-    uint32_t m_vl15Occupied{0};      //!< VL15 receive buffer in use (switch ports)
-    uint64_t m_mgmtSent{0};          //!< management packets sent
-    ManagementCallback m_mgmtCb;     //!< MADs for this adapter
-    uint32_t m_nextVl{0};            //!< round-robin position (no tables)
-    std::string m_arbHighText;       //!< VlArbitrationHigh
-    std::string m_arbLowText;        //!< VlArbitrationLow
-    std::vector<ArbEntry> m_arbHigh; //!< high-priority table
-    std::vector<ArbEntry> m_arbLow;  //!< low-priority table
-    ArbState m_high;                 //!< high table position
-    ArbState m_low;                  //!< low table position
-    uint32_t m_highLimit{255};       //!< limit of high priority (4096-byte units)
-    uint64_t m_highSent{0};          //!< high-table bytes since a low-table packet
-    uint64_t m_fcSent{0};            //!< flow-control packets sent
-    EventId m_creditProbe;           //!< runs while a data VL waits for credits
-    Time m_victimWindow;             //!< VlBufferBytes at line rate: recent stalls make a victim
-    uint32_t m_ccThreshold{0};       //!< CcThreshold (0: off)
-    uint32_t m_ccMarkingRate{0};     //!< CcMarkingRate
-    uint32_t m_ccPacketSize{0};      //!< CcPacketSize (credits)
-    bool m_ccVictimMarking{false};   //!< CcVictimMarking
-    uint64_t m_fecnMarks{0};         //!< packets marked FECN
-    TracedCallback<uint8_t, uint16_t> m_fecnTrace;       //!< FECN marked
+    uint32_t m_vl15BufferBytes{0};        //!< Vl15BufferBytes: receive buffer of VL15
+    uint32_t m_vl15Occupied{0};           //!< VL15 receive buffer in use (switch ports)
+    uint64_t m_mgmtSent{0};               //!< management packets sent
+    ManagementCallback m_mgmtCb;          //!< MADs for this adapter
+    uint32_t m_nextVl{0};                 //!< round-robin position (no tables)
+    std::string m_arbHighText;            //!< VlArbitrationHigh
+    std::string m_arbLowText;             //!< VlArbitrationLow
+    std::vector<ArbEntry> m_arbHigh;      //!< high-priority table
+    std::vector<ArbEntry> m_arbLow;       //!< low-priority table
+    ArbState m_high;                      //!< high table position
+    ArbState m_low;                       //!< low table position
+    uint32_t m_highLimit{255};            //!< limit of high priority (4096-byte units)
+    uint64_t m_highSent{0};               //!< high-table bytes since a low-table packet
+    uint64_t m_fcSent{0};                 //!< flow-control packets sent
+    EventId m_creditProbe;                //!< runs while a data VL waits for credits
+    Ptr<FabricCongestionMarker> m_marker; //!< FECN at switch egress (attribute Marker)
+    Time m_victimWindow; //!< VlBufferBytes at line rate: recent stalls make a victim
     TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
     TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
 };

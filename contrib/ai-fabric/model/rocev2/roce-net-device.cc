@@ -15,11 +15,15 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 #include "pfc-header.h"
+#include "roce-ecn-marker.h"
+#include "roce-host-interface.h"
+#include "roce-pfc-watchdog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,101 +73,30 @@ RoceNetDevice::GetTypeId()
                             UintegerValue(48),
                             MakeUintegerAccessor(&RoceNetDevice::m_controlDscp),
                             MakeUintegerChecker<uint8_t>(0, 63))
-              .AddAttribute("EcnEnabled",
-                            "Mark ECN-capable frames Congestion Experienced as they leave the "
-                            "output queues of a switch port (RED-style on the bytes left in the "
-                            "queue, as switches that mark at dequeue: never below "
-                            "EcnKmin, with probability rising linearly to EcnPmax at EcnKmax, "
-                            "always above EcnKmax). NIC ports never mark.",
-                            BooleanValue(true),
-                            MakeBooleanAccessor(&RoceNetDevice::m_ecnEnabled),
-                            MakeBooleanChecker())
-              .AddAttribute("EcnKmin",
-                            "ECN marking threshold Kmin of each output queue (bytes); 0 derives "
-                            "it from the port's rate: 100 KB per 25 Gb/s, the setting of the "
-                            "HPCC/ns3-rdma simulations of DCQCN (1.6 MB at 400 Gb/s).",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&RoceNetDevice::m_ecnKminAttr),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("EcnKmax",
-                            "ECN marking threshold Kmax of each output queue (bytes); 0 derives "
-                            "it from the port's rate: 400 KB per 25 Gb/s (HPCC/ns3-rdma).",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&RoceNetDevice::m_ecnKmaxAttr),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("EcnPmax",
-                            "ECN marking probability at Kmax (0..1). Default 0.2 "
-                            "(HPCC/ns3-rdma; the DCQCN paper used 0.01 at 40 Gb/s).",
-                            DoubleValue(0.2),
-                            MakeDoubleAccessor(&RoceNetDevice::m_ecnPmax),
-                            MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute("Marker",
+                            "The congestion marker of the port's output queues: ECN at a "
+                            "switch port's dequeue (RoceEcnMarker, its Enabled, Kmin, Kmax and "
+                            "Pmax attributes). NIC ports never mark.",
+                            PointerValue(),
+                            MakePointerAccessor(&RoceNetDevice::m_marker),
+                            MakePointerChecker<FabricCongestionMarker>())
               .AddAttribute("PfcWatchdog",
-                            "PFC watchdog of a switch port (off by default, as in SONiC): a "
-                            "priority paused without a break for PfcWatchdogDetection is in a "
-                            "PFC storm; its queue turns lossy (frames dropped, reason "
-                            "PfcWatchdog) until no pause has arrived for "
-                            "PfcWatchdogRestoration.",
-                            BooleanValue(false),
-                            MakeBooleanAccessor(&RoceNetDevice::m_watchdog),
-                            MakeBooleanChecker())
-              .AddAttribute("PfcWatchdogDetection",
-                            "Unbroken pause that makes a PFC storm (s). Default 200 ms: SONiC's "
-                            "pfcwd detection time.",
-                            TimeValue(MilliSeconds(200)),
-                            MakeTimeAccessor(&RoceNetDevice::m_watchdogDetection),
-                            MakeTimeChecker(NanoSeconds(1)))
-              .AddAttribute("PfcWatchdogRestoration",
-                            "Time without a pause that ends a PFC storm (s). Default 200 ms: "
-                            "SONiC's pfcwd restoration time.",
-                            TimeValue(MilliSeconds(200)),
-                            MakeTimeAccessor(&RoceNetDevice::m_watchdogRestoration),
-                            MakeTimeChecker(NanoSeconds(1)))
-              .AddAttribute("HostRate",
-                            "Rate at which a NIC port's host takes received RoCEv2 frames "
-                            "(bit/s of frame bytes): the PCIe and memory path behind the NIC. "
-                            "0 (the default): the host keeps up with any rate and no receive "
-                            "buffer is modelled. Above 0, frames wait in a receive buffer of "
-                            "RxBufferBytes drained at this rate.",
-                            DataRateValue(DataRate(0)),
-                            MakeDataRateAccessor(&RoceNetDevice::m_hostRate),
-                            MakeDataRateChecker())
-              .AddAttribute("RxBufferBytes",
-                            "Receive buffer of a NIC port when HostRate is set (bytes). Default "
-                            "262144: an assumption (NIC vendors do not publish their port "
-                            "buffers); it holds the PFC headroom of a 400 Gb/s port.",
-                            UintegerValue(262144),
-                            MakeUintegerAccessor(&RoceNetDevice::m_rxBufferBytes),
-                            MakeUintegerChecker<uint32_t>(ETHERNET_MIN_FRAME_BYTES))
-              .AddAttribute("RxPfc",
-                            "A NIC port whose receive buffer fills pauses the RDMA priority "
-                            "of its peer (XOFF once the buffer is within its headroom of full, "
-                            "refreshed while it stays there, XON RxXonOffset lower); off, a "
-                            "full buffer drops (QueueFull).",
-                            BooleanValue(true),
-                            MakeBooleanAccessor(&RoceNetDevice::m_rxPfc),
-                            MakeBooleanChecker())
-              .AddAttribute("RxXonOffset",
-                            "A NIC port releases its pause once its buffer is this far below the "
-                            "XOFF point (bytes). Default 8192, as the switch MMU's XonOffset.",
-                            UintegerValue(8192),
-                            MakeUintegerAccessor(&RoceNetDevice::m_rxXonOffset),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("RxResponseQuanta",
-                            "The peer's response time to a NIC's pause, for its headroom "
-                            "(quanta of 512 bit times). Default 905: IEEE 802.3 Annex 31B's "
-                            "largest at 400 Gb/s.",
-                            UintegerValue(905),
-                            MakeUintegerAccessor(&RoceNetDevice::m_rxResponseQuanta),
-                            MakeUintegerChecker<uint32_t>())
-              .AddTraceSource("PfcStorm",
-                              "The PFC watchdog detected a storm at this port (priority, true) "
-                              "or saw it end (priority, false).",
-                              MakeTraceSourceAccessor(&RoceNetDevice::m_stormTrace),
-                              "ns3::RoceNetDevice::PfcStormTracedCallback")
-              .AddTraceSource("EcnMark",
-                              "A frame was marked CE: (priority, bytes it left in its queue).",
-                              MakeTraceSourceAccessor(&RoceNetDevice::m_ecnTrace),
-                              "ns3::RoceNetDevice::EcnTracedCallback")
+                            "The PFC watchdog of a switch port (RocePfcWatchdog: its Enabled, "
+                            "off by default as in SONiC, Detection and Restoration attributes "
+                            "and its Storm trace source).",
+                            PointerValue(),
+                            MakePointerAccessor(&RoceNetDevice::SetPfcWatchdog,
+                                                &RoceNetDevice::GetPfcWatchdog),
+                            MakePointerChecker<RocePfcWatchdog>())
+              .AddAttribute("HostInterface",
+                            "The host side of a NIC port: the PCIe and memory path that takes "
+                            "received frames and the receive buffer before it "
+                            "(RoceHostInterface: its Rate, 0 by default: the host keeps up, "
+                            "BufferBytes, Pfc, XonOffset and ResponseQuanta attributes).",
+                            PointerValue(),
+                            MakePointerAccessor(&RoceNetDevice::SetHostInterface,
+                                                &RoceNetDevice::GetHostInterface),
+                            MakePointerChecker<RoceHostInterface>())
               .AddTraceSource("PfcSent",
                               "This port sent a PFC frame: (priority, quanta; 0 = release).",
                               MakeTraceSourceAccessor(&RoceNetDevice::m_pfcSentTrace),
@@ -183,7 +116,9 @@ RoceNetDevice::RoceNetDevice()
 {
     NS_LOG_FUNCTION(this);
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
-    m_ecnRng = CreateObject<UniformRandomVariable>();
+    m_marker = CreateObject<RoceEcnMarker>();
+    SetPfcWatchdog(CreateObject<RocePfcWatchdog>());
+    SetHostInterface(CreateObject<RoceHostInterface>());
     // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
     SetMtu(JUMBO_MTU);
 }
@@ -206,14 +141,21 @@ RoceNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_withdrawalCb = DepartureCallback();
     m_macControl.clear();
-    m_ecnRng = nullptr;
-    m_rxDrain.Cancel();
-    m_rxRefresh.Cancel();
-    m_rxBuffer.clear();
-    for (auto& e : m_watchdogEvent)
+    if (m_marker)
     {
-        e.Cancel();
+        m_marker->Dispose();
     }
+    m_marker = nullptr;
+    if (m_host)
+    {
+        m_host->Dispose();
+    }
+    m_host = nullptr;
+    if (m_pfcWatchdog)
+    {
+        m_pfcWatchdog->Dispose();
+    }
+    m_pfcWatchdog = nullptr;
     for (auto& q : m_queues)
     {
         q.clear();
@@ -356,110 +298,10 @@ RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
     }
 }
 
-void
-RoceNetDevice::UpdateEcnThresholds() const
+Ptr<FabricCongestionMarker>
+RoceNetDevice::GetCongestionMarker() const
 {
-    const uint64_t rate = GetDataRate().GetBitRate();
-    if (rate == m_ecnRateKey && m_ecnKminAttr == m_ecnKminKey && m_ecnKmaxAttr == m_ecnKmaxKey)
-    {
-        return;
-    }
-    m_ecnRateKey = rate;
-    m_ecnKminKey = m_ecnKminAttr;
-    m_ecnKmaxKey = m_ecnKmaxAttr;
-    // 100 KB and 400 KB per 25 Gb/s of port rate, unless set.
-    const uint64_t per25g = 25000000000ULL;
-    m_ecnKmin
-        = m_ecnKminAttr != 0 ? m_ecnKminAttr : static_cast<uint32_t>(100000ULL * rate / per25g);
-    m_ecnKmax
-        = m_ecnKmaxAttr != 0 ? m_ecnKmaxAttr : static_cast<uint32_t>(400000ULL * rate / per25g);
-}
-
-uint32_t
-RoceNetDevice::GetEcnKmin() const
-{
-    UpdateEcnThresholds();
-    return m_ecnKmin;
-}
-
-uint32_t
-RoceNetDevice::GetEcnKmax() const
-{
-    UpdateEcnThresholds();
-    return m_ecnKmax;
-}
-
-uint64_t
-RoceNetDevice::GetEcnMarks() const
-{
-    uint64_t marks = 0;
-    for (const auto& c : m_queueCounters)
-    {
-        marks += c.ecnMarked;
-    }
-    return marks;
-}
-
-int64_t
-RoceNetDevice::AssignStreams(int64_t stream)
-{
-    m_ecnRng->SetStream(stream);
-    return 1;
-}
-
-void
-RoceNetDevice::MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued)
-{
-    UpdateEcnThresholds();
-    if (queued <= m_ecnKmin)
-    {
-        return;
-    }
-    // Only IPv4 frames that are ECN-capable (ECT(0) or ECT(1)) are marked.
-    uint8_t h[16];
-    if (p->CopyData(h, sizeof(h)) != sizeof(h) || h[12] != 0x08 || h[13] != 0x00)
-    {
-        return;
-    }
-    const uint8_t ecn = h[15] & 0x3;
-    if (ecn == 0 || ecn == ECN_CE)
-    {
-        return;
-    }
-    if (queued <= m_ecnKmax)
-    {
-        const double prob = m_ecnKmax > m_ecnKmin ? m_ecnPmax * (queued - m_ecnKmin)
-                                                        / static_cast<double>(m_ecnKmax - m_ecnKmin)
-                                                  : m_ecnPmax;
-        if (m_ecnRng->GetValue() >= prob)
-        {
-            return;
-        }
-    }
-    // Rewrite the TOS on a copy (the sender's traces may still hold the frame) and compute the
-    // IPv4 checksum again, as a switch does: the Ethernet and IPv4 headers are taken off and
-    // written back as bytes.
-    const uint32_t ipBytes = 4U * (h[14] & 0x0F);
-    const uint32_t prefix = 14 + ipBytes;
-    FrameBytesHeader front;
-    uint8_t* b = front.Prepare(prefix);
-    if (ipBytes < 20 || p->CopyData(b, prefix) != prefix)
-    {
-        return;
-    }
-    uint8_t* ip = b + 14;
-    ip[1] = static_cast<uint8_t>(ip[1] | ECN_CE);
-    ip[10] = 0;
-    ip[11] = 0;
-    const uint16_t checksum = FrameBytesHeader::InternetChecksum(ip, ipBytes);
-    ip[10] = static_cast<uint8_t>(checksum >> 8);
-    ip[11] = static_cast<uint8_t>(checksum);
-    Ptr<Packet> q = p->Copy();
-    q->RemoveAtStart(prefix);
-    q->AddHeader(front);
-    p = q;
-    ++m_queueCounters[priority].ecnMarked;
-    m_ecnTrace(priority, queued);
+    return m_marker;
 }
 
 bool
@@ -474,7 +316,7 @@ RoceNetDevice::Enqueue(
         CountDrop(p, FabricDropReason::QUEUE_FULL);
         return false;
     }
-    if (m_storm[priority] && ingress != NO_INGRESS)
+    if (ingress != NO_INGRESS && m_pfcWatchdog->IsInStorm(priority))
     {
         DropInStorm(p, priority, ingress, inPriority);
         return false;
@@ -564,7 +406,7 @@ RoceNetDevice::EnqueueAfter(Time delay,
     // Frames still in the pipeline as events go first: order is kept. A frame a PFC pause may
     // hold is chosen ahead only where a pause can take it back (a switch port).
     if ((!pausable || IsSwitchPort()) && m_delayedEnqueues == 0 && !IsCompletionPerFrame()
-        && IsLinkUp() && !m_storm[priority])
+        && IsLinkUp() && !m_pfcWatchdog->IsInStorm(priority))
     {
         const Time ready = Simulator::Now() + delay;
         if (Enqueue(p, priority, ingress, false, inPriority))
@@ -622,7 +464,7 @@ RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start
     {
         m_withdrawalCb(ingress, inPriority, size, start); // it does not leave then
     }
-    if (m_storm[priority])
+    if (m_pfcWatchdog->IsInStorm(priority))
     {
         // The queue turned lossy meanwhile: it holds nothing.
         DropInStorm(p, priority, ingress, inPriority);
@@ -748,11 +590,20 @@ RoceNetDevice::DequeueForTransmit()
             m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
             if (f.ingress != NO_INGRESS)
             {
-                if (m_ecnEnabled && !f.withdrawn)
+                const uint64_t rate = GetDataRate().GetBitRate();
+                if (!f.withdrawn && m_marker->MayMark(rate, c.bytes))
                 {
                     // Marking at dequeue, on the queue the frame leaves behind: the mark
                     // travels without waiting behind the queue that caused it.
-                    MaybeMarkEcn(f.packet, static_cast<uint8_t>(prio), c.bytes);
+                    FabricMarkContext ctx;
+                    ctx.bitRate = rate;
+                    ctx.queuedBytes = c.bytes;
+                    ctx.frameBytes = size;
+                    ctx.cls = static_cast<uint8_t>(prio);
+                    if (m_marker->Mark(f.packet, ctx))
+                    {
+                        ++c.ecnMarked;
+                    }
                 }
                 if (!m_departureCb.IsNull())
                 {
@@ -831,12 +682,9 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
         m_pfcReceivedTrace(prio, quanta);
         if (quanta > 0)
         {
-            m_lastPause[prio] = now;
-            if (m_watchdog && IsSwitchPort() && !m_storm[prio]
-                && !m_watchdogEvent[prio].IsRunning())
+            if (IsSwitchPort())
             {
-                m_watchdogEvent[prio] = Simulator::Schedule(
-                    m_watchdogDetection, &RoceNetDevice::WatchdogCheck, this, prio);
+                m_pfcWatchdog->OnPause(prio);
             }
         }
         // quanta x 512 bit times at this port's rate, exact in picoseconds (128-bit product).
@@ -861,29 +709,31 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
 }
 
 void
-RoceNetDevice::WatchdogCheck(uint8_t priority)
+RoceNetDevice::SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog)
 {
-    const Time now = Simulator::Now();
-    if (!IsPaused(priority))
+    if (m_pfcWatchdog)
     {
-        return; // the pause broke: the next one starts a new watch
+        m_pfcWatchdog->SetPort(nullptr);
     }
-    if (now - m_pause[priority].GetStart() < m_watchdogDetection)
-    {
-        // Paused again after a break: watch the new pause from its start.
-        m_watchdogEvent[priority]
-            = Simulator::Schedule(m_pause[priority].GetStart() + m_watchdogDetection - now,
-                                  &RoceNetDevice::WatchdogCheck,
-                                  this,
-                                  priority);
-        return;
-    }
-    NS_LOG_WARN("PFC storm on priority " << static_cast<uint32_t>(priority) << " at port "
-                                         << GetIfIndex() << " of node " << GetNode()->GetId());
-    m_storm[priority] = true;
-    ++m_storms;
-    m_stormTrace(priority, true);
-    // The queue turns lossy: what it holds is dropped now, what comes is dropped on arrival.
+    m_pfcWatchdog = watchdog;
+    m_pfcWatchdog->SetPort(this);
+}
+
+Ptr<RocePfcWatchdog>
+RoceNetDevice::GetPfcWatchdog() const
+{
+    return m_pfcWatchdog;
+}
+
+Time
+RoceNetDevice::GetPauseStart(uint8_t priority) const
+{
+    return m_pause[priority].GetStart();
+}
+
+void
+RoceNetDevice::EnterPfcStorm(uint8_t priority)
+{
     auto& q = m_queues[priority];
     while (!q.empty())
     {
@@ -894,22 +744,6 @@ RoceNetDevice::WatchdogCheck(uint8_t priority)
     }
     m_nonEmpty &= static_cast<uint8_t>(~(1U << priority));
     m_queueTrace(priority, m_queueCounters[priority].bytes);
-    m_watchdogEvent[priority] = Simulator::Schedule(
-        m_watchdogRestoration, &RoceNetDevice::WatchdogRestore, this, priority);
-}
-
-void
-RoceNetDevice::WatchdogRestore(uint8_t priority)
-{
-    const Time quiet = Simulator::Now() - m_lastPause[priority];
-    if (quiet < m_watchdogRestoration)
-    {
-        m_watchdogEvent[priority] = Simulator::Schedule(
-            m_watchdogRestoration - quiet, &RoceNetDevice::WatchdogRestore, this, priority);
-        return;
-    }
-    m_storm[priority] = false;
-    m_stormTrace(priority, false);
 }
 
 void
@@ -929,13 +763,13 @@ RoceNetDevice::DropInStorm(const Ptr<Packet>& f,
 uint64_t
 RoceNetDevice::GetPfcStorms() const
 {
-    return m_storms;
+    return m_pfcWatchdog->GetStorms();
 }
 
 bool
 RoceNetDevice::IsInPfcStorm(uint8_t priority) const
 {
-    return m_storm[priority];
+    return m_pfcWatchdog->IsInStorm(priority);
 }
 
 void
@@ -1005,9 +839,9 @@ RoceNetDevice::DoReceive(Ptr<Packet> p)
             CountDrop(p, FabricDropReason::NOT_FOR_US);
             return;
         }
-        if (m_hostRate.GetBitRate() > 0)
+        if (m_host->IsLimited())
         {
-            ReceiveIntoBuffer(p, meta);
+            m_host->Receive(p, meta); // the host takes it later, through its receive buffer
             return;
         }
         DeliverToTransport(p, meta);
@@ -1038,89 +872,32 @@ RoceNetDevice::DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta)
 }
 
 void
-RoceNetDevice::ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta)
+RoceNetDevice::SetHostInterface(Ptr<RoceHostInterface> host)
 {
-    const uint32_t size = p->GetSize();
-    if (m_rxBytes + size > m_rxBufferBytes)
+    if (m_host)
     {
-        CountDrop(p, FabricDropReason::QUEUE_FULL);
-        return;
+        m_host->SetPort(nullptr);
     }
-    m_rxBuffer.push_back({p, meta});
-    m_rxBytes += size;
-    m_rxMaxBytes = std::max(m_rxMaxBytes, m_rxBytes);
-    if (m_rxPfc && !m_rxPaused && m_rxBytes > RxXoffBytes())
-    {
-        m_rxPaused = true;
-        RxPauseRefresh();
-    }
-    if (m_rxBuffer.size() == 1)
-    {
-        m_rxDrain = Simulator::Schedule(
-            FabricBytesTxTime(m_hostRate, size), &RoceNetDevice::RxDrained, this);
-    }
+    m_host = host;
+    m_host->SetPort(this);
 }
 
-uint32_t
-RoceNetDevice::RxXoffBytes() const
+Ptr<RoceHostInterface>
+RoceNetDevice::GetHostInterface() const
 {
-    const uint64_t rate = GetDataRate().GetBitRate();
-    if (rate != m_rxXoffRate || m_rxBufferBytes != m_rxXoffBuffer)
-    {
-        // The buffer less the PFC headroom of this port, as the switch MMU counts it.
-        Ptr<FabricChannel> cable = GetFabricChannel();
-        const uint32_t headroom = PfcHeader::HeadroomBytes(
-            rate, cable ? cable->GetDelay() : Time(0), MAX_FRAME_WIRE_BYTES, m_rxResponseQuanta);
-        m_rxXoff = m_rxBufferBytes > headroom ? m_rxBufferBytes - headroom : 0;
-        m_rxXoffRate = rate;
-        m_rxXoffBuffer = m_rxBufferBytes;
-    }
-    return m_rxXoff;
+    return m_host;
 }
 
-void
-RoceNetDevice::RxPauseRefresh()
+uint8_t
+RoceNetDevice::GetRdmaPriority() const
 {
-    if (!m_rxPaused)
-    {
-        return;
-    }
-    const uint8_t priority = m_rdmaDscp >> 3;
-    SendPfc(priority, PfcHeader::MAX_QUANTA);
-    // Refresh at half the pause time while the buffer stays full.
-    const Time pause = GetDataRate().CalculateBytesTxTime(
-        static_cast<uint32_t>(uint64_t(PfcHeader::MAX_QUANTA) * PfcHeader::QUANTUM_BITS / 8));
-    m_rxRefresh = Simulator::Schedule(pause / 2, &RoceNetDevice::RxPauseRefresh, this);
-}
-
-void
-RoceNetDevice::RxDrained()
-{
-    const RxFrame f = m_rxBuffer.front();
-    m_rxBuffer.pop_front();
-    m_rxBytes -= f.packet->GetSize();
-    DeliverToTransport(f.packet, f.meta);
-    const uint32_t xoff = RxXoffBytes();
-    const uint32_t xon = xoff > m_rxXonOffset ? xoff - m_rxXonOffset : 0;
-    if (m_rxPaused && m_rxBytes <= xon)
-    {
-        m_rxPaused = false;
-        m_rxRefresh.Cancel();
-        SendPfc(m_rdmaDscp >> 3, 0);
-    }
-    if (!m_rxBuffer.empty())
-    {
-        m_rxDrain = Simulator::Schedule(
-            FabricBytesTxTime(m_hostRate, m_rxBuffer.front().packet->GetSize()),
-            &RoceNetDevice::RxDrained,
-            this);
-    }
+    return m_rdmaDscp >> 3;
 }
 
 uint32_t
 RoceNetDevice::GetRxBufferMaxBytes() const
 {
-    return m_rxMaxBytes;
+    return m_host->GetMaxBytes();
 }
 
 bool
@@ -1167,12 +944,6 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
 }
 
 uint64_t
-RoceNetDevice::GetCongestionMarks() const
-{
-    return GetEcnMarks();
-}
-
-uint64_t
 RoceNetDevice::GetPauseFramesSent() const
 {
     uint64_t pauses = 0;
@@ -1210,14 +981,6 @@ uint64_t
 RoceNetDevice::GetClassPausesReceived(uint8_t cls) const
 {
     return cls < N_PRIORITIES ? GetPfcFramesReceived(cls) : 0;
-}
-
-bool
-RoceNetDevice::GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const
-{
-    kmin = GetEcnKmin();
-    kmax = GetEcnKmax();
-    return true;
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #define ROCE_NET_DEVICE_H
 
 #include "ns3/event-id.h"
+#include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-stall-clock.h"
 #include "ns3/ipv4-address.h"
@@ -22,6 +23,8 @@ namespace ns3
 {
 
 class RdmaTransport;
+class RocePfcWatchdog;
+class RoceHostInterface;
 
 /**
  * \ingroup ai-fabric
@@ -214,42 +217,68 @@ class RoceNetDevice
     /// \return the byte limit of each output queue
     uint32_t GetMaxQueueBytes() const;
 
-    /// \return ECN marking threshold Kmin in force (bytes): the attribute, or derived from the rate
-    uint32_t GetEcnKmin() const;
-
-    /// \return ECN marking threshold Kmax in force (bytes)
-    uint32_t GetEcnKmax() const;
-
-    /// \return packets this port marked CE, every priority
-    uint64_t GetEcnMarks() const;
-
     // FabricNetDevice statistics
-    uint64_t GetCongestionMarks() const override;
     uint64_t GetPauseFramesSent() const override;
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
     uint64_t GetClassPausesSent(uint8_t cls) const override;
     uint64_t GetClassPausesReceived(uint8_t cls) const override;
-    bool GetMarkingThresholds(uint32_t& kmin, uint32_t& kmax) const override;
+    Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
 
-    /// \return the receive buffer's high-water mark (NIC port with HostRate set), bytes
+    /// \return the receive buffer's high-water mark (a NIC port whose host interface has a
+    ///         Rate), bytes
     uint32_t GetRxBufferMaxBytes() const;
+
+    /**
+     * \brief Give a NIC port its host side (attribute HostInterface); it serves this port.
+     * \param host the host interface
+     */
+    void SetHostInterface(Ptr<RoceHostInterface> host);
+
+    /// \return the port's host interface
+    Ptr<RoceHostInterface> GetHostInterface() const;
+
+    /// \return the priority of RDMA data (RdmaDscp / 8)
+    uint8_t GetRdmaPriority() const;
+
+    /**
+     * \brief Hand a received RoCEv2 frame to the transport (at once, or when the host
+     *        interface's buffer lets it go).
+     * \param p the frame
+     * \param meta its addressing
+     */
+    void DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta);
 
     /// \return PFC storms the watchdog detected at this port, every priority
     uint64_t GetPfcStorms() const;
+
+    /**
+     * \brief Give the port a PFC watchdog (attribute PfcWatchdog); it watches this port.
+     * \param watchdog the watchdog
+     */
+    void SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog);
+
+    /// \return the port's PFC watchdog
+    Ptr<RocePfcWatchdog> GetPfcWatchdog() const;
+
+    /**
+     * \param priority a priority
+     * \return when the peer's current (or last) pause of it began
+     */
+    Time GetPauseStart(uint8_t priority) const;
+
+    /**
+     * \brief The watchdog found a PFC storm on a priority: drop what its queue holds, freeing
+     *        the frames' buffer at the switch.
+     * \param priority the priority
+     */
+    void EnterPfcStorm(uint8_t priority);
 
     /**
      * \param priority a priority
      * \return true while the watchdog holds that priority's queue lossy (a storm)
      */
     bool IsInPfcStorm(uint8_t priority) const;
-
-    /**
-     * \brief Use the given stream for the ECN marking decisions.
-     * \param stream first stream index
-     * \return the number of streams used (1)
-     */
-    int64_t AssignStreams(int64_t stream);
 
     /**
      * \param address an IPv4 address
@@ -278,20 +307,6 @@ class RoceNetDevice
      * \param bytes bytes queued after the change
      */
     typedef void (*QueueTracedCallback)(uint8_t priority, uint32_t bytes);
-
-    /**
-     * TracedCallback signature for PFC storms.
-     * \param priority the priority
-     * \param storm true when the watchdog detects a storm, false when it ends
-     */
-    typedef void (*PfcStormTracedCallback)(uint8_t priority, bool storm);
-
-    /**
-     * TracedCallback signature for ECN marks.
-     * \param priority the queue's priority
-     * \param bytes bytes the marked frame left in its queue
-     */
-    typedef void (*EcnTracedCallback)(uint8_t priority, uint32_t bytes);
 
     // Queue state (FabricNetDevice): the eight priorities.
     uint32_t GetNTrafficClasses() const override;
@@ -328,26 +343,6 @@ class RoceNetDevice
     void EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp);
 
     /**
-     * \brief RED-style ECN marking of a forwarded frame at dequeue.
-     * \param p the frame (replaced by a marked copy when marked)
-     * \param priority its queue
-     * \param queued bytes it leaves in that queue
-     */
-    void MaybeMarkEcn(Ptr<Packet>& p, uint8_t priority, uint32_t queued);
-
-    /**
-     * \brief Watchdog: has the priority been paused, without a break, for the detection time?
-     * \param priority the priority
-     */
-    void WatchdogCheck(uint8_t priority);
-
-    /**
-     * \brief Watchdog: has the storm stopped (no pause for the restoration time)?
-     * \param priority the priority
-     */
-    void WatchdogRestore(uint8_t priority);
-
-    /**
      * \brief Drop a forwarded frame that a storm turned lossy, releasing its buffer.
      * \param f the frame
      * \param priority its priority
@@ -355,32 +350,6 @@ class RoceNetDevice
      * \param inPriority the priority it came in with
      */
     void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress, uint8_t inPriority);
-
-    /**
-     * \brief Hand a received RoCEv2 frame to the transport.
-     * \param p the frame
-     * \param meta its addressing
-     */
-    void DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta);
-
-    /**
-     * \brief Queue a received RoCEv2 frame in the receive buffer (HostRate set).
-     * \param p the frame
-     * \param meta its addressing
-     */
-    void ReceiveIntoBuffer(Ptr<Packet> p, const RdmaPacketMeta& meta);
-
-    /// The host took the frame at the head of the receive buffer.
-    void RxDrained();
-
-    /// Send (or refresh) the receive buffer's pause while it stays full.
-    void RxPauseRefresh();
-
-    /// \return the receive buffer occupancy above which the NIC pauses its peer (bytes)
-    uint32_t RxXoffBytes() const;
-
-    /// Recompute the ECN thresholds in force if the rate changed.
-    void UpdateEcnThresholds() const;
 
     /**
      * \brief Transport callback: queue an ACK, NAK or CNP.
@@ -442,47 +411,11 @@ class RoceNetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcSentTrace;   //!< PFC frame sent
     TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;        //!< PFC frame received
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
-    uint8_t m_nonEmpty{0};   //!< bit p set when queue p holds frames
-    bool m_ecnEnabled{true}; //!< mark ECT frames at switch egress
-    bool m_watchdog{false};  //!< PFC watchdog on (switch ports)
-    /// A received frame waiting for the host.
-    struct RxFrame
-    {
-        Ptr<Packet> packet;  //!< the frame
-        RdmaPacketMeta meta; //!< its addressing
-    };
-    DataRate m_hostRate;                               //!< host intake (0: unlimited, no buffer)
-    uint32_t m_rxBufferBytes{0};                       //!< receive buffer size
-    bool m_rxPfc{true};                                //!< pause the peer when it fills
-    uint32_t m_rxXonOffset{0};                         //!< XON hysteresis
-    uint32_t m_rxResponseQuanta{0};                    //!< peer response, for the headroom
-    std::deque<RxFrame> m_rxBuffer;                    //!< frames waiting for the host
-    uint32_t m_rxBytes{0};                             //!< bytes in it
-    uint32_t m_rxMaxBytes{0};                          //!< high-water mark
-    bool m_rxPaused{false};                            //!< XOFF sent, not yet released
-    mutable uint32_t m_rxXoff{0};                      //!< cached XOFF point
-    mutable uint64_t m_rxXoffRate{~uint64_t(0)};       //!< rate it was computed for
-    mutable uint32_t m_rxXoffBuffer{0};                //!< buffer size it was computed for
-    EventId m_rxDrain;                                 //!< the host takes the head frame
-    EventId m_rxRefresh;                               //!< next XOFF refresh
-    Time m_watchdogDetection;                          //!< paused this long: a storm
-    Time m_watchdogRestoration;                        //!< no pause this long: storm over
-    std::array<Time, N_PRIORITIES> m_lastPause{};      //!< last pause (nonzero quanta) received
-    std::array<bool, N_PRIORITIES> m_storm{};          //!< the watchdog holds it lossy
-    std::array<EventId, N_PRIORITIES> m_watchdogEvent; //!< next check
-    uint64_t m_storms{0};                              //!< storms detected
-    TracedCallback<uint8_t, bool> m_stormTrace;        //!< storm began (true) or ended
-    uint32_t m_ecnKminAttr{0};                         //!< Kmin attribute (0: derived)
-    uint32_t m_ecnKmaxAttr{0};                         //!< Kmax attribute (0: derived)
-    double m_ecnPmax{0.2};                             //!< marking probability at Kmax
-    mutable uint32_t m_ecnKmin{0};                     //!< Kmin in force
-    mutable uint32_t m_ecnKmax{0};                     //!< Kmax in force
-    mutable uint64_t m_ecnRateKey{~uint64_t(0)};       //!< rate the thresholds were derived for
-    mutable uint32_t m_ecnKminKey{0};                  //!< Kmin attribute they were derived from
-    mutable uint32_t m_ecnKmaxKey{0};                  //!< Kmax attribute they were derived from
-    Ptr<UniformRandomVariable> m_ecnRng;               //!< marking decisions
-    TracedCallback<uint8_t, uint32_t> m_ecnTrace;      //!< a frame was marked
-    TracedCallback<uint8_t, uint32_t> m_queueTrace;    //!< occupancy changes
+    uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
+    Ptr<RoceHostInterface> m_host;                  //!< the host side (NIC ports)
+    Ptr<RocePfcWatchdog> m_pfcWatchdog;             //!< turns a storming queue lossy
+    Ptr<FabricCongestionMarker> m_marker;           //!< marks at switch egress
+    TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
 };
 
 } // namespace ns3

@@ -1,0 +1,252 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// Ports composed of parts: a congestion marker written in this file replaces every port's
+// own through the fabric helper and sees every forwarded frame; the markers' promise to be
+// skipped (SetFloor) is withdrawn when a setting it rests on changes.
+
+#include "ai-fabric-test-fixture.h"
+#include "ns3/boolean.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/fabric-congestion-marker.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-fecn-marker.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/node-container.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-ecn-marker.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc-watchdog.h"
+#include "ns3/roce-switch.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A marker that counts every forwarded frame as marked without writing anything: the
+/// frames stay unmarked (no congestion control reacts), the port's count is every frame.
+class CountEveryFrameMarker : public FabricCongestionMarker
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestCountEveryFrameMarker")
+                                .SetParent<FabricCongestionMarker>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<CountEveryFrameMarker>()
+                                .AddAttribute("Limit",
+                                              "Count no frame that leaves more bytes behind.",
+                                              UintegerValue(~uint32_t(0)),
+                                              MakeUintegerAccessor(&CountEveryFrameMarker::m_limit),
+                                              MakeUintegerChecker<uint32_t>());
+        return tid;
+    }
+
+    bool Mark(Ptr<Packet>& /* p */, const FabricMarkContext& ctx) override
+    {
+        if (ctx.queuedBytes > m_limit)
+        {
+            return false;
+        }
+        NotifyMarked(ctx);
+        return true;
+    }
+
+  private:
+    uint32_t m_limit{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(CountEveryFrameMarker);
+
+/// \return an Ethernet II / IPv4 frame that is ECN-capable (ECT(0)), of 1000 bytes
+Ptr<Packet>
+EctFrame()
+{
+    Ptr<Packet> p = Create<Packet>(1000 - 14 - 20);
+    Ipv4Header ip;
+    ip.SetSource(Ipv4Address("10.0.0.1"));
+    ip.SetDestination(Ipv4Address("10.0.0.2"));
+    ip.SetProtocol(17);
+    ip.SetPayloadSize(p->GetSize());
+    ip.SetEcn(Ipv4Header::ECN_ECT0);
+    ip.EnableChecksum();
+    p->AddHeader(ip);
+    EthernetHeader eth(false);
+    eth.SetLengthType(0x0800);
+    p->AddHeader(eth);
+    return p;
+}
+
+/// \return the ECN bits of an Ethernet II / IPv4 frame
+uint8_t
+EcnOf(Ptr<const Packet> p)
+{
+    uint8_t h[16];
+    p->CopyData(h, sizeof(h));
+    return h[15] & 0x3;
+}
+
+class PortPartsTest : public AiFabricTest
+{
+};
+
+} // namespace
+
+// SetPortPart gives every port a marker of the test's type; the switch ports hand it every
+// frame they forward (data one way, ACKs the other), NIC ports none: the marks counted at the
+// switch equal the frames its ports sent, exactly.
+TEST_F(PortPartsTest, HelperReplacesEveryPortsMarker)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker");
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(hosts.Get(1), sw.Get(0));
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    a->PostWrite(64 * 4096, 1);
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
+    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    uint64_t forwarded = 0;
+    uint64_t marks = 0;
+    for (uint32_t i = 0; i < s->GetNPorts(); ++i)
+    {
+        Ptr<RoceNetDevice> port = s->GetPort(i);
+        EXPECT_NE(DynamicCast<CountEveryFrameMarker>(port->GetCongestionMarker()), nullptr);
+        forwarded += port->GetCounters().txPackets;
+        for (uint8_t prio = 0; prio < RoceNetDevice::N_PRIORITIES; ++prio)
+        {
+            forwarded -= port->GetPfcPausesSent(prio) + port->GetPfcReleasesSent(prio);
+        }
+        marks += port->GetCongestionMarks();
+    }
+    EXPECT_GE(forwarded, 64u); // 64 data frames and their ACKs
+    EXPECT_EQ(marks, forwarded);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        EXPECT_EQ(fabric.GetNic(hosts.Get(h))->GetCongestionMarks(), 0u);
+    }
+}
+
+// SetPortPartAttribute reaches the part the helper created, and refuses a part the fabric's
+// ports do not have.
+TEST_F(PortPartsTest, PartAttributesReachTheParts)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker");
+    fabric.SetPortPartAttribute("Marker", "Limit", UintegerValue(12345));
+    fabric.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true));
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    UintegerValue limit;
+    port->GetCongestionMarker()->GetAttribute("Limit", limit);
+    EXPECT_EQ(limit.Get(), 12345u);
+    BooleanValue on;
+    port->GetPfcWatchdog()->GetAttribute("Enabled", on);
+    EXPECT_TRUE(on.Get());
+    EXPECT_DEATH(fabric.SetPortPartAttribute("NoSuchPart", "X", UintegerValue(1)),
+                 "has no part called NoSuchPart");
+    IbFabricHelper ib;
+    EXPECT_DEATH(ib.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true)),
+                 "has no part called PfcWatchdog");
+}
+
+// RED-style ECN: nothing at or below Kmin, always above Kmax; the marked copy carries CE and
+// the original keeps ECT(0). Once Mark() has promised to skip frames below Kmin (MayMark
+// false), a lower Kmin withdraws the promise.
+TEST_F(PortPartsTest, EcnMarkerFloorFollowsItsSettings)
+{
+    Ptr<RoceEcnMarker> m = CreateObject<RoceEcnMarker>();
+    m->SetAttribute("Kmin", UintegerValue(1000));
+    m->SetAttribute("Kmax", UintegerValue(2000));
+    const uint64_t rate = 400000000000ULL;
+    FabricMarkContext ctx;
+    ctx.bitRate = rate;
+    ctx.queuedBytes = 500;
+    ctx.frameBytes = 1000;
+    Ptr<Packet> p = EctFrame();
+    EXPECT_TRUE(m->MayMark(rate, 500)); // no promise before the first call
+    EXPECT_FALSE(m->Mark(p, ctx));
+    EXPECT_FALSE(m->MayMark(rate, 500));
+    EXPECT_FALSE(m->MayMark(rate, 1000));
+    EXPECT_TRUE(m->MayMark(rate, 1001));
+    EXPECT_TRUE(m->MayMark(rate / 2, 500)); // another rate: thresholds may differ
+    m->SetAttribute("Kmin", UintegerValue(100));
+    m->SetAttribute("Kmax", UintegerValue(200));
+    EXPECT_TRUE(m->MayMark(rate, 500));
+    Ptr<Packet> original = p;
+    EXPECT_TRUE(m->Mark(p, ctx)); // 500 > Kmax: always
+    EXPECT_NE(p, original);
+    EXPECT_EQ(EcnOf(p), 0x3);
+    EXPECT_EQ(EcnOf(original), static_cast<uint8_t>(Ipv4Header::ECN_ECT0));
+    EXPECT_EQ(m->GetMarks(), 1u);
+    Ipv4Header ip; // the rewritten checksum is valid
+    Ptr<Packet> q = p->Copy();
+    EthernetHeader eth(false);
+    q->RemoveHeader(eth);
+    ip.EnableChecksum();
+    q->RemoveHeader(ip);
+    EXPECT_TRUE(ip.IsChecksumOk());
+    m->SetAttribute("Enabled", BooleanValue(false));
+    EXPECT_TRUE(m->MayMark(rate, 500)); // the promise was withdrawn ...
+    EXPECT_FALSE(m->Mark(p, ctx));      // ... and disabled, nothing is marked
+    EXPECT_FALSE(m->MayMark(rate, 1000000));
+    uint32_t kmin = 0;
+    uint32_t kmax = 0;
+    EXPECT_TRUE(m->GetThresholds(rate, kmin, kmax));
+    EXPECT_EQ(kmin, 100u);
+    EXPECT_EQ(kmax, 200u);
+    m->SetAttribute("Kmin", UintegerValue(0));
+    m->SetAttribute("Kmax", UintegerValue(0));
+    EXPECT_TRUE(m->GetThresholds(rate, kmin, kmax)); // derived: 100 KB and 400 KB per 25 Gb/s
+    EXPECT_EQ(kmin, 1600000u);
+    EXPECT_EQ(kmax, 6400000u);
+}
+
+// IB congestion control off (Threshold 0): the marker promises to be skipped at once; a
+// threshold withdraws the promise.
+TEST_F(PortPartsTest, FecnMarkerOffIsSkipped)
+{
+    Ptr<IbFecnMarker> m = CreateObject<IbFecnMarker>();
+    FabricMarkContext ctx;
+    ctx.bitRate = 400000000000ULL;
+    ctx.queuedBytes = 100000;
+    ctx.frameBytes = 4096;
+    ctx.classBufferBytes = 65536;
+    Ptr<Packet> p = Create<Packet>(100);
+    EXPECT_FALSE(m->Mark(p, ctx));
+    EXPECT_FALSE(m->MayMark(ctx.bitRate, 100000));
+    m->SetAttribute("Threshold", UintegerValue(8));
+    EXPECT_TRUE(m->MayMark(ctx.bitRate, 100000));
+    uint32_t kmin = 1;
+    uint32_t kmax = 1;
+    EXPECT_FALSE(m->GetThresholds(ctx.bitRate, kmin, kmax));
+    EXPECT_EQ(kmin + kmax, 0u);
+}
