@@ -7,8 +7,10 @@
 #include "fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-buffer-manager.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-congestion-marker.h"
+#include "ns3/fabric-switch.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
@@ -98,6 +100,19 @@ FabricHelper::ConfigureParts(Ptr<FabricNetDevice> port)
             part->SetAttribute(name, *v);
         }
     }
+}
+
+Time
+FabricHelper::GetSwitchLatency(Ptr<Node> sw) const
+{
+    return sw->GetObject<FabricSwitch>()->GetPortLatency();
+}
+
+uint64_t
+FabricHelper::GetSwitchPausesSent(Ptr<Node> sw) const
+{
+    Ptr<FabricBufferManager> buffer = sw->GetObject<FabricSwitch>()->GetBufferManager();
+    return buffer ? buffer->GetPausesSent() : 0;
 }
 
 void

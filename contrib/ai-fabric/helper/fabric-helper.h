@@ -128,9 +128,10 @@ class FabricHelper : public PcapHelperForDevice
 
     /**
      * \param sw a switch this helper installed
-     * \return the time a frame spends in it beyond serialization (its PortLatency)
+     * \return the time a frame spends in it beyond serialization (its FabricSwitch's
+     *         PortLatency)
      */
-    virtual Time GetSwitchLatency(Ptr<Node> sw) const = 0;
+    virtual Time GetSwitchLatency(Ptr<Node> sw) const;
 
     /**
      * \brief Set how fast this fabric notices a failure and reroutes around it: the
@@ -184,9 +185,10 @@ class FabricHelper : public PcapHelperForDevice
 
     /**
      * \param sw a switch this helper installed
-     * \return the pause frames its buffer manager asked for (PFC); 0 where credits rule
+     * \return the pause frames its buffer manager asked for (PFC); 0 for a switch without a
+     *         buffer manager (where credits rule)
      */
-    virtual uint64_t GetSwitchPausesSent(Ptr<Node> sw) const = 0;
+    virtual uint64_t GetSwitchPausesSent(Ptr<Node> sw) const;
 
     /**
      * \brief One line on the fabric's link-level control for a report's header.

@@ -276,14 +276,6 @@ IbFabricHelper::GetRdmaOverheadBytes() const
            + IbNetDevice::TRAILER_BYTES;
 }
 
-Time
-IbFabricHelper::GetSwitchLatency(Ptr<Node> sw) const
-{
-    TimeValue latency;
-    sw->GetObject<IbSwitch>()->GetAttribute("PortLatency", latency);
-    return latency.Get();
-}
-
 void
 IbFabricHelper::SetRecoveryDelays(Ptr<FaultInjector> injector) const
 {
@@ -381,12 +373,6 @@ IbFabricHelper::ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const
     }
     opcode = h[offset];
     return true;
-}
-
-uint64_t
-IbFabricHelper::GetSwitchPausesSent(Ptr<Node> /* sw */) const
-{
-    return 0; // credits, no pauses
 }
 
 std::string

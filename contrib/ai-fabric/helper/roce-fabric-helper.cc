@@ -86,7 +86,7 @@ RoceFabricHelper::CreateSwitch(Ptr<Node> node)
     Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
     for (const auto& [name, value] : m_mmuAttributes)
     {
-        sw->GetMmu()->SetAttribute(name, *value);
+        sw->GetBufferManager()->SetAttribute(name, *value);
     }
     node->AggregateObject(sw);
 }
@@ -190,14 +190,6 @@ RoceFabricHelper::GetRdmaOverheadBytes() const
            + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
 }
 
-Time
-RoceFabricHelper::GetSwitchLatency(Ptr<Node> sw) const
-{
-    TimeValue latency;
-    sw->GetObject<RoceSwitch>()->GetAttribute("PortLatency", latency);
-    return latency.Get();
-}
-
 void
 RoceFabricHelper::SetRecoveryDelays(Ptr<FaultInjector> injector) const
 {
@@ -236,9 +228,9 @@ RoceFabricHelper::EnableDatelineClass(const NodeContainer& switches, Ptr<Node> h
         UintegerValue dscp;
         sw->GetAttribute("DatelineDscp", dscp);
         UintegerValue mask;
-        sw->GetMmu()->GetAttribute("LosslessPriorities", mask);
-        sw->GetMmu()->SetAttribute("LosslessPriorities",
-                                   UintegerValue(mask.Get() | (1u << (dscp.Get() >> 3))));
+        sw->GetBufferManager()->GetAttribute("LosslessPriorities", mask);
+        sw->GetBufferManager()->SetAttribute("LosslessPriorities",
+                                             UintegerValue(mask.Get() | (1u << (dscp.Get() >> 3))));
     }
     return "";
 }
@@ -354,12 +346,6 @@ RoceFabricHelper::ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const
     }
     opcode = h[offset];
     return true;
-}
-
-uint64_t
-RoceFabricHelper::GetSwitchPausesSent(Ptr<Node> sw) const
-{
-    return sw->GetObject<RoceSwitch>()->GetMmu()->GetPausesSent();
 }
 
 std::string

@@ -77,7 +77,6 @@ class RoceFabricHelper : public FabricHelper
 
     // The fabric plug-in (FabricHelper)
     uint32_t GetRdmaOverheadBytes() const override;
-    Time GetSwitchLatency(Ptr<Node> sw) const override;
     void SetRecoveryDelays(Ptr<FaultInjector> injector) const override;
     void SetHostRate(Ptr<Node> host, DataRate rate) override;
     std::string EnableDatelineClass(const NodeContainer& switches, Ptr<Node> host) override;
@@ -85,7 +84,6 @@ class RoceFabricHelper : public FabricHelper
     std::string GetRoutingName() const override;
     uint8_t GetRdmaClass(Ptr<Node> host) const override;
     bool ReadRdmaOpcode(Ptr<const Packet> frame, uint8_t& opcode) const override;
-    uint64_t GetSwitchPausesSent(Ptr<Node> sw) const override;
     std::string DescribeLinkControl(const std::string& congestionControl) const override;
     const char* GetDisplayName() const override;
     const char* GetLinkLayerName() const override;

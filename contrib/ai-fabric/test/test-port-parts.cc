@@ -11,9 +11,12 @@
 #include "ai-fabric-test-fixture.h"
 #include "ns3/boolean.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/fabric-buffer-manager.h"
 #include "ns3/fabric-congestion-marker.h"
+#include "ns3/fabric-switch.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-fecn-marker.h"
+#include "ns3/ib-switch.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node-container.h"
 #include "ns3/packet.h"
@@ -24,6 +27,7 @@
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-watchdog.h"
+#include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
 
@@ -96,6 +100,79 @@ EcnOf(Ptr<const Packet> p)
     p->CopyData(h, sizeof(h));
     return h[15] & 0x3;
 }
+
+/// A buffer manager that admits every frame and keeps only the books: bytes admitted and
+/// released per ingress port, releases announced ahead and cancelled.
+class BookkeepingBufferManager : public FabricBufferManager
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestBookkeepingBufferManager")
+                                .SetParent<FabricBufferManager>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<BookkeepingBufferManager>();
+        return tid;
+    }
+
+    void SetPauseCallback(PauseCallback /* pause */) override {}
+
+    void AddPort() override
+    {
+        held.push_back(0);
+    }
+
+    void SetPortLink(uint32_t /* port */, uint64_t bitRate, Time /* delay */) override
+    {
+        links += bitRate > 0 ? 1 : 0;
+    }
+
+    bool Admit(uint32_t port, uint8_t /* cls */, uint32_t bytes, FabricDropReason&) override
+    {
+        held.at(port) += bytes;
+        admitted += bytes;
+        return true;
+    }
+
+    void Release(uint32_t port, uint8_t /* cls */, uint32_t bytes) override
+    {
+        held.at(port) -= bytes;
+        released += bytes;
+    }
+
+    void ReleaseAt(Time /* at */, uint32_t port, uint8_t cls, uint32_t bytes) override
+    {
+        Release(port, cls, bytes);
+    }
+
+    void CancelRelease(Time /* at */, uint32_t port, uint8_t /* cls */, uint32_t bytes) override
+    {
+        held.at(port) += bytes;
+        released -= bytes;
+    }
+
+    bool IsLossless(uint8_t /* cls */) const override
+    {
+        return false;
+    }
+
+    uint32_t GetBytes(uint32_t port, uint8_t /* cls */) const override
+    {
+        return static_cast<uint32_t>(held.at(port));
+    }
+
+    uint64_t GetPausesSent() const override
+    {
+        return 0;
+    }
+
+    std::vector<uint64_t> held; //!< bytes held per ingress port
+    uint64_t admitted{0};       //!< bytes admitted
+    uint64_t released{0};       //!< bytes released
+    uint32_t links{0};          //!< ports described
+};
+
+NS_OBJECT_ENSURE_REGISTERED(BookkeepingBufferManager);
 
 class PortPartsTest : public AiFabricTest
 {
@@ -249,4 +326,94 @@ TEST_F(PortPartsTest, FecnMarkerOffIsSkipped)
     uint32_t kmax = 1;
     EXPECT_FALSE(m->GetThresholds(ctx.bitRate, kmin, kmax));
     EXPECT_EQ(kmin + kmax, 0u);
+}
+
+// Every switch is a FabricSwitch: ports, latency and (RoCEv2) its buffer manager, asked
+// without knowing the fabric.
+TEST_F(PortPartsTest, SwitchesShareOneBase)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper roce;
+    roce.InstallHosts(hosts);
+    roce.InstallSwitches(sw);
+    roce.Connect(hosts.Get(0), sw.Get(0));
+    Ptr<FabricSwitch> s = sw.Get(0)->GetObject<FabricSwitch>();
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->GetNPorts(), 1u);
+    EXPECT_EQ(s->GetFabricPort(0)->GetRole(), FabricPortRole::SWITCH);
+    EXPECT_EQ(s->GetPortLatency(), NanoSeconds(400));
+    EXPECT_EQ(roce.GetSwitchLatency(sw.Get(0)), NanoSeconds(400));
+    EXPECT_NE(DynamicCast<RoceSwitchMmu>(s->GetBufferManager()), nullptr);
+
+    NodeContainer ibHosts;
+    ibHosts.Create(1);
+    NodeContainer ibSw;
+    ibSw.Create(1);
+    IbFabricHelper ib;
+    ib.InstallHosts(ibHosts);
+    ib.InstallSwitches(ibSw);
+    ib.Connect(ibHosts.Get(0), ibSw.Get(0));
+    Ptr<FabricSwitch> t = ibSw.Get(0)->GetObject<FabricSwitch>();
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->GetNPorts(), 1u);
+    EXPECT_EQ(t->GetBufferManager(), nullptr); // credits: the ports' own buffers
+    EXPECT_EQ(ib.GetSwitchPausesSent(ibSw.Get(0)), 0u);
+    EXPECT_EQ(ib.GetSwitchLatency(ibSw.Get(0)), t->GetPortLatency());
+}
+
+// A buffer manager written in this file replaces the RoCE switch's MMU: the switch admits
+// every frame it forwards through it and releases each exactly once (the books balance to the
+// byte, and every byte forwarded was admitted). It cannot be replaced once ports exist.
+TEST_F(PortPartsTest, SwitchTakesAnyBufferManager)
+{
+    NodeContainer hosts;
+    hosts.Create(3);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    Ptr<BookkeepingBufferManager> books = CreateObject<BookkeepingBufferManager>();
+    s->SetAttribute("BufferManager", PointerValue(books));
+    EXPECT_EQ(s->GetMmu(), nullptr);
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        fabric.Connect(hosts.Get(h), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
+    std::vector<Ptr<RdmaQueuePair>> responders;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->PostWrite(256 * 1024, 1);
+        responders.push_back(b);
+    }
+    Simulator::Run();
+    for (const auto& b : responders)
+    {
+        EXPECT_EQ(b->GetDeliveredBytes(), 256u * 1024);
+    }
+    uint64_t forwardedBytes = 0;
+    for (uint32_t i = 0; i < s->GetNPorts(); ++i)
+    {
+        forwardedBytes += s->GetPort(i)->GetCounters().txBytes;
+    }
+    EXPECT_EQ(books->links, 3u);
+    EXPECT_GT(books->admitted, 2u * 256 * 1024);
+    EXPECT_EQ(books->admitted, forwardedBytes); // no PFC: every byte out was admitted
+    EXPECT_EQ(books->released, books->admitted);
+    for (uint64_t held : books->held)
+    {
+        EXPECT_EQ(held, 0u);
+    }
+    EXPECT_DEATH(s->SetBufferManager(CreateObject<BookkeepingBufferManager>()),
+                 "replaced before ports are added");
 }

@@ -25,7 +25,7 @@ IbSwitch::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::IbSwitch")
-              .SetParent<Object>()
+              .SetParent<FabricSwitch>()
               .SetGroupName("AiFabric")
               .AddConstructor<IbSwitch>()
               .AddAttribute("PortLatency",
@@ -59,7 +59,7 @@ void
 IbSwitch::DoDispose()
 {
     m_ports.clear();
-    Object::DoDispose();
+    FabricSwitch::DoDispose();
 }
 
 uint32_t
@@ -106,6 +106,18 @@ const std::vector<uint16_t>&
 IbSwitch::GetLft() const
 {
     return m_lft;
+}
+
+Ptr<FabricNetDevice>
+IbSwitch::GetFabricPort(uint32_t i) const
+{
+    return m_ports.at(i);
+}
+
+Time
+IbSwitch::GetPortLatency() const
+{
+    return m_latency;
 }
 
 uint64_t

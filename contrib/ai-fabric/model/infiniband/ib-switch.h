@@ -8,6 +8,7 @@
 #define IB_SWITCH_H
 
 #include "ib-net-device.h"
+#include "ns3/fabric-switch.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -30,7 +31,7 @@ namespace ns3
  * PortLatency after it arrived (never earlier than its own arrival: a packet shorter than
  * PortLatency at the link rate leaves with the store-and-forward delay of the remainder).
  */
-class IbSwitch : public Object
+class IbSwitch : public FabricSwitch
 {
   public:
     /**
@@ -53,7 +54,7 @@ class IbSwitch : public Object
     uint32_t AddPort(Ptr<IbNetDevice> port);
 
     /// \return the number of ports
-    uint32_t GetNPorts() const;
+    uint32_t GetNPorts() const override;
 
     /**
      * \param i a port number
@@ -74,7 +75,10 @@ class IbSwitch : public Object
     const std::vector<uint16_t>& GetLft() const;
 
     /// \return packets forwarded
-    uint64_t GetForwardedPackets() const;
+    uint64_t GetForwardedPackets() const override;
+
+    Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
+    Time GetPortLatency() const override;
 
   protected:
     void DoDispose() override;

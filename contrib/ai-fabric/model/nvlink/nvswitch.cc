@@ -26,7 +26,7 @@ NvSwitch::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::NvSwitch")
-              .SetParent<Object>()
+              .SetParent<FabricSwitch>()
               .SetGroupName("AiFabric")
               .AddConstructor<NvSwitch>()
               .AddAttribute("PortLatency",
@@ -72,7 +72,7 @@ NvSwitch::DoDispose()
         port->SetDepartureCallback(NvLinkNetDevice::DepartureCallback());
     }
     m_ports.clear();
-    Object::DoDispose();
+    FabricSwitch::DoDispose();
 }
 
 uint32_t
@@ -115,6 +115,18 @@ uint32_t
 NvSwitch::GetRoute(uint16_t gpu) const
 {
     return gpu < m_table.size() ? m_table[gpu] : NO_PORT;
+}
+
+Ptr<FabricNetDevice>
+NvSwitch::GetFabricPort(uint32_t i) const
+{
+    return m_ports.at(i);
+}
+
+Time
+NvSwitch::GetPortLatency() const
+{
+    return m_latency;
 }
 
 uint64_t

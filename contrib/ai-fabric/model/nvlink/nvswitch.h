@@ -7,6 +7,7 @@
 #ifndef NVSWITCH_H
 #define NVSWITCH_H
 
+#include "ns3/fabric-switch.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -38,7 +39,7 @@ class Packet;
  * The reduction and multicast engines take their inputs out of the ingress buffer at once
  * (their own buffers are not bounded) and add no time beyond PortLatency.
  */
-class NvSwitch : public Object
+class NvSwitch : public FabricSwitch
 {
   public:
     /**
@@ -61,7 +62,7 @@ class NvSwitch : public Object
     uint32_t AddPort(Ptr<NvLinkNetDevice> port);
 
     /// \return the number of ports
-    uint32_t GetNPorts() const;
+    uint32_t GetNPorts() const override;
 
     /**
      * \param i a port number
@@ -83,7 +84,10 @@ class NvSwitch : public Object
     uint32_t GetRoute(uint16_t gpu) const;
 
     /// \return packets forwarded
-    uint64_t GetForwardedPackets() const;
+    uint64_t GetForwardedPackets() const override;
+
+    Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
+    Time GetPortLatency() const override;
 
     /// \return NVLS reductions completed (result packets sent)
     uint64_t GetNvlsReductions() const;

@@ -35,7 +35,7 @@ RoceSwitchMmu::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::RoceSwitchMmu")
-              .SetParent<Object>()
+              .SetParent<FabricBufferManager>()
               .SetGroupName("AiFabric")
               .AddConstructor<RoceSwitchMmu>()
               .AddAttribute("BufferSize",

@@ -9,6 +9,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-buffer-manager.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -42,7 +43,7 @@ namespace ns3
  * that never happens, and ai-fabric's tests fail on it. Lossy priorities (and every
  * priority when PFC is off) are dropped at the threshold.
  */
-class RoceSwitchMmu : public Object
+class RoceSwitchMmu : public FabricBufferManager
 {
   public:
     /**
@@ -57,16 +58,13 @@ class RoceSwitchMmu : public Object
     /// Number of priorities
     static constexpr uint32_t N_PRIORITIES = 8;
 
-    /// Send a PFC frame: (port, priority, quanta; 0 = XON).
-    typedef Callback<void, uint32_t, uint8_t, uint16_t> PauseCallback;
-
     /**
      * \param pause how to send a PFC frame out of a port
      */
-    void SetPauseCallback(PauseCallback pause);
+    void SetPauseCallback(PauseCallback pause) override;
 
     /// Add a port (ports are numbered in the order they are added).
-    void AddPort();
+    void AddPort() override;
 
     /**
      * \brief Describe a port's link, for its headroom.
@@ -74,7 +72,7 @@ class RoceSwitchMmu : public Object
      * \param bitRate its rate (bit/s)
      * \param cableDelay its cable's one-way delay
      */
-    void SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay);
+    void SetPortLink(uint32_t port, uint64_t bitRate, Time cableDelay) override;
 
     /**
      * \brief A frame arrived: admit it to the buffer or drop it.
@@ -84,7 +82,7 @@ class RoceSwitchMmu : public Object
      * \param reason set to why, when it is dropped
      * \return true if admitted
      */
-    bool Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDropReason& reason);
+    bool Admit(uint32_t port, uint8_t priority, uint32_t bytes, FabricDropReason& reason) override;
 
     /**
      * \brief A frame left its egress port: free its bytes.
@@ -92,7 +90,7 @@ class RoceSwitchMmu : public Object
      * \param priority its priority
      * \param bytes its size
      */
-    void Release(uint32_t port, uint8_t priority, uint32_t bytes);
+    void Release(uint32_t port, uint8_t priority, uint32_t bytes) override;
 
     /**
      * \brief A frame will leave its egress port at \p at (a frame a switch port chose ahead,
@@ -105,7 +103,7 @@ class RoceSwitchMmu : public Object
      * \param priority its priority
      * \param bytes its size
      */
-    void ReleaseAt(Time at, uint32_t port, uint8_t priority, uint32_t bytes);
+    void ReleaseAt(Time at, uint32_t port, uint8_t priority, uint32_t bytes) override;
 
     /**
      * \brief A release announced with ReleaseAt() will not happen then: a PFC pause took the
@@ -115,13 +113,13 @@ class RoceSwitchMmu : public Object
      * \param priority its priority
      * \param bytes its size
      */
-    void CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t bytes);
+    void CancelRelease(Time at, uint32_t port, uint8_t priority, uint32_t bytes) override;
 
     /**
      * \param priority a priority
      * \return true if it is lossless (and PFC is on)
      */
-    bool IsLossless(uint8_t priority) const;
+    bool IsLossless(uint8_t priority) const override;
 
     /**
      * \param port a port
@@ -134,7 +132,7 @@ class RoceSwitchMmu : public Object
      * \param priority a priority
      * \return bytes held for that ingress queue now
      */
-    uint32_t GetBytes(uint32_t port, uint8_t priority) const;
+    uint32_t GetBytes(uint32_t port, uint8_t priority) const override;
 
     /**
      * \param port a port
@@ -147,7 +145,7 @@ class RoceSwitchMmu : public Object
     uint64_t GetSharedUsed() const;
 
     /// \return PFC pause frames (XOFF and refreshes) this switch sent
-    uint64_t GetPausesSent() const;
+    uint64_t GetPausesSent() const override;
 
     /// \return the pause time of an XOFF (quanta)
     uint16_t GetPauseQuanta() const;

@@ -13,6 +13,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 #include "roce-net-device.h"
@@ -48,9 +49,17 @@ RoceSwitch::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::RoceSwitch")
-              .SetParent<Object>()
+              .SetParent<FabricSwitch>()
               .SetGroupName("AiFabric")
               .AddConstructor<RoceSwitch>()
+              .AddAttribute(
+                  "BufferManager",
+                  "The shared buffer's manager: admission, accounting per ingress "
+                  "queue and PFC (a RoceSwitchMmu by default). Replace it before the "
+                  "switch has ports.",
+                  PointerValue(),
+                  MakePointerAccessor(&RoceSwitch::SetBufferManager, &RoceSwitch::GetBufferManager),
+                  MakePointerChecker<FabricBufferManager>())
               .AddAttribute("PortLatency",
                             "Port-to-port forwarding latency, from a frame's last bit in to its "
                             "enqueue at the output port (s). Default 400 ns: Tomahawk-class "
@@ -81,10 +90,40 @@ RoceSwitch::GetTypeId()
 }
 
 RoceSwitch::RoceSwitch()
-    : m_mmu(CreateObject<RoceSwitchMmu>())
 {
     NS_LOG_FUNCTION(this);
+    SetBufferManager(CreateObject<RoceSwitchMmu>());
+}
+
+void
+RoceSwitch::SetBufferManager(Ptr<FabricBufferManager> manager)
+{
+    NS_ABORT_MSG_IF(!m_ports.empty(),
+                    "RoceSwitch: the buffer manager is replaced before ports are added");
+    if (m_mmu)
+    {
+        m_mmu->SetPauseCallback(FabricBufferManager::PauseCallback());
+    }
+    m_mmu = manager;
     m_mmu->SetPauseCallback(MakeCallback(&RoceSwitch::SendPause, this));
+}
+
+Ptr<FabricBufferManager>
+RoceSwitch::GetBufferManager() const
+{
+    return m_mmu;
+}
+
+Ptr<FabricNetDevice>
+RoceSwitch::GetFabricPort(uint32_t i) const
+{
+    return m_ports.at(i);
+}
+
+Time
+RoceSwitch::GetPortLatency() const
+{
+    return m_latency;
 }
 
 RoceSwitch::~RoceSwitch()
@@ -102,7 +141,7 @@ RoceSwitch::DoDispose()
         m_mmu->Dispose();
     }
     m_mmu = nullptr;
-    Object::DoDispose();
+    FabricSwitch::DoDispose();
 }
 
 void
@@ -113,7 +152,7 @@ RoceSwitch::NotifyNewAggregate()
     {
         m_seed = m_seedAttribute != 0 ? m_seedAttribute : Mix(0x9E3779B9U + node->GetId());
     }
-    Object::NotifyNewAggregate();
+    FabricSwitch::NotifyNewAggregate();
 }
 
 uint32_t
@@ -327,7 +366,7 @@ RoceSwitch::SendPause(uint32_t port, uint8_t priority, uint16_t quanta)
 Ptr<RoceSwitchMmu>
 RoceSwitch::GetMmu() const
 {
-    return m_mmu;
+    return DynamicCast<RoceSwitchMmu>(m_mmu);
 }
 
 uint32_t

@@ -7,6 +7,8 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
+#include "ns3/fabric-buffer-manager.h"
+#include "ns3/fabric-switch.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -34,7 +36,7 @@ class RoceSwitchMmu;
  * every frame to the shared buffer, accounts it to its ingress port and priority until it
  * leaves, and pauses the ingress link of a lossless priority with PFC (RoceSwitchMmu).
  */
-class RoceSwitch : public Object
+class RoceSwitch : public FabricSwitch
 {
   public:
     /**
@@ -54,7 +56,7 @@ class RoceSwitch : public Object
     uint32_t AddPort(Ptr<RoceNetDevice> port);
 
     /// \return the number of ports
-    uint32_t GetNPorts() const;
+    uint32_t GetNPorts() const override;
 
     /**
      * \param i a port number
@@ -97,9 +99,21 @@ class RoceSwitch : public Object
         uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort) const;
 
     /// \return frames forwarded
-    uint64_t GetForwardedPackets() const;
+    uint64_t GetForwardedPackets() const override;
 
-    /// \return the switch's memory management unit (shared buffer and PFC)
+    Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
+    Time GetPortLatency() const override;
+    Ptr<FabricBufferManager> GetBufferManager() const override;
+
+    /**
+     * \brief Replace the shared buffer's manager (attribute BufferManager), before the switch
+     *        has ports.
+     * \param manager the manager
+     */
+    void SetBufferManager(Ptr<FabricBufferManager> manager);
+
+    /// \return the switch's memory management unit (shared buffer and PFC), or nullptr if its
+    ///         buffer manager is of another type
     Ptr<RoceSwitchMmu> GetMmu() const;
 
     /// \return the hash seed in use
@@ -166,7 +180,7 @@ class RoceSwitch : public Object
     uint8_t m_dataDscp{26};                  //!< DSCP of class 0
     uint8_t m_datelineDscp{34};              //!< DSCP of class 1
     uint64_t m_remarked{0};                  //!< frames re-marked
-    Ptr<RoceSwitchMmu> m_mmu;                //!< shared buffer and PFC
+    Ptr<FabricBufferManager> m_mmu;          //!< shared buffer and PFC (BufferManager)
 };
 
 } // namespace ns3
