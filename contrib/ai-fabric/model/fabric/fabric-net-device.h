@@ -74,7 +74,7 @@ struct FabricPortCounters
 /**
  * \ingroup ai-fabric
  * What a port is: a host's (a NIC, a GPU's NVLink port) or a switch's. The switch that adopts
- * a port makes it a switch port (each fabric's SetForwardCallback); the port's behaviour
+ * a port makes it a switch port (each fabric's AttachToSwitch()); the port's behaviour
  * follows its role, never a test of which callbacks happen to be set.
  */
 enum class FabricPortRole : uint8_t

@@ -230,7 +230,7 @@ IbNetDevice::Flush()
             const uint32_t size = q.packet->GetSize();
             lane.queuedBytes -= size;
             CountDrop(q.packet, FabricDropReason::LINK_DOWN);
-            if (q.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            if (q.ingress != NO_INGRESS)
             {
                 m_departureCb(q.ingress, q.inVl, size);
             }
@@ -243,7 +243,7 @@ IbNetDevice::Flush()
         const auto [p, ingress] = m_mgmtQueue.front();
         m_mgmtQueue.pop_front();
         CountDrop(p, FabricDropReason::LINK_DOWN);
-        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        if (ingress != NO_INGRESS)
         {
             m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
         }
@@ -694,7 +694,7 @@ IbNetDevice::Take(uint8_t vl)
     // A victim waited for the next hop's credits within the time its VL buffer takes to send
     // at line rate: credits, not this link, limit it (the root's link is the bottleneck).
     const bool victim = lane.everStalled && Simulator::Now() - lane.lastStallEnd <= m_victimWindow;
-    if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+    if (ingress != NO_INGRESS)
     {
         m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it
     }
@@ -825,7 +825,7 @@ IbNetDevice::DequeueForTransmit()
         const auto [p, ingress] = m_mgmtQueue.front();
         m_mgmtQueue.pop_front();
         ++m_mgmtSent;
-        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        if (ingress != NO_INGRESS)
         {
             m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
         }
@@ -1021,16 +1021,12 @@ IbNetDevice::GetManagementPacketsSent() const
 }
 
 void
-IbNetDevice::SetForwardCallback(ForwardCallback cb)
+IbNetDevice::AttachToSwitch(ForwardCallback forward, DepartureCallback departure)
 {
-    m_forwardCb = cb;
-    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
-}
-
-void
-IbNetDevice::SetDepartureCallback(DepartureCallback cb)
-{
-    m_departureCb = cb;
+    NS_ASSERT(!forward.IsNull() && !departure.IsNull());
+    m_forwardCb = forward;
+    m_departureCb = departure;
+    SetRole(FabricPortRole::SWITCH);
 }
 
 void
@@ -1040,7 +1036,7 @@ IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8
     {
         // Routed to a port whose link is down (before the subnet manager reroutes): dropped.
         CountDrop(p, FabricDropReason::LINK_DOWN);
-        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        if (ingress != NO_INGRESS)
         {
             m_departureCb(ingress, vl == MANAGEMENT_VL ? MANAGEMENT_VL : inVl, p->GetSize());
         }

@@ -167,14 +167,13 @@ class IbNetDevice
     typedef Callback<void, uint16_t, uint8_t, uint32_t> DepartureCallback;
 
     /**
-     * \brief Make this a switch port: received data packets go to the callback, and their
-     *        blocks stay held in this port's VL buffer until ReleaseBlocks().
-     * \param cb the switch's forwarding function
+     * \brief Make this a switch port (its role; the switch that adopts it calls this):
+     *        received packets go to the switch, and their blocks stay held in this port's VL
+     *        buffer until ReleaseBlocks().
+     * \param forward the switch's forwarding function
+     * \param departure called when a forwarded packet leaves this port
      */
-    void SetForwardCallback(ForwardCallback cb);
-
-    /// \param cb called when a forwarded packet leaves this port
-    void SetDepartureCallback(DepartureCallback cb);
+    void AttachToSwitch(ForwardCallback forward, DepartureCallback departure);
 
     /**
      * \brief Take a packet a switch forwards, to be sendable after the switch's latency:

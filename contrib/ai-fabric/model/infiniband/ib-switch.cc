@@ -70,8 +70,8 @@ IbSwitch::AddPort(Ptr<IbNetDevice> port)
                     "IbSwitch: port " << index << " has interface index " << port->GetIfIndex()
                                       << "; a switch node holds only its ports, in order");
     m_ports.push_back(port);
-    port->SetForwardCallback(MakeCallback(&IbSwitch::Forward, this));
-    port->SetDepartureCallback(MakeCallback(&IbSwitch::Departed, this));
+    port->AttachToSwitch(MakeCallback(&IbSwitch::Forward, this),
+                         MakeCallback(&IbSwitch::Departed, this));
     return index;
 }
 

@@ -115,16 +115,20 @@ NvLinkNetDevice::GetTransport() const
 }
 
 void
-NvLinkNetDevice::SetForwardCallback(ForwardCallback cb)
+NvLinkNetDevice::AttachToSwitch(ForwardCallback forward, DepartureCallback departure)
 {
-    m_forwardCb = cb;
-    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
+    NS_ASSERT(!forward.IsNull() && !departure.IsNull());
+    m_forwardCb = forward;
+    m_departureCb = departure;
+    SetRole(FabricPortRole::SWITCH);
 }
 
 void
-NvLinkNetDevice::SetDepartureCallback(DepartureCallback cb)
+NvLinkNetDevice::DetachFromSwitch()
 {
-    m_departureCb = cb;
+    m_forwardCb = ForwardCallback();
+    m_departureCb = DepartureCallback();
+    SetRole(FabricPortRole::HOST);
 }
 
 uint32_t
@@ -329,7 +333,7 @@ NvLinkNetDevice::DequeueForTransmit()
     SetFrameReady(q.ready);
     m_queuedBytes -= size;
     m_credits -= size;
-    if (q.ingress != NO_INGRESS && !m_departureCb.IsNull())
+    if (q.ingress != NO_INGRESS && IsSwitchPort())
     {
         m_departureCb(q.ingress, size); // the ingress port's buffer frees it
     }

@@ -65,11 +65,15 @@ class NvLinkNetDevice : public FabricNetDevice
     /// A forwarded packet left its output port: (ingress port index, bytes).
     typedef Callback<void, uint32_t, uint32_t> DepartureCallback;
 
-    /// \param cb the switch's forwarding (makes this a switch port)
-    void SetForwardCallback(ForwardCallback cb);
+    /**
+     * \brief Make this a switch port (its role; the NVSwitch that adopts it calls this).
+     * \param forward the switch's forwarding
+     * \param departure told when a forwarded packet leaves this port
+     */
+    void AttachToSwitch(ForwardCallback forward, DepartureCallback departure);
 
-    /// \param cb told when a forwarded packet leaves this port
-    void SetDepartureCallback(DepartureCallback cb);
+    /// Stop being a switch's port (the switch is disposed): a host's port again.
+    void DetachFromSwitch();
 
     /**
      * \brief Queue a forwarded packet for output (switch egress).

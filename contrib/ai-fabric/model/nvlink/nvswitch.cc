@@ -68,8 +68,7 @@ NvSwitch::DoDispose()
 {
     for (const auto& port : m_ports)
     {
-        port->SetForwardCallback(NvLinkNetDevice::ForwardCallback());
-        port->SetDepartureCallback(NvLinkNetDevice::DepartureCallback());
+        port->DetachFromSwitch();
     }
     m_ports.clear();
     FabricSwitch::DoDispose();
@@ -83,8 +82,8 @@ NvSwitch::AddPort(Ptr<NvLinkNetDevice> port)
                     "NvSwitch: port " << index << " has interface index " << port->GetIfIndex()
                                       << "; a switch node holds only its ports, in order");
     m_ports.push_back(port);
-    port->SetForwardCallback(MakeCallback(&NvSwitch::Forward, this));
-    port->SetDepartureCallback(MakeCallback(&NvSwitch::Departed, this));
+    port->AttachToSwitch(MakeCallback(&NvSwitch::Forward, this),
+                         MakeCallback(&NvSwitch::Departed, this));
     return index;
 }
 

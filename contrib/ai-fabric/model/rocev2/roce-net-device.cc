@@ -204,13 +204,18 @@ RoceNetDevice::GetTransport() const
 }
 
 void
-RoceNetDevice::SetForwardCallback(ForwardCallback cb)
+RoceNetDevice::AttachToSwitch(ForwardCallback forward,
+                              DepartureCallback departure,
+                              DepartureCallback withdrawal)
 {
-    m_forwardCb = cb;
-    SetRole(cb.IsNull() ? FabricPortRole::HOST : FabricPortRole::SWITCH);
+    NS_ASSERT(!forward.IsNull() && !departure.IsNull() && !withdrawal.IsNull());
+    m_forwardCb = forward;
+    m_departureCb = departure;
+    m_withdrawalCb = withdrawal;
+    SetRole(FabricPortRole::SWITCH);
     // A switch port chooses forwarded frames ahead of their pipeline latency; a PFC pause
     // that arrives before one starts takes it back.
-    SetWithdrawable(IsSwitchPort());
+    SetWithdrawable(true);
 }
 
 uint32_t
@@ -357,7 +362,7 @@ RoceNetDevice::DoLinkChange(bool up)
             const uint32_t size = f.packet->GetSize();
             m_queueCounters[prio].bytes -= size;
             CountDrop(f.packet, FabricDropReason::LINK_DOWN);
-            if (f.ingress != NO_INGRESS && !m_departureCb.IsNull())
+            if (f.ingress != NO_INGRESS)
             {
                 m_departureCb(f.ingress, f.inPriority, size, Simulator::Now());
             }
@@ -377,7 +382,7 @@ RoceNetDevice::EnqueueForwarded(
     {
         // Routed to a port whose link is down (before the reroute): dropped.
         CountDrop(p, FabricDropReason::LINK_DOWN);
-        if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+        if (ingress != NO_INGRESS)
         {
             m_departureCb(ingress,
                           ingressPriority == 0xFF ? priority : ingressPriority,
@@ -441,18 +446,6 @@ RoceNetDevice::HasPendingFrames() const
 }
 
 void
-RoceNetDevice::SetDepartureCallback(DepartureCallback cb)
-{
-    m_departureCb = cb;
-}
-
-void
-RoceNetDevice::SetWithdrawalCallback(DepartureCallback cb)
-{
-    m_withdrawalCb = cb;
-}
-
-void
 RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start)
 {
     const auto priority = static_cast<uint8_t>(cookie >> 24);
@@ -460,7 +453,7 @@ RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start
     const auto ingress = static_cast<uint16_t>(cookie);
     NS_ASSERT(priority < N_PRIORITIES);
     const uint32_t size = p->GetSize();
-    if (ingress != NO_INGRESS && !m_withdrawalCb.IsNull())
+    if (ingress != NO_INGRESS)
     {
         m_withdrawalCb(ingress, inPriority, size, start); // it does not leave then
     }
@@ -605,12 +598,9 @@ RoceNetDevice::DequeueForTransmit()
                         ++c.ecnMarked;
                     }
                 }
-                if (!m_departureCb.IsNull())
-                {
-                    // Its buffer is freed when its first bit leaves (later, if chosen ahead).
-                    m_departureCb(
-                        f.ingress, f.inPriority, size, std::max({now, GetTransmitEnd(), f.ready}));
-                }
+                // Its buffer is freed when its first bit leaves (later, if chosen ahead).
+                m_departureCb(
+                    f.ingress, f.inPriority, size, std::max({now, GetTransmitEnd(), f.ready}));
             }
             return f.packet;
         }
@@ -754,7 +744,7 @@ RoceNetDevice::DropInStorm(const Ptr<Packet>& f,
 {
     ++m_queueCounters[priority].droppedPackets;
     CountDrop(f, FabricDropReason::PFC_WATCHDOG);
-    if (ingress != NO_INGRESS && !m_departureCb.IsNull())
+    if (ingress != NO_INGRESS)
     {
         m_departureCb(ingress, inPriority, f->GetSize(), Simulator::Now()); // frees its buffer
     }

@@ -106,10 +106,20 @@ class RoceNetDevice
     Ptr<RdmaTransport> GetTransport() const override;
 
     /**
-     * \brief Make this a switch port: received frames go to the callback.
-     * \param cb the switch's forwarding function
+     * \brief Make this a switch port (its role; the switch that adopts it calls this): every
+     *        frame it receives but PFC goes to the switch, and the frames the switch queues
+     *        here (EnqueueAfter(), EnqueueForwarded()) report their departure. A switch port
+     *        chooses forwarded frames ahead of their pipeline latency; a PFC pause that
+     *        arrives before one starts takes it back (withdrawal).
+     * \param forward the switch's forwarding function
+     * \param departure called when a forwarded frame leaves (the switch's buffer frees it)
+     * \param withdrawal called when a forwarded frame chosen ahead is withdrawn because a PFC
+     *        pause arrived before its first bit left: the departure announced for that time
+     *        does not happen (the frame stays in the buffer); same arguments
      */
-    void SetForwardCallback(ForwardCallback cb);
+    void AttachToSwitch(ForwardCallback forward,
+                        DepartureCallback departure,
+                        DepartureCallback withdrawal);
 
     /**
      * \brief Set the IPv4 address of a NIC port (and the MAC address derived from it).
@@ -119,18 +129,6 @@ class RoceNetDevice
 
     /// \return the IPv4 address of a NIC port
     Ipv4Address GetIpv4Address() const;
-
-    /**
-     * \param cb called when a forwarded frame leaves this port (the switch's MMU frees it)
-     */
-    void SetDepartureCallback(DepartureCallback cb);
-
-    /**
-     * \param cb called when a forwarded frame chosen ahead is withdrawn because a PFC pause
-     *        arrived before its first bit left: the departure announced for that time does
-     *        not happen (the frame stays in the buffer); same arguments as the departure
-     */
-    void SetWithdrawalCallback(DepartureCallback cb);
 
     /**
      * \brief Queue a frame for output (switch egress).

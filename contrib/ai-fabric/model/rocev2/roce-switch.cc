@@ -164,9 +164,9 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
                     "RoceSwitch: port " << index << " has interface index " << port->GetIfIndex()
                                         << "; a switch node holds only its ports, in order");
     m_ports.push_back(port);
-    port->SetForwardCallback(MakeCallback(&RoceSwitch::Forward, this));
-    port->SetDepartureCallback(MakeCallback(&RoceSwitch::Departed, this));
-    port->SetWithdrawalCallback(MakeCallback(&RoceSwitch::Withdrawn, this));
+    port->AttachToSwitch(MakeCallback(&RoceSwitch::Forward, this),
+                         MakeCallback(&RoceSwitch::Departed, this),
+                         MakeCallback(&RoceSwitch::Withdrawn, this));
     m_mmu->AddPort();
     return index;
 }
