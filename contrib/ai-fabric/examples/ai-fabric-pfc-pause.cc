@@ -26,6 +26,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-pfc.h"
 #include "ns3/roce-switch.h"
 #include "ns3/scenario-options.h"
 #include "ns3/simulator.h"
@@ -132,7 +133,7 @@ main(int argc, char* argv[])
     // The switch pauses the NIC's RDMA priority at t = 0, when the NIC posts a write.
     Simulator::Schedule(Time(0), &RoceNetDevice::SendPfc, port, priority, static_cast<uint16_t>(n));
     Simulator::Schedule(Time(0), &RdmaQueuePair::PostWrite, qa, 1000, 1);
-    nic->TraceConnectWithoutContext("PfcReceived", MakeCallback(&PauseArrived));
+    nic->GetPfc()->TraceConnectWithoutContext("Received", MakeCallback(&PauseArrived));
     nic->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&FrameSent));
     FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
 

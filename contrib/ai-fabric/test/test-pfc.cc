@@ -22,6 +22,7 @@
 #include "ns3/roce-host-interface.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-watchdog.h"
+#include "ns3/roce-pfc.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
@@ -280,8 +281,8 @@ TEST_F(PfcTest, PauseTakesBackFramesChosenAhead)
     std::vector<Time> sent;
     std::vector<Time> pauses;
     egress->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&RecordDataTx, &sent));
-    egress->TraceConnectWithoutContext("PfcReceived",
-                                       MakeBoundCallback(&RecordPauseArrival, &pauses));
+    egress->GetPfc()->TraceConnectWithoutContext("Received",
+                                                 MakeBoundCallback(&RecordPauseArrival, &pauses));
     Simulator::Run();
 
     // Line rate, 400 ns of pipeline: about five frames are chosen ahead at any time.
@@ -416,7 +417,7 @@ TEST_F(PfcTest, PcapCarriesTheComputedQuanta)
         }
         // Switch port 0 faces host 0: it pauses host 0.
         Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
-        port->TraceConnectWithoutContext("PfcSent", MakeBoundCallback(&RecordPfc, &sent));
+        port->GetPfc()->TraceConnectWithoutContext("Sent", MakeBoundCallback(&RecordPfc, &sent));
         fabric.EnablePcap(dir + "/pfc.pcap", port, false, true);
         Simulator::Run();
         Simulator::Destroy();

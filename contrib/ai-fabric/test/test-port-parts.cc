@@ -13,6 +13,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-buffer-manager.h"
 #include "ns3/fabric-congestion-marker.h"
+#include "ns3/fabric-link-flow-control.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-fecn-marker.h"
@@ -27,6 +28,7 @@
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-pfc-watchdog.h"
+#include "ns3/roce-pfc.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
@@ -416,4 +418,53 @@ TEST_F(PortPartsTest, SwitchTakesAnyBufferManager)
     }
     EXPECT_DEATH(s->SetBufferManager(CreateObject<BookkeepingBufferManager>()),
                  "replaced before ports are added");
+}
+
+// RoCEv2's flow control is a part seen through FabricLinkFlowControl: a pause of 1000 quanta
+// holds the NIC's priority 3 for exactly 1000 x 512 bit times at 400 Gb/s (1.28 us), counted
+// at both ends; InfiniBand's ports answer for their credits themselves.
+TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
+{
+    NodeContainer hosts;
+    hosts.Create(1);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    ASSERT_EQ(nic->GetDataRate(), DataRate("400Gbps"));
+    Ptr<FabricLinkFlowControl> fc = nic->GetLinkFlowControl();
+    ASSERT_NE(fc, nullptr);
+    EXPECT_EQ(fc, nic->GetPfc());
+    EXPECT_FALSE(fc->IsCreditBased());
+    EXPECT_EQ(fc->GetNClasses(), 8u);
+    Simulator::Schedule(Time(0), &RoceNetDevice::SendPfc, port, 3, 1000);
+    bool heldMidway = false;
+    bool blockedMidway = false;
+    Simulator::Schedule(MicroSeconds(1),
+                        [&]()
+                        {
+                            heldMidway = fc->IsHeld(3) && !fc->IsHeld(2);
+                            blockedMidway = nic->IsClassBlocked(3);
+                        });
+    Simulator::Run();
+    EXPECT_TRUE(heldMidway);
+    EXPECT_TRUE(blockedMidway);
+    EXPECT_FALSE(fc->IsHeld(3));
+    EXPECT_EQ(fc->GetHeldTime(3), PicoSeconds(1280000));
+    EXPECT_EQ(nic->GetPausedTime(3), PicoSeconds(1280000));
+    EXPECT_EQ(fc->GetPausesReceived(3), 1u);
+    EXPECT_EQ(nic->GetClassPausesReceived(3), 1u);
+    EXPECT_EQ(port->GetClassPausesSent(3), 1u);
+    EXPECT_EQ(port->GetPauseFramesSent(), 1u);
+    EXPECT_EQ(nic->GetPauseFramesSent(), 0u);
+
+    NodeContainer ibHosts;
+    ibHosts.Create(1);
+    IbFabricHelper ib;
+    ib.InstallHosts(ibHosts);
+    EXPECT_EQ(ib.GetHostPort(ibHosts.Get(0))->GetLinkFlowControl(), nullptr);
 }

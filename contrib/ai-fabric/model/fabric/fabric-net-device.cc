@@ -8,6 +8,7 @@
 
 #include "fabric-channel.h"
 #include "fabric-congestion-marker.h"
+#include "fabric-link-flow-control.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
@@ -568,9 +569,16 @@ FabricNetDevice::GetClassQueuedBytes(uint8_t /* cls */) const
 }
 
 bool
-FabricNetDevice::IsClassBlocked(uint8_t /* cls */) const
+FabricNetDevice::IsClassBlocked(uint8_t cls) const
 {
-    return false;
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    return fc && fc->IsHeld(cls);
+}
+
+Ptr<FabricLinkFlowControl>
+FabricNetDevice::GetLinkFlowControl() const
+{
+    return nullptr;
 }
 
 void
@@ -768,7 +776,13 @@ FabricNetDevice::GetCongestionMarker() const
 uint64_t
 FabricNetDevice::GetPauseFramesSent() const
 {
-    return 0;
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    uint64_t pauses = 0;
+    for (uint32_t cls = 0; fc && cls < fc->GetNClasses(); ++cls)
+    {
+        pauses += fc->GetPausesSent(static_cast<uint8_t>(cls));
+    }
+    return pauses;
 }
 
 uint32_t
@@ -796,15 +810,17 @@ FabricNetDevice::GetClassPeakQueuedBytes(uint8_t /* cls */) const
 }
 
 uint64_t
-FabricNetDevice::GetClassPausesSent(uint8_t /* cls */) const
+FabricNetDevice::GetClassPausesSent(uint8_t cls) const
 {
-    return 0;
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    return fc ? fc->GetPausesSent(cls) : 0;
 }
 
 uint64_t
-FabricNetDevice::GetClassPausesReceived(uint8_t /* cls */) const
+FabricNetDevice::GetClassPausesReceived(uint8_t cls) const
 {
-    return 0;
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    return fc ? fc->GetPausesReceived(cls) : 0;
 }
 
 bool

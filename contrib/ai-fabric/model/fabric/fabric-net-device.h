@@ -24,6 +24,7 @@ namespace ns3
 
 class FabricChannel;
 class FabricCongestionMarker;
+class FabricLinkFlowControl;
 class ErrorModel;
 class Node;
 class Packet;
@@ -206,9 +207,15 @@ class FabricNetDevice : public NetDevice
 
     /**
      * \param cls a traffic class
-     * \return true if the link's flow control holds its head frame (paused, no credits)
+     * \return true if the link's flow control holds its head frame (paused, no credits);
+     *         in the base class, what GetLinkFlowControl() says
      */
     virtual bool IsClassBlocked(uint8_t cls) const;
+
+    /// \return the port's link-level flow control as a part (RoCEv2's PFC), or nullptr where
+    ///         the port answers for it itself (the base class; InfiniBand's and NVLink's
+    ///         credits, through GetCreditClasses() and GetCreditStallTime())
+    virtual Ptr<FabricLinkFlowControl> GetLinkFlowControl() const;
 
     /**
      * \brief Where a class's queued frames came from (forwarded frames only).
@@ -231,9 +238,9 @@ class FabricNetDevice : public NetDevice
     ///         InfiniBand): its marker's count; 0 without a marker
     uint64_t GetCongestionMarks() const;
 
-    /// \return link-level pause frames this port sent (PFC XOFFs and their refreshes); 0 in
-    ///         the base class
-    virtual uint64_t GetPauseFramesSent() const;
+    /// \return link-level pause frames this port sent (PFC XOFFs and their refreshes), from
+    ///         its flow control; 0 without one
+    uint64_t GetPauseFramesSent() const;
 
     /// \return the traffic classes with credit-based flow control (InfiniBand's data VLs,
     ///         NVLink's one); 0 in the base class
@@ -257,15 +264,17 @@ class FabricNetDevice : public NetDevice
 
     /**
      * \param cls a traffic class
-     * \return link-level pause frames this port sent for it; 0 in the base class
+     * \return link-level pause frames this port sent for it, from its flow control; 0
+     *         without one
      */
-    virtual uint64_t GetClassPausesSent(uint8_t cls) const;
+    uint64_t GetClassPausesSent(uint8_t cls) const;
 
     /**
      * \param cls a traffic class
-     * \return link-level pause frames this port received for it; 0 in the base class
+     * \return link-level pause frames this port received for it, from its flow control; 0
+     *         without one
      */
-    virtual uint64_t GetClassPausesReceived(uint8_t cls) const;
+    uint64_t GetClassPausesReceived(uint8_t cls) const;
 
     /**
      * \brief The queue lengths between which the port marks congestion (RED-style ECN).

@@ -51,13 +51,23 @@ class FabricSwitch : public Object
     virtual Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const = 0;
 
     /// \return frames forwarded
-    virtual uint64_t GetForwardedPackets() const = 0;
+    uint64_t GetForwardedPackets() const
+    {
+        return m_forwarded;
+    }
 
     /// \return the port-to-port latency (attribute PortLatency of every switch)
-    virtual Time GetPortLatency() const = 0;
+    Time GetPortLatency() const
+    {
+        return m_latency;
+    }
 
     /// \return the shared buffer's manager, or nullptr for a switch without a shared buffer
     virtual Ptr<FabricBufferManager> GetBufferManager() const;
+
+  protected:
+    Time m_latency;          //!< PortLatency: each switch declares the attribute, its default
+    uint64_t m_forwarded{0}; //!< frames forwarded, counted by the switch
 };
 
 } // namespace ns3

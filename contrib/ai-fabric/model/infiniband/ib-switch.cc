@@ -114,18 +114,6 @@ IbSwitch::GetFabricPort(uint32_t i) const
     return m_ports.at(i);
 }
 
-Time
-IbSwitch::GetPortLatency() const
-{
-    return m_latency;
-}
-
-uint64_t
-IbSwitch::GetForwardedPackets() const
-{
-    return m_forwarded;
-}
-
 void
 IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
 {

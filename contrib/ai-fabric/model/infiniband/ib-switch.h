@@ -74,11 +74,7 @@ class IbSwitch : public FabricSwitch
     /// \return the linear forwarding table
     const std::vector<uint16_t>& GetLft() const;
 
-    /// \return packets forwarded
-    uint64_t GetForwardedPackets() const override;
-
     Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
-    Time GetPortLatency() const override;
 
   protected:
     void DoDispose() override;
@@ -103,9 +99,7 @@ class IbSwitch : public FabricSwitch
     std::vector<Ptr<IbNetDevice>> m_ports; //!< ports by number
     std::vector<uint16_t> m_lft;           //!< output port by DLID
     std::vector<uint8_t> m_classes;        //!< dateline class by DLID (or empty)
-    Time m_latency;                        //!< port-to-port latency
     bool m_cutThrough{true};               //!< cut-through forwarding
-    uint64_t m_forwarded{0};               //!< packets forwarded
 };
 
 } // namespace ns3

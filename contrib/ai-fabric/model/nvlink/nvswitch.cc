@@ -122,18 +122,6 @@ NvSwitch::GetFabricPort(uint32_t i) const
     return m_ports.at(i);
 }
 
-Time
-NvSwitch::GetPortLatency() const
-{
-    return m_latency;
-}
-
-uint64_t
-NvSwitch::GetForwardedPackets() const
-{
-    return m_forwarded;
-}
-
 uint64_t
 NvSwitch::GetNvlsReductions() const
 {

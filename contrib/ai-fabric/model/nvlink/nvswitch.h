@@ -83,11 +83,7 @@ class NvSwitch : public FabricSwitch
      */
     uint32_t GetRoute(uint16_t gpu) const;
 
-    /// \return packets forwarded
-    uint64_t GetForwardedPackets() const override;
-
     Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
-    Time GetPortLatency() const override;
 
     /// \return NVLS reductions completed (result packets sent)
     uint64_t GetNvlsReductions() const;
@@ -141,10 +137,8 @@ class NvSwitch : public FabricSwitch
 
     std::vector<Ptr<NvLinkNetDevice>> m_ports;           //!< by port number
     std::vector<uint32_t> m_table;                       //!< output port by destination GPU
-    Time m_latency;                                      //!< PortLatency
     bool m_nvls{true};                                   //!< Nvls
     bool m_cutThrough{true};                             //!< CutThrough
-    uint64_t m_forwarded{0};                             //!< packets forwarded
     std::unordered_map<uint64_t, uint16_t> m_reductions; //!< (tag, packet) -> contributions
     uint64_t m_nvlsReductions{0};                        //!< results sent
     uint64_t m_nvlsCopies{0};                            //!< multicast copies sent

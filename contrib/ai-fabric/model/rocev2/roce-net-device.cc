@@ -24,6 +24,7 @@
 #include "roce-ecn-marker.h"
 #include "roce-host-interface.h"
 #include "roce-pfc-watchdog.h"
+#include "roce-pfc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,6 +81,13 @@ RoceNetDevice::GetTypeId()
                             PointerValue(),
                             MakePointerAccessor(&RoceNetDevice::m_marker),
                             MakePointerChecker<FabricCongestionMarker>())
+              .AddAttribute("FlowControl",
+                            "The port's priority flow control (RocePfc): the pauses its peer "
+                            "sent and the PFC frames it sends, with their Sent and Received "
+                            "trace sources.",
+                            PointerValue(),
+                            MakePointerAccessor(&RoceNetDevice::SetPfc, &RoceNetDevice::GetPfc),
+                            MakePointerChecker<RocePfc>())
               .AddAttribute("PfcWatchdog",
                             "The PFC watchdog of a switch port (RocePfcWatchdog: its Enabled, "
                             "off by default as in SONiC, Detection and Restoration attributes "
@@ -97,14 +105,6 @@ RoceNetDevice::GetTypeId()
                             MakePointerAccessor(&RoceNetDevice::SetHostInterface,
                                                 &RoceNetDevice::GetHostInterface),
                             MakePointerChecker<RoceHostInterface>())
-              .AddTraceSource("PfcSent",
-                              "This port sent a PFC frame: (priority, quanta; 0 = release).",
-                              MakeTraceSourceAccessor(&RoceNetDevice::m_pfcSentTrace),
-                              "ns3::RoceNetDevice::PfcTracedCallback")
-              .AddTraceSource("PfcReceived",
-                              "This port received a PFC frame: (priority, quanta; 0 = release).",
-                              MakeTraceSourceAccessor(&RoceNetDevice::m_pfcReceivedTrace),
-                              "ns3::RoceNetDevice::PfcTracedCallback")
               .AddTraceSource("QueueBytes",
                               "Occupancy of an output queue changed: (priority, bytes).",
                               MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
@@ -117,6 +117,7 @@ RoceNetDevice::RoceNetDevice()
     NS_LOG_FUNCTION(this);
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
     m_marker = CreateObject<RoceEcnMarker>();
+    SetPfc(CreateObject<RocePfc>());
     SetPfcWatchdog(CreateObject<RocePfcWatchdog>());
     SetHostInterface(CreateObject<RoceHostInterface>());
     // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
@@ -151,6 +152,11 @@ RoceNetDevice::DoDispose()
         m_host->Dispose();
     }
     m_host = nullptr;
+    if (m_pfc)
+    {
+        m_pfc->Dispose();
+    }
+    m_pfc = nullptr;
     if (m_pfcWatchdog)
     {
         m_pfcWatchdog->Dispose();
@@ -344,10 +350,7 @@ RoceNetDevice::DoLinkChange(bool up)
 {
     // The peer's pauses end with the link; what waits for a link that went down is
     // discarded (LinkDown drops), and the switch frees its buffer.
-    for (FabricStallClock& pause : m_pause)
-    {
-        pause.Release(Simulator::Now());
-    }
+    m_pfc->ReleaseAll(Simulator::Now());
     if (up)
     {
         return;
@@ -479,7 +482,7 @@ RoceNetDevice::DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start
 bool
 RoceNetDevice::IsPaused(uint8_t priority) const
 {
-    return m_pause[priority].IsHeld(Simulator::Now());
+    return m_pfc->IsPaused(priority, Simulator::Now());
 }
 
 uint32_t
@@ -498,12 +501,6 @@ uint64_t
 RoceNetDevice::GetClassQueuedBytes(uint8_t cls) const
 {
     return cls < N_PRIORITIES ? m_queueCounters[cls].bytes : 0;
-}
-
-bool
-RoceNetDevice::IsClassBlocked(uint8_t cls) const
-{
-    return cls < N_PRIORITIES && IsPaused(cls);
 }
 
 void
@@ -538,6 +535,7 @@ RoceNetDevice::DequeueForTransmit()
     }
     const uint8_t rdmaPriority = m_rdmaDscp >> 3;
     const Time now = Simulator::Now();
+    const RocePfc& pfc = *m_pfc;
     // A forwarded frame is sendable from its ready time (EnqueueAfter): only heads ready by
     // now compete; if none is, the one ready first goes (the only one there, before issue 13).
     Time limit = now;
@@ -547,7 +545,7 @@ RoceNetDevice::DequeueForTransmit()
         Time earliest = Time::Max();
         for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
         {
-            if ((m_nonEmpty & (1U << prio)) && !m_pause[prio].IsHeld(now))
+            if ((m_nonEmpty & (1U << prio)) && !pfc.IsPaused(prio, now))
             {
                 const Time ready = m_queues[prio].front().ready;
                 anyReady = anyReady || ready <= now;
@@ -561,7 +559,7 @@ RoceNetDevice::DequeueForTransmit()
     }
     for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
     {
-        if (m_pause[prio].IsHeld(now))
+        if (pfc.IsPaused(prio, now))
         {
             continue; // the peer paused this priority
         }
@@ -626,17 +624,7 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
     {
         return; // no peer to pause while the link is down
     }
-    Ptr<Packet> p = Create<Packet>();
-    PfcHeader pfc;
-    pfc.SetPause(priority, quanta);
-    p->AddHeader(pfc);
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(Mac48Address("01:80:c2:00:00:01"));
-    eth.SetLengthType(PfcHeader::ETHERTYPE_MAC_CONTROL);
-    p->AddHeader(eth);
-    ++(quanta > 0 ? m_pfcSent : m_pfcReleased)[priority];
-    m_pfcSentTrace(priority, quanta);
+    Ptr<Packet> p = m_pfc->MakeFrame(priority, quanta, m_address);
     if (SendInGap(p))
     {
         return; // sent while a forwarded frame is still in the pipeline
@@ -648,47 +636,11 @@ RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
 void
 RoceNetDevice::ReceivePfc(Ptr<Packet> p)
 {
-    Ptr<Packet> q = p->Copy();
-    EthernetHeader eth(false);
-    q->RemoveHeader(eth);
-    PfcHeader pfc;
-    q->RemoveHeader(pfc);
-    if (pfc.GetOpcode() != PfcHeader::OPCODE_PFC)
+    uint32_t paused = 0;
+    if (!m_pfc->Receive(p, GetDataRate().GetBitRate(), paused))
     {
         CountDrop(p, FabricDropReason::NOT_FOR_US);
         return;
-    }
-    const Time now = Simulator::Now();
-    const uint64_t rate = GetDataRate().GetBitRate();
-    uint32_t paused = 0;
-    for (uint8_t prio = 0; prio < N_PRIORITIES; ++prio)
-    {
-        if (!pfc.IsEnabled(prio))
-        {
-            continue;
-        }
-        ++m_pfcReceived[prio];
-        const uint16_t quanta = pfc.GetQuanta(prio);
-        m_pfcReceivedTrace(prio, quanta);
-        if (quanta > 0)
-        {
-            if (IsSwitchPort())
-            {
-                m_pfcWatchdog->OnPause(prio);
-            }
-        }
-        // quanta x 512 bit times at this port's rate, exact in picoseconds (128-bit product).
-        const __int128 bitPs = static_cast<__int128>(quanta) * PfcHeader::QUANTUM_BITS
-                               * static_cast<__int128>(1000000000000LL);
-        const Time pause = PicoSeconds(static_cast<int64_t>(bitPs / rate));
-        // The new pause replaces the one in progress (the time paused so far counts up to now),
-        // or begins a new unbroken pause.
-        m_pause[prio].HoldUntil(now, now + pause);
-        if (quanta > 0)
-        {
-            Simulator::Schedule(pause, &RoceNetDevice::PauseExpired, this, prio);
-            paused |= 1U << prio;
-        }
     }
     if (paused != 0 && IsSwitchPort())
     {
@@ -718,7 +670,40 @@ RoceNetDevice::GetPfcWatchdog() const
 Time
 RoceNetDevice::GetPauseStart(uint8_t priority) const
 {
-    return m_pause[priority].GetStart();
+    return m_pfc->GetPauseStart(priority);
+}
+
+void
+RoceNetDevice::SetPfc(Ptr<RocePfc> pfc)
+{
+    if (m_pfc)
+    {
+        m_pfc->SetCallbacks(RocePfc::PriorityCallback(), RocePfc::PriorityCallback());
+    }
+    m_pfc = pfc;
+    m_pfc->SetCallbacks(MakeCallback(&RoceNetDevice::PauseArrived, this),
+                        MakeCallback(&RoceNetDevice::PauseExpired, this));
+}
+
+Ptr<RocePfc>
+RoceNetDevice::GetPfc() const
+{
+    return m_pfc;
+}
+
+Ptr<FabricLinkFlowControl>
+RoceNetDevice::GetLinkFlowControl() const
+{
+    return m_pfc;
+}
+
+void
+RoceNetDevice::PauseArrived(uint8_t priority)
+{
+    if (IsSwitchPort())
+    {
+        m_pfcWatchdog->OnPause(priority);
+    }
 }
 
 void
@@ -763,38 +748,33 @@ RoceNetDevice::IsInPfcStorm(uint8_t priority) const
 }
 
 void
-RoceNetDevice::PauseExpired(uint8_t priority)
+RoceNetDevice::PauseExpired(uint8_t /* priority */)
 {
-    if (!IsPaused(priority))
-    {
-        TryTransmit();
-    }
+    TryTransmit(); // the part calls only when no newer pause holds the priority
 }
 
 uint64_t
 RoceNetDevice::GetPfcPausesSent(uint8_t priority) const
 {
-    return m_pfcSent[priority];
+    return m_pfc->GetPausesSent(priority);
 }
 
 uint64_t
 RoceNetDevice::GetPfcReleasesSent(uint8_t priority) const
 {
-    return m_pfcReleased[priority];
+    return m_pfc->GetReleasesSent(priority);
 }
 
 uint64_t
 RoceNetDevice::GetPfcFramesReceived(uint8_t priority) const
 {
-    return m_pfcReceived[priority];
+    return m_pfc->GetPausesReceived(priority);
 }
 
 Time
 RoceNetDevice::GetPausedTime(uint8_t priority) const
 {
-    const Time now = Simulator::Now();
-    // A pause still running counts only up to now.
-    return m_pause[priority].GetTotal(now);
+    return m_pfc->GetHeldTime(priority); // a pause still running counts only up to now
 }
 
 void
@@ -934,17 +914,6 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
 }
 
 uint64_t
-RoceNetDevice::GetPauseFramesSent() const
-{
-    uint64_t pauses = 0;
-    for (uint8_t p = 0; p < N_PRIORITIES; ++p)
-    {
-        pauses += GetPfcPausesSent(p);
-    }
-    return pauses;
-}
-
-uint64_t
 RoceNetDevice::GetPeakQueuedBytes() const
 {
     uint64_t peak = 0;
@@ -959,18 +928,6 @@ uint64_t
 RoceNetDevice::GetClassPeakQueuedBytes(uint8_t cls) const
 {
     return cls < N_PRIORITIES ? GetQueueCounters(cls).maxBytes : 0;
-}
-
-uint64_t
-RoceNetDevice::GetClassPausesSent(uint8_t cls) const
-{
-    return cls < N_PRIORITIES ? GetPfcPausesSent(cls) : 0;
-}
-
-uint64_t
-RoceNetDevice::GetClassPausesReceived(uint8_t cls) const
-{
-    return cls < N_PRIORITIES ? GetPfcFramesReceived(cls) : 0;
 }
 
 } // namespace ns3

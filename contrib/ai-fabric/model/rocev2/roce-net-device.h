@@ -24,6 +24,7 @@ namespace ns3
 
 class RdmaTransport;
 class RocePfcWatchdog;
+class RocePfc;
 class RoceHostInterface;
 
 /**
@@ -216,11 +217,8 @@ class RoceNetDevice
     uint32_t GetMaxQueueBytes() const;
 
     // FabricNetDevice statistics
-    uint64_t GetPauseFramesSent() const override;
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
-    uint64_t GetClassPausesSent(uint8_t cls) const override;
-    uint64_t GetClassPausesReceived(uint8_t cls) const override;
     Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
 
     /// \return the receive buffer's high-water mark (a NIC port whose host interface has a
@@ -260,6 +258,17 @@ class RoceNetDevice
     Ptr<RocePfcWatchdog> GetPfcWatchdog() const;
 
     /**
+     * \brief Give the port its priority flow control (attribute FlowControl).
+     * \param pfc the part
+     */
+    void SetPfc(Ptr<RocePfc> pfc);
+
+    /// \return the port's priority flow control
+    Ptr<RocePfc> GetPfc() const;
+
+    Ptr<FabricLinkFlowControl> GetLinkFlowControl() const override;
+
+    /**
      * \param priority a priority
      * \return when the peer's current (or last) pause of it began
      */
@@ -293,13 +302,6 @@ class RoceNetDevice
     bool SupportsSendFrom() const override;
 
     /**
-     * TracedCallback signature for PFC frames.
-     * \param priority the priority
-     * \param quanta the pause time (0: release)
-     */
-    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
-
-    /**
      * TracedCallback signature for queue occupancy.
      * \param priority the queue's priority
      * \param bytes bytes queued after the change
@@ -310,7 +312,6 @@ class RoceNetDevice
     uint32_t GetNTrafficClasses() const override;
     const char* GetTrafficClassName() const override;
     uint64_t GetClassQueuedBytes(uint8_t cls) const override;
-    bool IsClassBlocked(uint8_t cls) const override;
     void GetClassSources(uint8_t cls,
                          std::vector<std::pair<uint16_t, uint8_t>>& sources) const override;
 
@@ -377,7 +378,14 @@ class RoceNetDevice
     void ReceivePfc(Ptr<Packet> p);
 
     /**
-     * \param priority a priority whose pause may have expired
+     * \brief The flow control's report: a pause arrived for a priority (for the watchdog).
+     * \param priority the priority
+     */
+    void PauseArrived(uint8_t priority);
+
+    /**
+     * \brief The flow control's report: a pause ran out with no newer one: send again.
+     * \param priority the priority
      */
     void PauseExpired(uint8_t priority);
 
@@ -399,18 +407,13 @@ class RoceNetDevice
     uint8_t m_rdmaDscp{26};         //!< DSCP of RDMA data
     uint8_t m_controlDscp{48};      //!< DSCP of ACK, NAK, CNP
     std::array<std::deque<QueuedFrame>, N_PRIORITIES> m_queues; //!< output queues
-    std::deque<Ptr<Packet>> m_macControl;               //!< PFC frames to send, ahead of all queues
-    DepartureCallback m_departureCb;                    //!< to the switch's MMU
-    DepartureCallback m_withdrawalCb;                   //!< to the switch's MMU (withdrawn)
-    std::array<FabricStallClock, N_PRIORITIES> m_pause; //!< the peer's pauses per priority
-    std::array<uint64_t, N_PRIORITIES> m_pfcSent{};     //!< PFC pauses sent
-    std::array<uint64_t, N_PRIORITIES> m_pfcReleased{}; //!< PFC releases sent
-    std::array<uint64_t, N_PRIORITIES> m_pfcReceived{}; //!< PFC frames received
-    TracedCallback<uint8_t, uint16_t> m_pfcSentTrace;   //!< PFC frame sent
-    TracedCallback<uint8_t, uint16_t> m_pfcReceivedTrace;        //!< PFC frame received
+    std::deque<Ptr<Packet>> m_macControl; //!< PFC frames to send, ahead of all queues
+    DepartureCallback m_departureCb;      //!< to the switch's MMU
+    DepartureCallback m_withdrawalCb;     //!< to the switch's MMU (withdrawn)
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
     uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
     Ptr<RoceHostInterface> m_host;                  //!< the host side (NIC ports)
+    Ptr<RocePfc> m_pfc;                             //!< the link's flow control (PFC)
     Ptr<RocePfcWatchdog> m_pfcWatchdog;             //!< turns a storming queue lossy
     Ptr<FabricCongestionMarker> m_marker;           //!< marks at switch egress
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes

@@ -120,12 +120,6 @@ RoceSwitch::GetFabricPort(uint32_t i) const
     return m_ports.at(i);
 }
 
-Time
-RoceSwitch::GetPortLatency() const
-{
-    return m_latency;
-}
-
 RoceSwitch::~RoceSwitch()
 {
     NS_LOG_FUNCTION(this);
@@ -373,12 +367,6 @@ uint32_t
 RoceSwitch::NDestinations() const
 {
     return m_groupStart.empty() ? 0 : static_cast<uint32_t>(m_groupStart.size() - 1);
-}
-
-uint64_t
-RoceSwitch::GetForwardedPackets() const
-{
-    return m_forwarded;
 }
 
 } // namespace ns3

@@ -98,11 +98,7 @@ class RoceSwitch : public FabricSwitch
     uint32_t SelectPort(
         uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort) const;
 
-    /// \return frames forwarded
-    uint64_t GetForwardedPackets() const override;
-
     Ptr<FabricNetDevice> GetFabricPort(uint32_t i) const override;
-    Time GetPortLatency() const override;
     Ptr<FabricBufferManager> GetBufferManager() const override;
 
     /**
@@ -172,10 +168,8 @@ class RoceSwitch : public FabricSwitch
     uint32_t m_firstAddress{0};              //!< address of destination index 0
     std::vector<uint32_t> m_groupStart;      //!< per destination: start in m_groupPorts (+1 end)
     std::vector<uint16_t> m_groupPorts;      //!< all groups, concatenated
-    Time m_latency;                          //!< port-to-port latency
     uint32_t m_seedAttribute{0};             //!< HashSeed attribute (0: derive from node id)
     uint32_t m_seed{0};                      //!< seed in use
-    uint64_t m_forwarded{0};                 //!< frames forwarded
     std::vector<uint8_t> m_classes;          //!< dateline class per destination (or empty)
     uint8_t m_dataDscp{26};                  //!< DSCP of class 0
     uint8_t m_datelineDscp{34};              //!< DSCP of class 1
