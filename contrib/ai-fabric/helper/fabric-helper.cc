@@ -27,6 +27,7 @@ NS_LOG_COMPONENT_DEFINE("FabricHelper");
 
 FabricHelper::FabricHelper()
     : m_topology(Create<FabricTopology>())
+    , m_parts("FabricHelper", FabricNetDevice::GetTypeId())
 {
     m_channelFactory.SetTypeId(FabricChannel::GetTypeId());
     m_transportFactory.SetTypeId(RdmaTransport::GetTypeId());
@@ -40,32 +41,11 @@ FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& 
     m_deviceFactory.Set(name, value);
 }
 
-FabricHelper::PartConfig&
-FabricHelper::GetPartConfig(const std::string& part)
-{
-    for (PartConfig& c : m_parts)
-    {
-        if (c.part == part)
-        {
-            return c;
-        }
-    }
-    TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!m_deviceFactory.GetTypeId().LookupAttributeByName(part, &info)
-                        || !DynamicCast<const PointerChecker>(info.checker),
-                    Name() << ": " << m_deviceFactory.GetTypeId().GetName()
-                           << " has no part called " << part);
-    m_parts.push_back(PartConfig{part, "", {}});
-    return m_parts.back();
-}
-
 void
 FabricHelper::SetPortPart(const std::string& part, const std::string& type)
 {
-    TypeId tid;
-    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(type, &tid),
-                    Name() << ": no type " << type << " for the ports' " << part);
-    GetPartConfig(part).type = type;
+    m_parts.SetPortType(m_deviceFactory.GetTypeId());
+    m_parts.SetPart(part, type);
 }
 
 void
@@ -73,33 +53,8 @@ FabricHelper::SetPortPartAttribute(const std::string& part,
                                    const std::string& name,
                                    const AttributeValue& value)
 {
-    GetPartConfig(part).attributes.emplace_back(name, value.Copy());
-}
-
-void
-FabricHelper::ConfigureParts(Ptr<FabricNetDevice> port)
-{
-    for (PartConfig& c : m_parts)
-    {
-        TypeId::AttributeInformation info;
-        if (!port->GetInstanceTypeId().LookupAttributeByName(c.part, &info))
-        {
-            continue; // this port type has no such part
-        }
-        if (!c.type.empty())
-        {
-            ObjectFactory factory(c.type);
-            port->SetAttribute(c.part, PointerValue(factory.Create()));
-        }
-        PointerValue value;
-        port->GetAttribute(c.part, value);
-        Ptr<Object> part = value.Get<Object>();
-        NS_ABORT_MSG_IF(!part, Name() << ": the port has no " << c.part);
-        for (const auto& [name, v] : c.attributes)
-        {
-            part->SetAttribute(name, *v);
-        }
-    }
+    m_parts.SetPortType(m_deviceFactory.GetTypeId());
+    m_parts.SetAttribute(part, name, value);
 }
 
 Time
@@ -190,7 +145,7 @@ FabricHelper::InstallHosts(NodeContainer hosts)
             transport->SetCongestionControlAttribute(name, *value);
         }
         Ptr<FabricNetDevice> port = CreateHostPort(node, address, transport);
-        ConfigureParts(port);
+        m_parts.Configure(port);
         std::ostringstream name;
         name << "host" << m_transports.size();
         const uint32_t vertex = m_topology->AddEndpoint(node, address, name.str());
@@ -232,7 +187,7 @@ FabricHelper::PortFor(Ptr<Node> node)
     Ptr<FabricNetDevice> port = CreateSwitchPort(node);
     if (port)
     {
-        ConfigureParts(port);
+        m_parts.Configure(port);
         return {port, m_topology->GetSwitchVertex(node)};
     }
     const uint32_t nodeId = node->GetId();

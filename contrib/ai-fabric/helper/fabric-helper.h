@@ -9,6 +9,7 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-port-parts.h"
 #include "ns3/fabric-routing.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/net-device-container.h"
@@ -379,27 +380,7 @@ class FabricHelper : public PcapHelperForDevice
      */
     std::pair<Ptr<FabricNetDevice>, uint32_t> PortFor(Ptr<Node> node);
 
-    /**
-     * \brief Apply SetPortPart() and SetPortPartAttribute() to a new port.
-     * \param port the port
-     */
-    void ConfigureParts(Ptr<FabricNetDevice> port);
-
-    /// A part of the ports, configured by SetPortPart() and SetPortPartAttribute().
-    struct PartConfig
-    {
-        std::string part;                                                    //!< attribute name
-        std::string type;                                                    //!< "": the port's own
-        std::vector<std::pair<std::string, Ptr<AttributeValue>>> attributes; //!< its settings
-    };
-
-    /**
-     * \param part a port's pointer attribute
-     * \return its configuration, added if new; aborts if the port type has no such part
-     */
-    PartConfig& GetPartConfig(const std::string& part);
-
-    std::vector<PartConfig> m_parts; //!< parts configured, in the order first named
+    FabricPortParts m_parts; //!< SetPortPart(), SetPortPartAttribute()
 
     ObjectFactory m_transportFactory;                                        //!< transports
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_qpAttributes; //!< for QPs

@@ -84,6 +84,7 @@ Presets()
 
 ServerHelper::ServerHelper()
     : m_delay(NanoSeconds(5))
+    , m_parts("ServerHelper", NvLinkNetDevice::GetTypeId())
 {
     m_deviceFactory.SetTypeId(NvLinkNetDevice::GetTypeId());
     m_switchFactory.SetTypeId(NvSwitch::GetTypeId());
@@ -185,6 +186,20 @@ void
 ServerHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
     m_deviceFactory.Set(name, value);
+}
+
+void
+ServerHelper::SetPortPartAttribute(const std::string& part,
+                                   const std::string& name,
+                                   const AttributeValue& value)
+{
+    m_parts.SetAttribute(part, name, value);
+}
+
+void
+ServerHelper::SetPortPart(const std::string& part, const std::string& type)
+{
+    m_parts.SetPart(part, type);
 }
 
 void
@@ -310,10 +325,12 @@ ServerHelper::Install(NodeContainer gpus)
             for (uint32_t i = 0; i < perServer; ++i)
             {
                 Ptr<NvLinkNetDevice> gpuPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                m_parts.Configure(gpuPort);
                 gpuPort->SetAddress(Mac48Address::Allocate());
                 gpuPort->SetAttribute("DataRate", DataRateValue(rate));
                 gpus.Get(d * perServer + i)->AddDevice(gpuPort);
                 Ptr<NvLinkNetDevice> swPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                m_parts.Configure(swPort);
                 swPort->SetAddress(Mac48Address::Allocate());
                 swPort->SetAttribute("DataRate", DataRateValue(rate));
                 chip->AddDevice(swPort);

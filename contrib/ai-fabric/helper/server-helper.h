@@ -8,6 +8,7 @@
 #define SERVER_HELPER_H
 
 #include "ns3/data-rate.h"
+#include "ns3/fabric-port-parts.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
@@ -120,6 +121,24 @@ class ServerHelper
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
 
     /**
+     * \brief Set an attribute of a part of every NVLink port (its pointer attribute, e.g.
+     *        "FlowControl": BufferBytes, CreditUpdateBytes); see FabricPortParts.
+     * \param part the port's pointer attribute
+     * \param name an attribute of the part
+     * \param value its value
+     */
+    void SetPortPartAttribute(const std::string& part,
+                              const std::string& name,
+                              const AttributeValue& value);
+
+    /**
+     * \brief Give every NVLink port a part of another type (see FabricPortParts).
+     * \param part the port's pointer attribute
+     * \param type the TypeId name of the part
+     */
+    void SetPortPart(const std::string& part, const std::string& type);
+
+    /**
      * \param name attribute of ns3::NvSwitch
      * \param value its value
      */
@@ -166,6 +185,7 @@ class ServerHelper
     bool m_single{false};                  //!< one logical switch
     Time m_delay;                          //!< NVLink delay
     ObjectFactory m_deviceFactory;         //!< NvLinkNetDevice
+    FabricPortParts m_parts;               //!< parts of the NvLinkNetDevices
     ObjectFactory m_switchFactory;         //!< NvSwitch
     ObjectFactory m_transportFactory;      //!< NvLinkTransport
     std::vector<NodeContainer> m_switches; //!< by domain

@@ -170,7 +170,7 @@ struct PointToPoint
         server.SetGpusPerServer(2);
         server.SetSingleSwitch(true);
         server.SetLinkDelay(delay);
-        server.SetDeviceAttribute("BufferBytes", UintegerValue(bufferBytes));
+        server.SetPortPartAttribute("FlowControl", "BufferBytes", UintegerValue(bufferBytes));
         NodeContainer gpus;
         gpus.Create(2);
         server.Install(gpus);

@@ -20,6 +20,9 @@
 #include "ns3/ib-switch.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node-container.h"
+#include "ns3/nvlink-credit-flow-control.h"
+#include "ns3/nvlink-net-device.h"
+#include "ns3/nvlink-transport.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-queue-pair.h"
@@ -31,6 +34,7 @@
 #include "ns3/roce-pfc.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch.h"
+#include "ns3/server-helper.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
@@ -467,4 +471,37 @@ TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
     IbFabricHelper ib;
     ib.InstallHosts(ibHosts);
     EXPECT_EQ(ib.GetHostPort(ibHosts.Get(0))->GetLinkFlowControl(), nullptr);
+}
+
+// NVLink's credits are a credit-based FabricLinkFlowControl: the server helper sets its buffer
+// through the part, and a buffer smaller than the credit round trip makes the sending GPU
+// wait for credits, which the port reports through the interface.
+TEST_F(PortPartsTest, NvLinkCreditsAreTheLinkFlowControl)
+{
+    ServerHelper server;
+    server.SetPreset("dgx-h100");
+    server.SetGpusPerServer(2);
+    server.SetSingleSwitch(true);
+    server.SetLinkDelay(MicroSeconds(1));
+    server.SetPortPartAttribute("FlowControl", "BufferBytes", UintegerValue(200000));
+    NodeContainer gpus;
+    gpus.Create(2);
+    server.Install(gpus);
+    Ptr<NvLinkTransport> a = gpus.Get(0)->GetObject<NvLinkTransport>();
+    Ptr<NvLinkNetDevice> port = a->GetPorts()[0];
+    Ptr<FabricLinkFlowControl> fc = port->GetLinkFlowControl();
+    ASSERT_NE(fc, nullptr);
+    EXPECT_EQ(fc, port->GetFlowControl());
+    EXPECT_TRUE(fc->IsCreditBased());
+    EXPECT_EQ(port->GetCreditClasses(), 1u);
+    EXPECT_EQ(port->GetBufferBytes(), 200000u);
+    a->Send(1, 4 << 20, 42);
+    Simulator::Run();
+    EXPECT_GT(fc->GetHeldTime(0), Time(0));
+    EXPECT_EQ(port->GetCreditStallTime(0), fc->GetHeldTime(0));
+    EXPECT_EQ(port->GetCreditStallTime(), fc->GetHeldTime(0));
+    EXPECT_FALSE(fc->IsHeld(0));
+    EXPECT_EQ(port->GetCredits(), 200000u); // every credit came back
+    EXPECT_DEATH(server.SetPortPartAttribute("Marker", "Kmin", UintegerValue(1)),
+                 "has no part called Marker");
 }

@@ -788,13 +788,15 @@ FabricNetDevice::GetPauseFramesSent() const
 uint32_t
 FabricNetDevice::GetCreditClasses() const
 {
-    return 0;
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    return fc && fc->IsCreditBased() ? fc->GetNClasses() : 0;
 }
 
 Time
-FabricNetDevice::GetCreditStallTime(uint8_t /* cls */) const
+FabricNetDevice::GetCreditStallTime(uint8_t cls) const
 {
-    return Time(0);
+    Ptr<FabricLinkFlowControl> fc = GetLinkFlowControl();
+    return fc && fc->IsCreditBased() ? fc->GetHeldTime(cls) : Time(0);
 }
 
 uint64_t

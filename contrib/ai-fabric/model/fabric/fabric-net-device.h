@@ -212,9 +212,9 @@ class FabricNetDevice : public NetDevice
      */
     virtual bool IsClassBlocked(uint8_t cls) const;
 
-    /// \return the port's link-level flow control as a part (RoCEv2's PFC), or nullptr where
-    ///         the port answers for it itself (the base class; InfiniBand's and NVLink's
-    ///         credits, through GetCreditClasses() and GetCreditStallTime())
+    /// \return the port's link-level flow control as a part (RoCEv2's PFC, NVLink's credits),
+    ///         or nullptr where the port answers for it itself (the base class; InfiniBand's
+    ///         per-VL credits, through GetCreditClasses() and GetCreditStallTime())
     virtual Ptr<FabricLinkFlowControl> GetLinkFlowControl() const;
 
     /**
@@ -243,12 +243,14 @@ class FabricNetDevice : public NetDevice
     uint64_t GetPauseFramesSent() const;
 
     /// \return the traffic classes with credit-based flow control (InfiniBand's data VLs,
-    ///         NVLink's one); 0 in the base class
+    ///         NVLink's one); in the base class, those of a credit-based
+    ///         GetLinkFlowControl(), else 0
     virtual uint32_t GetCreditClasses() const;
 
     /**
      * \param cls a class below GetCreditClasses()
-     * \return how long the class had frames waiting and no credits
+     * \return how long the class had frames waiting and no credits (in the base class, the
+     *         time a credit-based GetLinkFlowControl() held it)
      */
     virtual Time GetCreditStallTime(uint8_t cls) const;
 

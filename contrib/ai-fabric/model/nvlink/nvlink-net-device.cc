@@ -10,8 +10,10 @@
 #include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "nvlink-credit-flow-control.h"
 #include "nvlink-header.h"
 #include "nvlink-transport.h"
 
@@ -35,25 +37,14 @@ NvLinkNetDevice::GetTypeId()
               .SetParent<FabricNetDevice>()
               .SetGroupName("AiFabric")
               .AddConstructor<NvLinkNetDevice>()
-              .AddAttribute("BufferBytes",
-                            "Receive buffer of the port, the credits it grants (bytes). "
-                            "Default 1 MiB: NVLink's buffer sizes are not published; this "
-                            "holds several transfer units, more than the credit round trip "
-                            "needs at 450 GB/s.",
-                            UintegerValue(1 << 20),
-                            MakeUintegerAccessor(&NvLinkNetDevice::m_bufferBytes),
-                            MakeUintegerChecker<uint32_t>(NvLinkHeader::SIZE + 1))
-              .AddAttribute("CreditUpdateBytes",
-                            "Freed buffer bytes returned to the peer in one credit packet "
-                            "(bytes; 1: a credit packet per packet freed). Default 262144, a "
-                            "quarter of the default buffer: four 64 KiB transfer units per "
-                            "credit packet, while the peer keeps at least three quarters of the "
-                            "buffer in credit (more than the credit round trip needs). NVLink's "
-                            "credit return is not published; link-level credit protocols "
-                            "(InfiniBand, PCIe) return credits in batches.",
-                            UintegerValue(1 << 18),
-                            MakeUintegerAccessor(&NvLinkNetDevice::m_creditUpdateBytes),
-                            MakeUintegerChecker<uint32_t>(1));
+              .AddAttribute("FlowControl",
+                            "The port's credit-based link-level flow control "
+                            "(NvLinkCreditFlowControl: its BufferBytes, the credits the port "
+                            "grants, and CreditUpdateBytes attributes).",
+                            PointerValue(),
+                            MakePointerAccessor(&NvLinkNetDevice::SetFlowControl,
+                                                &NvLinkNetDevice::GetFlowControl),
+                            MakePointerChecker<NvLinkCreditFlowControl>());
     return tid;
 }
 
@@ -61,6 +52,30 @@ NvLinkNetDevice::NvLinkNetDevice()
 {
     NS_LOG_FUNCTION(this);
     SetFraming(0, 0); // the data rate is NVLink's data rate; flits are not modelled
+    SetFlowControl(CreateObject<NvLinkCreditFlowControl>());
+}
+
+void
+NvLinkNetDevice::SetFlowControl(Ptr<NvLinkCreditFlowControl> fc)
+{
+    if (m_fc)
+    {
+        m_fc->SetCreditCallback(NvLinkCreditFlowControl::CreditCallback());
+    }
+    m_fc = fc;
+    m_fc->SetCreditCallback(MakeCallback(&NvLinkNetDevice::SendCredit, this));
+}
+
+Ptr<NvLinkCreditFlowControl>
+NvLinkNetDevice::GetFlowControl() const
+{
+    return m_fc;
+}
+
+Ptr<FabricLinkFlowControl>
+NvLinkNetDevice::GetLinkFlowControl() const
+{
+    return m_fc;
 }
 
 NvLinkNetDevice::~NvLinkNetDevice()
@@ -76,29 +91,25 @@ NvLinkNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_control.clear();
     m_queue.clear();
-    m_creditFlush.Cancel();
+    if (m_fc)
+    {
+        m_fc->Dispose();
+    }
+    m_fc = nullptr;
     FabricNetDevice::DoDispose();
 }
 
 void
 NvLinkNetDevice::DoInitialize()
 {
-    SendCredit(m_bufferBytes, true); // the peer may fill the whole buffer
+    m_fc->Start(); // the peer may fill the whole buffer
     FabricNetDevice::DoInitialize();
 }
 
 void
 NvLinkNetDevice::DoLinkChange(bool up)
 {
-    if (up)
-    {
-        // The link retrained: what is free now is the new limit (what was in flight is lost).
-        SendCredit(static_cast<uint32_t>(m_bufferBytes - m_occupied), true);
-        m_unreported = 0;
-        m_creditFlush.Cancel();
-        return;
-    }
-    m_credits = 0; // what was in flight is lost with the link
+    m_fc->LinkChange(up);
 }
 
 void
@@ -134,13 +145,13 @@ NvLinkNetDevice::DetachFromSwitch()
 uint32_t
 NvLinkNetDevice::GetBufferBytes() const
 {
-    return m_bufferBytes;
+    return m_fc->GetBufferBytes();
 }
 
 uint64_t
 NvLinkNetDevice::GetCredits() const
 {
-    return m_credits;
+    return m_fc->GetCredits();
 }
 
 uint64_t
@@ -158,7 +169,7 @@ NvLinkNetDevice::GetMaxQueuedBytes() const
 Time
 NvLinkNetDevice::GetCreditStallTime() const
 {
-    return m_stall.GetTotal(Simulator::Now());
+    return m_fc->GetHeldTime(0);
 }
 
 uint64_t
@@ -191,23 +202,6 @@ NvLinkNetDevice::SendCredit(uint32_t bytes, bool absolute)
 }
 
 void
-NvLinkNetDevice::NoteStall(bool canSend)
-{
-    if (canSend != m_stall.IsHeldOpen())
-    {
-        return; // no change
-    }
-    if (canSend)
-    {
-        m_stall.Release(Simulator::Now());
-    }
-    else
-    {
-        m_stall.Hold(Simulator::Now());
-    }
-}
-
-void
 NvLinkNetDevice::DataReady()
 {
     TryTransmit();
@@ -229,7 +223,8 @@ NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress, uint3
     if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp() && !m_transport)
     {
         const Time ready = Simulator::Now() + delay;
-        const bool alone = m_queue.empty() && m_control.empty() && p->GetSize() <= m_credits;
+        const bool alone
+            = m_queue.empty() && m_control.empty() && p->GetSize() <= m_fc->GetCredits();
         m_queuedBytes += p->GetSize();
         m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
         m_queue.push_back({p, ingress, dataBytes, ready});
@@ -262,31 +257,7 @@ NvLinkNetDevice::HasPendingFrames() const
 void
 NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
 {
-    m_occupied -= bytes;
-    m_unreported += bytes;
-    // At most a quarter of the buffer unreported: the peer always has credit for a packet.
-    const uint64_t threshold = std::min<uint64_t>(m_creditUpdateBytes, m_bufferBytes / 4);
-    if (m_unreported >= threshold)
-    {
-        SendCredit(static_cast<uint32_t>(m_unreported), false);
-        m_unreported = 0;
-    }
-    else if (!m_creditFlush.IsRunning())
-    {
-        // What stays unreported goes back at the latest after the line time of the threshold.
-        m_creditFlush = Simulator::Schedule(
-            FabricBytesTxTime(GetDataRate(), threshold), &NvLinkNetDevice::FlushCredits, this);
-    }
-}
-
-void
-NvLinkNetDevice::FlushCredits()
-{
-    if (m_unreported > 0)
-    {
-        SendCredit(static_cast<uint32_t>(m_unreported), false);
-        m_unreported = 0;
-    }
+    m_fc->Release(bytes, GetDataRate());
 }
 
 Ptr<Packet>
@@ -303,14 +274,16 @@ NvLinkNetDevice::DequeueForTransmit()
     {
         return nullptr; // no credit is spent on a dead link
     }
+    NvLinkCreditFlowControl& fc = *m_fc;
     if (m_transport)
     {
         bool creditBlocked = false;
-        Ptr<Packet> p = m_transport->Dequeue(m_portIndex, m_credits, creditBlocked, m_txHeader);
-        NoteStall(!creditBlocked);
+        Ptr<Packet> p
+            = m_transport->Dequeue(m_portIndex, fc.GetCredits(), creditBlocked, m_txHeader);
+        fc.NoteStall(!creditBlocked);
         if (p)
         {
-            m_credits -= p->GetSize();
+            fc.Spend(p->GetSize());
             m_txData = true; // its end tells the transport (DoTransmitComplete)
             ++m_dataFramesSent;
         }
@@ -318,21 +291,21 @@ NvLinkNetDevice::DequeueForTransmit()
     }
     if (m_queue.empty())
     {
-        NoteStall(true);
+        fc.NoteStall(true);
         return nullptr;
     }
     const uint32_t size = m_queue.front().packet->GetSize();
-    if (size > m_credits)
+    if (size > fc.GetCredits())
     {
-        NoteStall(false);
+        fc.NoteStall(false);
         return nullptr;
     }
-    NoteStall(true);
+    fc.NoteStall(true);
     const Queued q = m_queue.front();
     m_queue.pop_front();
     SetFrameReady(q.ready);
     m_queuedBytes -= size;
-    m_credits -= size;
+    fc.Spend(size);
     if (q.ingress != NO_INGRESS && IsSwitchPort())
     {
         m_departureCb(q.ingress, size); // the ingress port's buffer frees it
@@ -364,18 +337,17 @@ NvLinkNetDevice::DoReceive(Ptr<Packet> p)
     p->PeekHeader(h);
     if (h.type == NvLinkHeader::CREDIT)
     {
-        m_credits = h.slot == CREDIT_INIT ? h.bytes : m_credits + h.bytes;
+        m_fc->ReceiveCredit(h.bytes, h.slot == CREDIT_INIT);
         TryTransmit();
         return;
     }
     const uint32_t size = p->GetSize();
-    if (m_occupied + size > m_bufferBytes)
+    if (!m_fc->Occupy(size))
     {
         // The sender started a packet its credits did not cover: a bug, never normal.
         CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
         return;
     }
-    m_occupied += size;
     if (IsSwitchPort())
     {
         m_forwardCb(this, p, h); // held in the buffer until it leaves the switch
@@ -405,18 +377,6 @@ NvLinkNetDevice::SendFrom(Ptr<Packet> /* packet */,
                           uint16_t /* protocol */)
 {
     return false;
-}
-
-uint32_t
-NvLinkNetDevice::GetCreditClasses() const
-{
-    return 1;
-}
-
-Time
-NvLinkNetDevice::GetCreditStallTime(uint8_t /* cls */) const
-{
-    return GetCreditStallTime();
 }
 
 uint64_t

@@ -19,6 +19,7 @@ namespace ns3
 
 class NvLinkHeader;
 class NvLinkTransport;
+class NvLinkCreditFlowControl;
 
 /**
  * \ingroup ai-fabric
@@ -118,10 +119,19 @@ class NvLinkNetDevice : public FabricNetDevice
 
     /// \return time a data packet waited for credits, summed
     Time GetCreditStallTime() const;
+    using FabricNetDevice::GetCreditStallTime; // by class, through the flow control
 
-    // FabricNetDevice statistics: one credit class
-    uint32_t GetCreditClasses() const override;
-    Time GetCreditStallTime(uint8_t cls) const override;
+    /**
+     * \brief Give the port its credit-based flow control (attribute FlowControl).
+     * \param fc the part
+     */
+    void SetFlowControl(Ptr<NvLinkCreditFlowControl> fc);
+
+    /// \return the port's credit-based flow control
+    Ptr<NvLinkCreditFlowControl> GetFlowControl() const;
+
+    // FabricNetDevice: one credit class, through the flow control
+    Ptr<FabricLinkFlowControl> GetLinkFlowControl() const override;
     uint64_t GetPeakQueuedBytes() const override;
 
     /// \return data payload bytes this port sent (the GPU's messages, or forwarded)
@@ -157,9 +167,6 @@ class NvLinkNetDevice : public FabricNetDevice
      */
     void SendCredit(uint32_t bytes, bool absolute);
 
-    /// \param canSend whether a data packet may go now (tracks credit stalls)
-    void NoteStall(bool canSend);
-
     /**
      * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
      * \param p the packet
@@ -167,9 +174,6 @@ class NvLinkNetDevice : public FabricNetDevice
      * \param dataBytes its payload bytes
      */
     void DelayedEnqueue(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes);
-
-    /// Return the credits freed but not yet reported (CreditUpdateBytes' timer).
-    void FlushCredits();
 
     /// A forwarded packet waiting at this output.
     struct Queued
@@ -180,26 +184,20 @@ class NvLinkNetDevice : public FabricNetDevice
         Time ready{};       //!< it may not leave before (the switch's latency)
     };
 
+    Ptr<NvLinkCreditFlowControl> m_fc; //!< credits granted and owed (FlowControl)
     Ptr<NvLinkTransport> m_transport;  //!< GPU port: the transport
     uint32_t m_portIndex{0};           //!< GPU port: its index among the GPU's ports
     ForwardCallback m_forwardCb;       //!< switch port: forwarding
     DepartureCallback m_departureCb;   //!< switch port: departures
-    uint32_t m_bufferBytes{0};         //!< receive buffer
-    uint64_t m_occupied{0};            //!< receive buffer in use
-    uint64_t m_credits{0};             //!< what the peer can still take
     std::deque<Ptr<Packet>> m_control; //!< credit packets to send
     std::deque<Queued> m_queue;        //!< forwarded packets to send
     uint64_t m_queuedBytes{0};         //!< bytes in m_queue
     uint64_t m_maxQueuedBytes{0};      //!< high-water mark
-    FabricStallClock m_stall;          //!< while and how long a data packet waited for credits
     uint64_t m_dataBytesSent{0};       //!< payload bytes sent
     uint64_t m_dataFramesSent{0};      //!< data frames sent
     NvLinkHeader m_txHeader;           //!< GPU port: the header of the frame on the wire
     bool m_txData{false};              //!< GPU port: the frame on the wire is data
     uint32_t m_delayedEnqueues{0};     //!< forwarded packets still in the pipeline
-    uint32_t m_creditUpdateBytes{0};   //!< freed bytes per credit packet (attribute)
-    uint64_t m_unreported{0};          //!< freed bytes not yet returned to the peer
-    EventId m_creditFlush;             //!< returns the unreported credits at the latest
 };
 
 } // namespace ns3
