@@ -318,8 +318,10 @@ class FabricHelper : public PcapHelperForDevice
     const std::vector<Ptr<FabricChannel>>& GetChannels() const;
 
     /**
-     * \brief Use fixed random streams: initial PSNs, then every cabled port's marker (RoCEv2's
-     * ECN). \param stream first stream index \return the number of streams used
+     * \brief Use fixed random streams: initial PSNs, then every cabled port's marker
+     *        (RoCEv2's ECN).
+     * \param stream first stream index
+     * \return the number of streams used
      */
     virtual int64_t AssignStreams(int64_t stream);
 

@@ -79,7 +79,10 @@ FabricPortParts::Configure(Ptr<NetDevice> port) const
         PointerValue value;
         port->GetAttribute(p.part, value);
         Ptr<Object> object = value.Get<Object>();
-        NS_ABORT_MSG_IF(!object, m_helper << ": the port has no " << p.part);
+        if (!object)
+        {
+            continue; // a part of the other role (a switch port's watchdog on a NIC port)
+        }
         for (const auto& [name, v] : p.attributes)
         {
             object->SetAttribute(name, *v);

@@ -62,7 +62,9 @@ class FabricPortParts
                       const AttributeValue& value);
 
     /**
-     * \brief Apply what was set to a new port.
+     * \brief Apply what was set to a new port: a part set with SetPart() is created for it; the
+     *        attributes go to its part, if it has one (a port has the parts of its role: a
+     *        NIC port no PFC watchdog, a switch port no host interface).
      * \param port the port
      */
     void Configure(Ptr<NetDevice> port) const;

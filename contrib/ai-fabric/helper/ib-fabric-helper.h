@@ -102,8 +102,9 @@ class IbFabricHelper : public FabricHelper
     Ptr<FabricNetDevice> CreateSwitchPort(Ptr<Node> node) override;
     const char* Name() const override;
     /**
-     * \brief IB congestion control (ibcc) also needs the switches to mark: CcThreshold 8, the
-     *        Omni-Path fabric manager's default, unless the device attribute is set after.
+     * \brief IB congestion control (ibcc) also needs the switches to mark: the ports' markers'
+     *        Threshold 8, the Omni-Path fabric manager's default, unless a later
+     *        SetPortPartAttribute("Marker", "Threshold", ...) sets another.
      * \param cc the algorithm
      */
     void PrepareCongestionControl(const RdmaCcRegistration::Entry& cc) override;

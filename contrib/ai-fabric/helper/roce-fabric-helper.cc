@@ -227,6 +227,14 @@ RoceFabricHelper::EnableDatelineClass(const NodeContainer& switches, Ptr<Node> h
         }
         UintegerValue dscp;
         sw->GetAttribute("DatelineDscp", dscp);
+        TypeId::AttributeInformation info;
+        if (!sw->GetBufferManager()->GetInstanceTypeId().LookupAttributeByName("LosslessPriorities",
+                                                                               &info))
+        {
+            return "datelines need a second lossless priority: the switches' buffer manager ("
+                   + sw->GetBufferManager()->GetInstanceTypeId().GetName()
+                   + ") has no LosslessPriorities";
+        }
         UintegerValue mask;
         sw->GetBufferManager()->GetAttribute("LosslessPriorities", mask);
         sw->GetBufferManager()->SetAttribute("LosslessPriorities",

@@ -62,13 +62,13 @@ struct RoceFlowScenarioConfig
     bool dcqcn{false};                //!< DCQCN at the NICs (else no congestion control)
     std::string dcqcnPreset;          //!< "", "paper" or "connectx" (empty: attribute defaults)
     bool ibcc{false};                 //!< IB congestion control (FECN/BECN/CCT; fabric "ib")
-    uint32_t ibccThreshold{8};        //!< the switches' CcThreshold when ibcc is on (1-15)
+    uint32_t ibccThreshold{8};        //!< the switch markers' Threshold when ibcc is on (1-15)
     /// Another congestion control, by name or TypeId (RdmaCcRegistration), when neither
     /// dcqcn nor ibcc is on; empty: none
     std::string cc;
-    uint32_t ecnKmin{0}; //!< EcnKmin of every port (0: the attribute's default)
-    uint32_t ecnKmax{0}; //!< EcnKmax (0: default)
-    double ecnPmax{-1};  //!< EcnPmax (negative: default)
+    uint32_t ecnKmin{0}; //!< Kmin of every port's marker (0: the attribute's default)
+    uint32_t ecnKmax{0}; //!< the markers' Kmax (0: default)
+    double ecnPmax{-1};  //!< the markers' Pmax (negative: default)
     Time sampleInterval; //!< time-series period (0: none)
     Time stopTime;       //!< stop the run here (0: when every flow is done)
 };

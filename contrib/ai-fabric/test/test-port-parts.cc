@@ -505,3 +505,30 @@ TEST_F(PortPartsTest, NvLinkCreditsAreTheLinkFlowControl)
     EXPECT_DEATH(server.SetPortPartAttribute("Marker", "Kmin", UintegerValue(1)),
                  "has no part called Marker");
 }
+
+// A part serves one port, and is replaced only before the simulation starts: a part given to
+// two ports (an object factory's PointerValue would do that) and a part replaced on a running
+// port are refused with a message. A replaced part is disposed: it stops watching the port.
+TEST_F(PortPartsTest, PartsServeOnePortAndAreReplacedBeforeTheRun)
+{
+    Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+    Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+    Ptr<RoceEcnMarker> shared = CreateObject<RoceEcnMarker>();
+    a->SetAttribute("Marker", PointerValue(shared));
+    EXPECT_EQ(a->GetCongestionMarker(), shared);
+    EXPECT_DEATH(b->SetAttribute("Marker", PointerValue(shared)), "given to two owners");
+    Ptr<RocePfc> pfc = CreateObject<RocePfc>();
+    a->SetAttribute("FlowControl", PointerValue(pfc));
+    EXPECT_DEATH(b->SetAttribute("FlowControl", PointerValue(pfc)), "given to two owners");
+    Ptr<RocePfcWatchdog> watchdog = CreateObject<RocePfcWatchdog>();
+    a->SetPfcWatchdog(watchdog);
+    EXPECT_DEATH(b->SetPfcWatchdog(watchdog), "given to two owners");
+    Ptr<RocePfcWatchdog> replacement = CreateObject<RocePfcWatchdog>();
+    a->SetPfcWatchdog(replacement);
+    EXPECT_EQ(a->GetPfcWatchdog(), replacement);
+    a->Initialize();
+    EXPECT_DEATH(a->SetPfcWatchdog(CreateObject<RocePfcWatchdog>()),
+                 "replaced after the simulation started");
+    EXPECT_DEATH(a->SetAttribute("Marker", PointerValue(CreateObject<RoceEcnMarker>())),
+                 "replaced after the simulation started");
+}

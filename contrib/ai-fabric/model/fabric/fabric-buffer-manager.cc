@@ -6,6 +6,8 @@
 
 #include "fabric-buffer-manager.h"
 
+#include "fabric-part.h"
+
 namespace ns3
 {
 
@@ -22,5 +24,11 @@ FabricBufferManager::GetTypeId()
 FabricBufferManager::FabricBufferManager() = default;
 
 FabricBufferManager::~FabricBufferManager() = default;
+
+void
+FabricBufferManager::Adopt(const Object* owner)
+{
+    FabricAdoptPart(*this, m_owner, owner, "BufferManager");
+}
 
 } // namespace ns3

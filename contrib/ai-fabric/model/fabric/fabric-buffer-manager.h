@@ -113,6 +113,16 @@ class FabricBufferManager : public Object
 
     /// \return pause frames (pauses and their refreshes) the buffer had the switch send
     virtual uint64_t GetPausesSent() const = 0;
+
+    /**
+     * \brief Serve an owner (the port or switch that takes this part calls it); aborts if the
+     *        part already serves another, or the owner is already running (FabricAdoptPart).
+     * \param owner the owner
+     */
+    void Adopt(const Object* owner);
+
+  private:
+    const Object* m_owner{nullptr}; //!< the switch it serves (Adopt())
 };
 
 } // namespace ns3

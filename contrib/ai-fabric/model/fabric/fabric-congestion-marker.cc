@@ -6,6 +6,7 @@
 
 #include "fabric-congestion-marker.h"
 
+#include "fabric-part.h"
 #include "ns3/trace-source-accessor.h"
 
 namespace ns3
@@ -38,6 +39,12 @@ FabricCongestionMarker::GetThresholds(uint64_t /* bitRate */, uint32_t& kmin, ui
     kmin = 0;
     kmax = 0;
     return false;
+}
+
+void
+FabricCongestionMarker::Adopt(const Object* owner)
+{
+    FabricAdoptPart(*this, m_owner, owner, "Marker");
 }
 
 int64_t

@@ -96,6 +96,13 @@ class FabricCongestionMarker : public Object
         return bitRate != m_floorRate || queuedBytes > m_floor;
     }
 
+    /**
+     * \brief Serve an owner (the port or switch that takes this part calls it); aborts if the
+     *        part already serves another, or the owner is already running (FabricAdoptPart).
+     * \param owner the owner
+     */
+    void Adopt(const Object* owner);
+
     /// \return the frames this marker marked
     uint64_t GetMarks() const
     {
@@ -141,6 +148,7 @@ class FabricCongestionMarker : public Object
   private:
     uint64_t m_floorRate{~uint64_t(0)};            //!< rate SetFloor() holds for (all ones: none)
     uint32_t m_floor{0};                           //!< bytes at or below which Mark() is not needed
+    const Object* m_owner{nullptr};                //!< the port it serves (Adopt())
     uint64_t m_marks{0};                           //!< frames marked
     TracedCallback<uint8_t, uint32_t> m_markTrace; //!< a frame was marked
 };

@@ -6,6 +6,8 @@
 
 #include "fabric-link-flow-control.h"
 
+#include "fabric-part.h"
+
 namespace ns3
 {
 
@@ -22,6 +24,12 @@ FabricLinkFlowControl::GetTypeId()
 FabricLinkFlowControl::FabricLinkFlowControl() = default;
 
 FabricLinkFlowControl::~FabricLinkFlowControl() = default;
+
+void
+FabricLinkFlowControl::Adopt(const Object* owner)
+{
+    FabricAdoptPart(*this, m_owner, owner, "FlowControl");
+}
 
 uint64_t
 FabricLinkFlowControl::GetPausesSent(uint8_t /* cls */) const

@@ -69,6 +69,16 @@ class FabricLinkFlowControl : public Object
      * \return pause frames this port received for it (pauses and releases; 0 for credits)
      */
     virtual uint64_t GetPausesReceived(uint8_t cls) const;
+
+    /**
+     * \brief Serve an owner (the port or switch that takes this part calls it); aborts if the
+     *        part already serves another, or the owner is already running (FabricAdoptPart).
+     * \param owner the owner
+     */
+    void Adopt(const Object* owner);
+
+  private:
+    const Object* m_owner{nullptr}; //!< the port it serves (Adopt())
 };
 
 } // namespace ns3

@@ -90,8 +90,7 @@ IbFecnMarker::Mark(Ptr<Packet>& p, const FabricMarkContext& ctx)
         return false;
     }
     const uint64_t withPacket = uint64_t{ctx.queuedBytes} + ctx.frameBytes;
-    if (m_threshold == 0 || ctx.cls >= MAX_VLS
-        || withPacket * 16 < uint64_t{16 - m_threshold} * ctx.classBufferBytes
+    if (ctx.cls >= MAX_VLS || withPacket * 16 < uint64_t{16 - m_threshold} * ctx.classBufferBytes
         || (ctx.victim && !m_victimMarking)
         || (ctx.frameBytes + CREDIT_BYTES - 1) / CREDIT_BYTES < m_packetSize)
     {

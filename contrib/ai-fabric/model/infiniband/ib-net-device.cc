@@ -128,14 +128,15 @@ IbNetDevice::GetTypeId()
                             UintegerValue(255),
                             MakeUintegerAccessor(&IbNetDevice::m_highLimit),
                             MakeUintegerChecker<uint32_t>(0, 255))
-              .AddAttribute("Marker",
-                            "The congestion marker of the port's data VLs: IB congestion "
-                            "control's FECN at a switch port (IbFecnMarker, its Threshold, "
-                            "MarkingRate, PacketSize and VictimMarking attributes; off by "
-                            "default). NIC ports never mark.",
-                            PointerValue(),
-                            MakePointerAccessor(&IbNetDevice::m_marker),
-                            MakePointerChecker<FabricCongestionMarker>())
+              .AddAttribute(
+                  "Marker",
+                  "The congestion marker of the port's data VLs: IB congestion "
+                  "control's FECN at a switch port (IbFecnMarker, its Threshold, "
+                  "MarkingRate, PacketSize and VictimMarking attributes; off by "
+                  "default). NIC ports never mark.",
+                  PointerValue(),
+                  MakePointerAccessor(&IbNetDevice::SetMarker, &IbNetDevice::GetCongestionMarker),
+                  MakePointerChecker<FabricCongestionMarker>())
               .AddTraceSource("FlowControlSent",
                               "A flow-control packet was queued: (VL, FCCL modulo 4096).",
                               MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
@@ -152,7 +153,7 @@ IbNetDevice::IbNetDevice()
     NS_LOG_FUNCTION(this);
     SetFraming(0, 0); // the data rate is after encoding; delimiters and idles are not modelled
     SetMtu(4096);
-    m_marker = CreateObject<IbFecnMarker>();
+    SetMarker(CreateObject<IbFecnMarker>());
 }
 
 IbNetDevice::~IbNetDevice()
@@ -184,7 +185,6 @@ IbNetDevice::DoDispose()
     {
         m_marker->Dispose();
     }
-    m_marker = nullptr;
     FabricNetDevice::DoDispose();
 }
 
@@ -721,6 +721,17 @@ uint64_t
 IbNetDevice::GetFecnMarks() const
 {
     return m_marker->GetMarks();
+}
+
+void
+IbNetDevice::SetMarker(Ptr<FabricCongestionMarker> marker)
+{
+    marker->Adopt(this);
+    if (m_marker)
+    {
+        m_marker->Dispose();
+    }
+    m_marker = marker;
 }
 
 Ptr<FabricCongestionMarker>

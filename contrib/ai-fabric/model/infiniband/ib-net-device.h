@@ -153,6 +153,12 @@ class IbNetDevice
     uint64_t GetFecnMarks() const;
 
     // FabricNetDevice statistics
+    /**
+     * \brief Give the port its congestion marker (attribute Marker), before the simulation
+     *        starts; a marker serves one port.
+     * \param marker the marker
+     */
+    void SetMarker(Ptr<FabricCongestionMarker> marker);
     Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
     uint32_t GetCreditClasses() const override;
     uint64_t GetPeakQueuedBytes() const override;

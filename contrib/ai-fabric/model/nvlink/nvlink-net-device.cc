@@ -7,7 +7,6 @@
 #include "nvlink-net-device.h"
 
 #include "ns3/fabric-channel.h"
-#include "ns3/fabric-tx-time.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
@@ -58,9 +57,10 @@ NvLinkNetDevice::NvLinkNetDevice()
 void
 NvLinkNetDevice::SetFlowControl(Ptr<NvLinkCreditFlowControl> fc)
 {
+    fc->Adopt(this);
     if (m_fc)
     {
-        m_fc->SetCreditCallback(NvLinkCreditFlowControl::CreditCallback());
+        m_fc->Dispose();
     }
     m_fc = fc;
     m_fc->SetCreditCallback(MakeCallback(&NvLinkNetDevice::SendCredit, this));
@@ -95,7 +95,6 @@ NvLinkNetDevice::DoDispose()
     {
         m_fc->Dispose();
     }
-    m_fc = nullptr;
     FabricNetDevice::DoDispose();
 }
 

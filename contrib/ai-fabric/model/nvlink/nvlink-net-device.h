@@ -7,9 +7,7 @@
 #ifndef NVLINK_NET_DEVICE_H
 #define NVLINK_NET_DEVICE_H
 
-#include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
-#include "ns3/fabric-stall-clock.h"
 #include "ns3/nvlink-header.h"
 
 #include <deque>
@@ -27,7 +25,8 @@ class NvLinkCreditFlowControl;
  *        taken together as one port of their summed rate, with credit-based link-level flow
  *        control.
  *
- * The receiver has a buffer of BufferBytes and the sender never sends a packet its credits do
+ * The receiver has a buffer (the FlowControl part's BufferBytes) and the sender never sends a
+ * packet its credits do
  * not cover: NVLink is lossless by construction. A receiver returns credits in a credit packet
  * as soon as a packet leaves its buffer (at once at a GPU, when it leaves the switch at a
  * switch port); each port advertises its whole buffer when it starts. Credit packets go ahead

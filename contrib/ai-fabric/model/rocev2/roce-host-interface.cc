@@ -8,6 +8,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-part.h"
 #include "ns3/fabric-tx-time.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -87,6 +88,7 @@ RoceHostInterface::DoDispose()
 void
 RoceHostInterface::SetPort(RoceNetDevice* port)
 {
+    FabricAdoptPart(*this, m_owner, port, "HostInterface");
     m_port = port;
 }
 

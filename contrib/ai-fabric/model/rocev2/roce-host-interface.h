@@ -46,7 +46,7 @@ class RoceHostInterface : public Object
 
     /**
      * \brief Serve a NIC port (the port calls it when it takes the part).
-     * \param port the port, or nullptr to stop
+     * \param port the port; aborts if the part serves another port or the port is running
      */
     void SetPort(RoceNetDevice* port);
 
@@ -89,6 +89,7 @@ class RoceHostInterface : public Object
         RdmaPacketMeta meta; //!< its addressing
     };
 
+    const Object* m_owner{nullptr};            //!< the port it serves, for FabricAdoptPart()
     RoceNetDevice* m_port{nullptr};            //!< the NIC port (it owns this)
     DataRate m_rate;                           //!< host intake (0: unlimited, no buffer)
     uint32_t m_bufferBytes{0};                 //!< receive buffer size

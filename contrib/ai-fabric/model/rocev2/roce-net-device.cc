@@ -6,11 +6,7 @@
 
 #include "roce-net-device.h"
 
-#include "ns3/boolean.h"
-#include "ns3/double.h"
 #include "ns3/ethernet-header.h"
-#include "ns3/fabric-channel.h"
-#include "ns3/fabric-tx-time.h"
 #include "ns3/frame-bytes-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -27,7 +23,6 @@
 #include "roce-pfc.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
@@ -79,7 +74,8 @@ RoceNetDevice::GetTypeId()
                             "switch port's dequeue (RoceEcnMarker, its Enabled, Kmin, Kmax and "
                             "Pmax attributes). NIC ports never mark.",
                             PointerValue(),
-                            MakePointerAccessor(&RoceNetDevice::m_marker),
+                            MakePointerAccessor(&RoceNetDevice::SetMarker,
+                                                &RoceNetDevice::GetCongestionMarker),
                             MakePointerChecker<FabricCongestionMarker>())
               .AddAttribute("FlowControl",
                             "The port's priority flow control (RocePfc): the pauses its peer "
@@ -116,10 +112,10 @@ RoceNetDevice::RoceNetDevice()
 {
     NS_LOG_FUNCTION(this);
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
-    m_marker = CreateObject<RoceEcnMarker>();
+    SetMarker(CreateObject<RoceEcnMarker>());
     SetPfc(CreateObject<RocePfc>());
-    SetPfcWatchdog(CreateObject<RocePfcWatchdog>());
-    SetHostInterface(CreateObject<RoceHostInterface>());
+    // The parts of a role come with the role: the watchdog when a switch adopts the port
+    // (AttachToSwitch()), the host interface when it gets its transport (SetTransport()).
     // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
     SetMtu(JUMBO_MTU);
 }
@@ -142,26 +138,23 @@ RoceNetDevice::DoDispose()
     m_departureCb = DepartureCallback();
     m_withdrawalCb = DepartureCallback();
     m_macControl.clear();
+    // The parts are disposed but kept, so that their counters can still be read.
     if (m_marker)
     {
         m_marker->Dispose();
     }
-    m_marker = nullptr;
     if (m_host)
     {
         m_host->Dispose();
     }
-    m_host = nullptr;
     if (m_pfc)
     {
         m_pfc->Dispose();
     }
-    m_pfc = nullptr;
     if (m_pfcWatchdog)
     {
         m_pfcWatchdog->Dispose();
     }
-    m_pfcWatchdog = nullptr;
     for (auto& q : m_queues)
     {
         q.clear();
@@ -197,6 +190,10 @@ RoceNetDevice::SetTransport(Ptr<RdmaTransport> transport)
 {
     NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
+    if (!m_host)
+    {
+        SetHostInterface(CreateObject<RoceHostInterface>());
+    }
     m_transport->AttachPort(GetDataRate(),
                             ENCAPSULATION_BYTES + ETHERNET_OVERHEAD_BYTES,
                             MakeCallback(&RoceNetDevice::SendRdmaControl, this),
@@ -219,6 +216,10 @@ RoceNetDevice::AttachToSwitch(ForwardCallback forward,
     m_departureCb = departure;
     m_withdrawalCb = withdrawal;
     SetRole(FabricPortRole::SWITCH);
+    if (!m_pfcWatchdog)
+    {
+        SetPfcWatchdog(CreateObject<RocePfcWatchdog>());
+    }
     // A switch port chooses forwarded frames ahead of their pipeline latency; a PFC pause
     // that arrives before one starts takes it back.
     SetWithdrawable(true);
@@ -307,6 +308,17 @@ RoceNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
     {
         TryTransmit();
     }
+}
+
+void
+RoceNetDevice::SetMarker(Ptr<FabricCongestionMarker> marker)
+{
+    marker->Adopt(this);
+    if (m_marker)
+    {
+        m_marker->Dispose();
+    }
+    m_marker = marker;
 }
 
 Ptr<FabricCongestionMarker>
@@ -653,12 +665,12 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> p)
 void
 RoceNetDevice::SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog)
 {
+    watchdog->SetPort(this); // adopts it (FabricAdoptPart)
     if (m_pfcWatchdog)
     {
-        m_pfcWatchdog->SetPort(nullptr);
+        m_pfcWatchdog->Dispose();
     }
     m_pfcWatchdog = watchdog;
-    m_pfcWatchdog->SetPort(this);
 }
 
 Ptr<RocePfcWatchdog>
@@ -676,9 +688,10 @@ RoceNetDevice::GetPauseStart(uint8_t priority) const
 void
 RoceNetDevice::SetPfc(Ptr<RocePfc> pfc)
 {
+    pfc->Adopt(this);
     if (m_pfc)
     {
-        m_pfc->SetCallbacks(RocePfc::PriorityCallback(), RocePfc::PriorityCallback());
+        m_pfc->Dispose();
     }
     m_pfc = pfc;
     m_pfc->SetCallbacks(MakeCallback(&RoceNetDevice::PauseArrived, this),
@@ -738,13 +751,13 @@ RoceNetDevice::DropInStorm(const Ptr<Packet>& f,
 uint64_t
 RoceNetDevice::GetPfcStorms() const
 {
-    return m_pfcWatchdog->GetStorms();
+    return m_pfcWatchdog ? m_pfcWatchdog->GetStorms() : 0;
 }
 
 bool
 RoceNetDevice::IsInPfcStorm(uint8_t priority) const
 {
-    return m_pfcWatchdog->IsInStorm(priority);
+    return m_pfcWatchdog && m_pfcWatchdog->IsInStorm(priority);
 }
 
 void
@@ -844,12 +857,12 @@ RoceNetDevice::DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta)
 void
 RoceNetDevice::SetHostInterface(Ptr<RoceHostInterface> host)
 {
+    host->SetPort(this); // adopts it (FabricAdoptPart)
     if (m_host)
     {
-        m_host->SetPort(nullptr);
+        m_host->Dispose();
     }
     m_host = host;
-    m_host->SetPort(this);
 }
 
 Ptr<RoceHostInterface>
@@ -867,7 +880,7 @@ RoceNetDevice::GetRdmaPriority() const
 uint32_t
 RoceNetDevice::GetRxBufferMaxBytes() const
 {
-    return m_host->GetMaxBytes();
+    return m_host ? m_host->GetMaxBytes() : 0;
 }
 
 bool

@@ -7,12 +7,9 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
-#include "ns3/event-id.h"
 #include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-net-device.h"
-#include "ns3/fabric-stall-clock.h"
 #include "ns3/ipv4-address.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/traced-callback.h"
 
@@ -219,6 +216,12 @@ class RoceNetDevice
     // FabricNetDevice statistics
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
+    /**
+     * \brief Give the port its congestion marker (attribute Marker), before the simulation
+     *        starts; a marker serves one port.
+     * \param marker the marker
+     */
+    void SetMarker(Ptr<FabricCongestionMarker> marker);
     Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
 
     /// \return the receive buffer's high-water mark (a NIC port whose host interface has a
@@ -231,7 +234,7 @@ class RoceNetDevice
      */
     void SetHostInterface(Ptr<RoceHostInterface> host);
 
-    /// \return the port's host interface
+    /// \return the port's host interface (a NIC port's, from SetTransport() on), or nullptr
     Ptr<RoceHostInterface> GetHostInterface() const;
 
     /// \return the priority of RDMA data (RdmaDscp / 8)
@@ -254,7 +257,7 @@ class RoceNetDevice
      */
     void SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog);
 
-    /// \return the port's PFC watchdog
+    /// \return the port's PFC watchdog (a switch port's, from AttachToSwitch() on), or nullptr
     Ptr<RocePfcWatchdog> GetPfcWatchdog() const;
 
     /**

@@ -7,6 +7,7 @@
 #include "roce-pfc-watchdog.h"
 
 #include "ns3/boolean.h"
+#include "ns3/fabric-part.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -71,6 +72,7 @@ RocePfcWatchdog::DoDispose()
 void
 RocePfcWatchdog::SetPort(RoceNetDevice* port)
 {
+    FabricAdoptPart(*this, m_owner, port, "PfcWatchdog");
     m_port = port;
 }
 

@@ -49,7 +49,7 @@ class RocePfcWatchdog : public Object
 
     /**
      * \brief Watch a port (the port calls it when it takes the part).
-     * \param port the port, or nullptr to stop
+     * \param port the port; aborts if the part serves another port or the port is running
      */
     void SetPort(RoceNetDevice* port);
 
@@ -97,6 +97,7 @@ class RocePfcWatchdog : public Object
      */
     void Restore(uint8_t priority);
 
+    const Object* m_owner{nullptr};               //!< the port it serves, for FabricAdoptPart()
     RoceNetDevice* m_port{nullptr};               //!< the port watched (it owns this)
     bool m_enabled{false};                        //!< attribute Enabled
     Time m_detection;                             //!< paused this long: a storm

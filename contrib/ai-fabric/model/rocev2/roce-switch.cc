@@ -100,9 +100,10 @@ RoceSwitch::SetBufferManager(Ptr<FabricBufferManager> manager)
 {
     NS_ABORT_MSG_IF(!m_ports.empty(),
                     "RoceSwitch: the buffer manager is replaced before ports are added");
+    manager->Adopt(this);
     if (m_mmu)
     {
-        m_mmu->SetPauseCallback(FabricBufferManager::PauseCallback());
+        m_mmu->Dispose();
     }
     m_mmu = manager;
     m_mmu->SetPauseCallback(MakeCallback(&RoceSwitch::SendPause, this));
@@ -134,7 +135,6 @@ RoceSwitch::DoDispose()
     {
         m_mmu->Dispose();
     }
-    m_mmu = nullptr;
     FabricSwitch::DoDispose();
 }
 
