@@ -67,12 +67,8 @@ NvLinkCreditFlowControl::SetCreditCallback(CreditCallback send)
 }
 
 void
-NvLinkCreditFlowControl::NoteStall(bool canSend)
+NvLinkCreditFlowControl::StallChanged(bool canSend)
 {
-    if (canSend != m_stall.IsHeldOpen())
-    {
-        return; // no change
-    }
     if (canSend)
     {
         m_stall.Release(Simulator::Now());

@@ -74,7 +74,13 @@ class NvLinkCreditFlowControl : public FabricLinkFlowControl
      * \brief Track credit stalls: whether a data packet that waits may go now.
      * \param canSend false while a waiting packet has too few credits
      */
-    void NoteStall(bool canSend);
+    void NoteStall(bool canSend)
+    {
+        if (canSend == m_stall.IsHeldOpen())
+        {
+            StallChanged(canSend); // a wait for credits begins or ends
+        }
+    }
 
     /**
      * \brief A credit packet arrived.
@@ -119,6 +125,12 @@ class NvLinkCreditFlowControl : public FabricLinkFlowControl
   private:
     /// Return the credits freed but not yet reported.
     void Flush();
+
+    /**
+     * \brief A wait for credits begins or ends now.
+     * \param canSend true: it ends
+     */
+    void StallChanged(bool canSend);
 
     uint32_t m_bufferBytes{0};       //!< receive buffer (attribute)
     uint32_t m_creditUpdateBytes{0}; //!< freed bytes per credit packet (attribute)
