@@ -139,7 +139,7 @@ Measure(DataRate rate, uint32_t mtu, uint64_t buffer, Time cable, uint32_t messa
     sw.Create(1);
     IbFabricHelper fabric;
     fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    fabric.SetDeviceAttribute("VlBufferBytes", UintegerValue(buffer));
+    fabric.SetPortPartAttribute("FlowControl", "VlBufferBytes", UintegerValue(buffer));
     fabric.SetChannelAttribute("Delay", TimeValue(cable));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(mtu));
     fabric.InstallHosts(hosts);

@@ -313,7 +313,7 @@ IbFabricHelper::SetSwitchBuffer(uint64_t bytes)
         return "an InfiniBand VL buffer is a multiple of 64 bytes from 4160 (one 4 KB-MTU "
                "packet) to 128K";
     }
-    SetDeviceAttribute("VlBufferBytes", UintegerValue(bytes));
+    SetPortPartAttribute("FlowControl", "VlBufferBytes", UintegerValue(bytes));
     return "";
 }
 

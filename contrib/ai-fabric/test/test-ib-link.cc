@@ -60,7 +60,7 @@ MakePair(DataRate rate, Time delay, uint32_t vlBuffer)
         Ptr<Node> node = CreateObject<Node>();
         Ptr<IbNetDevice> nic = CreateObject<IbNetDevice>();
         nic->SetAttribute("DataRate", DataRateValue(rate));
-        nic->SetAttribute("VlBufferBytes", UintegerValue(vlBuffer));
+        nic->GetFlowControl()->SetAttribute("VlBufferBytes", UintegerValue(vlBuffer));
         nic->SetAddress(Mac48Address::Allocate());
         node->AddDevice(nic);
         nic->Attach(pair.cable);

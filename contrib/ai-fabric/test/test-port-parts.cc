@@ -14,7 +14,9 @@
 #include "ns3/fabric-buffer-manager.h"
 #include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-link-flow-control.h"
+#include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/ib-credit-flow-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-fecn-marker.h"
 #include "ns3/ib-switch.h"
@@ -465,12 +467,60 @@ TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
     EXPECT_EQ(port->GetClassPausesSent(3), 1u);
     EXPECT_EQ(port->GetPauseFramesSent(), 1u);
     EXPECT_EQ(nic->GetPauseFramesSent(), 0u);
+}
 
-    NodeContainer ibHosts;
-    ibHosts.Create(1);
-    IbFabricHelper ib;
-    ib.InstallHosts(ibHosts);
-    EXPECT_EQ(ib.GetHostPort(ibHosts.Get(0))->GetLinkFlowControl(), nullptr);
+// InfiniBand's per-VL credits are a credit-based FabricLinkFlowControl: the helper's VL buffer
+// reaches every port's part. With a buffer of one 4 KB-MTU packet (65 blocks) and a 1 us cable,
+// the sending adapter may start a packet only when the last one's credits came back: each of
+// its packets but the first waits the credit round trip (2 us of cable) less its own
+// serialization, which the part reports as the VL's time held. At the end every credit is back
+// and nothing was dropped.
+TEST_F(PortPartsTest, IbCreditsAreTheLinkFlowControl)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    IbFabricHelper fabric;
+    ASSERT_EQ(fabric.SetSwitchBuffer(4160), "");
+    fabric.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(sw.Get(0), hosts.Get(1));
+    fabric.ComputeRoutes();
+    Ptr<IbNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    Ptr<FabricLinkFlowControl> fc = nic->GetLinkFlowControl();
+    ASSERT_NE(fc, nullptr);
+    EXPECT_EQ(fc, nic->GetFlowControl());
+    EXPECT_TRUE(fc->IsCreditBased());
+    EXPECT_EQ(nic->GetCreditClasses(), nic->GetDataVls());
+    EXPECT_EQ(fc->GetNClasses(), 8u);
+    EXPECT_EQ(nic->GetVlBufferBytes(), 4160u);
+    EXPECT_EQ(sw.Get(0)->GetObject<IbSwitch>()->GetPort(1)->GetVlBufferBytes(), 4160u);
+
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    const uint32_t packets = 64;
+    a->PostWrite(packets * 4096, 0);
+    bool heldMidway = false;
+    Simulator::Schedule(MicroSeconds(5),
+                        [&]() { heldMidway = fc->IsHeld(0) && nic->IsClassBlocked(0); });
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), packets * 4096u);
+    EXPECT_TRUE(heldMidway);
+    EXPECT_FALSE(fc->IsHeld(0));
+    const Time txTime = nic->GetDataRate().CalculateBytesTxTime(4096 + 8 + 12 + 16 + 4 + 2);
+    EXPECT_GE(fc->GetHeldTime(0), (packets - 1) * (MicroSeconds(2) - txTime));
+    EXPECT_EQ(nic->GetCreditStallTime(0), fc->GetHeldTime(0));
+    EXPECT_EQ(fc->GetHeldTime(1), Time(0));
+    EXPECT_EQ(nic->GetAvailableCredits(0), 4160u / IbNetDevice::BLOCK_BYTES);
+    EXPECT_EQ(fc->GetPausesSent(0), 0u);
+    EXPECT_EQ(nic->GetPauseFramesSent(), 0u);
+    EXPECT_EQ(FabricStatsHelper::Totals().drops, 0u);
 }
 
 // NVLink's credits are a credit-based FabricLinkFlowControl: the server helper sets its buffer

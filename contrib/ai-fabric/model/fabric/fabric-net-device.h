@@ -207,14 +207,13 @@ class FabricNetDevice : public NetDevice
 
     /**
      * \param cls a traffic class
-     * \return true if the link's flow control holds its head frame (paused, no credits);
-     *         in the base class, what GetLinkFlowControl() says
+     * \return true if the link's flow control holds its head frame (paused, no credits):
+     *         what GetLinkFlowControl() says
      */
-    virtual bool IsClassBlocked(uint8_t cls) const;
+    bool IsClassBlocked(uint8_t cls) const;
 
-    /// \return the port's link-level flow control as a part (RoCEv2's PFC, NVLink's credits),
-    ///         or nullptr where the port answers for it itself (the base class; InfiniBand's
-    ///         per-VL credits, through GetCreditClasses() and GetCreditStallTime())
+    /// \return the port's link-level flow control as a part (RoCEv2's PFC, InfiniBand's
+    ///         per-VL credits, NVLink's credits), or nullptr (the base class: none)
     virtual Ptr<FabricLinkFlowControl> GetLinkFlowControl() const;
 
     /**
@@ -243,16 +242,15 @@ class FabricNetDevice : public NetDevice
     uint64_t GetPauseFramesSent() const;
 
     /// \return the traffic classes with credit-based flow control (InfiniBand's data VLs,
-    ///         NVLink's one); in the base class, those of a credit-based
-    ///         GetLinkFlowControl(), else 0
-    virtual uint32_t GetCreditClasses() const;
+    ///         NVLink's one): those of a credit-based GetLinkFlowControl(), else 0
+    uint32_t GetCreditClasses() const;
 
     /**
      * \param cls a class below GetCreditClasses()
-     * \return how long the class had frames waiting and no credits (in the base class, the
-     *         time a credit-based GetLinkFlowControl() held it)
+     * \return how long the class had frames waiting and no credits (the time a
+     *         credit-based GetLinkFlowControl() held it)
      */
-    virtual Time GetCreditStallTime(uint8_t cls) const;
+    Time GetCreditStallTime(uint8_t cls) const;
 
     /// \return the most bytes ever queued for output in one class (its high-water mark); 0
     ///         in the base class

@@ -9,14 +9,12 @@
 #include "ib-fecn-marker.h"
 #include "ib-headers.h"
 #include "ns3/boolean.h"
-#include "ns3/fabric-channel.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
-#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -27,12 +25,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("IbNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(IbNetDevice);
-
-namespace
-{
-/// A 4 KB-MTU data packet on the wire: LRH, BTH, RETH, payload, ICRC, VCRC (bytes).
-constexpr double MTU_PACKET_BYTES = 8 + 12 + 16 + 4096 + 4 + 2;
-} // namespace
 
 TypeId
 IbNetDevice::GetTypeId()
@@ -48,35 +40,6 @@ IbNetDevice::GetTypeId()
                             UintegerValue(8),
                             MakeUintegerAccessor(&IbNetDevice::m_dataVls),
                             MakeUintegerChecker<uint32_t>(1, MAX_DATA_VLS))
-              .AddAttribute(
-                  "VlBufferBytes",
-                  "Receive buffer of each data VL, the credits the port grants "
-                  "(bytes, a multiple of 64). Default 131072: 2048 blocks, the most a "
-                  "12-bit FCCL can grant beyond what was sent (IBTA vol. 1, 7.9.4).",
-                  UintegerValue(MAX_OUTSTANDING_BLOCKS * BLOCK_BYTES),
-                  MakeUintegerAccessor(&IbNetDevice::m_vlBufferBytes),
-                  MakeUintegerChecker<uint32_t>(BLOCK_BYTES, MAX_OUTSTANDING_BLOCKS * BLOCK_BYTES))
-              .AddAttribute("CreditUpdateBlocks",
-                            "A flow-control update is sent once this many blocks of a VL were "
-                            "freed since the last (blocks). 0 (the default) chooses on need: 64 "
-                            "(one update per 4 KB-MTU packet) when the VL buffer is less than "
-                            "four credit round trips of the link (then the sender may wait for "
-                            "every update), otherwise an eighth of the VL buffer (256 blocks at "
-                            "the default 128 KiB: one update per four 4 KB packets). The IBTA "
-                            "requires an update at least every 65,536 symbol times "
-                            "(FlowControlPeriod) and leaves the rest to the port; adapters "
-                            "coalesce updates, their threshold is not published.",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&IbNetDevice::m_creditUpdateBlocks),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("FlowControlPeriod",
-                            "Longest time freed credits stay unreported (s). 0 (the default) "
-                            "derives it from the rate: 65,536 byte times of one of the link's "
-                            "four lanes (IBTA: an update at least every 65,536 symbol times), "
-                            "5.24 us at 400 Gb/s.",
-                            TimeValue(Time(0)),
-                            MakeTimeAccessor(&IbNetDevice::m_fcPeriod),
-                            MakeTimeChecker(Time(0)))
               .AddAttribute("Sl",
                             "Service level of the transport's packets (0-15); its VL comes "
                             "from SlToVl. Default 0.",
@@ -137,14 +100,15 @@ IbNetDevice::GetTypeId()
                   PointerValue(),
                   MakePointerAccessor(&IbNetDevice::SetMarker, &IbNetDevice::GetCongestionMarker),
                   MakePointerChecker<FabricCongestionMarker>())
-              .AddTraceSource("FlowControlSent",
-                              "A flow-control packet was queued: (VL, FCCL modulo 4096).",
-                              MakeTraceSourceAccessor(&IbNetDevice::m_fcSentTrace),
-                              "ns3::IbNetDevice::FlowControlTracedCallback")
-              .AddTraceSource("FlowControlReceived",
-                              "A flow-control packet arrived: (VL, FCCL modulo 4096).",
-                              MakeTraceSourceAccessor(&IbNetDevice::m_fcReceivedTrace),
-                              "ns3::IbNetDevice::FlowControlTracedCallback");
+              .AddAttribute(
+                  "FlowControl",
+                  "The port's credit-based link-level flow control, per data VL "
+                  "(IbCreditFlowControl: its VlBufferBytes, the credits the port grants, "
+                  "CreditUpdateBlocks and FlowControlPeriod, and its Sent and Received "
+                  "traces of flow-control packets).",
+                  PointerValue(),
+                  MakePointerAccessor(&IbNetDevice::SetFlowControl, &IbNetDevice::GetFlowControl),
+                  MakePointerChecker<IbCreditFlowControl>());
     return tid;
 }
 
@@ -154,6 +118,7 @@ IbNetDevice::IbNetDevice()
     SetFraming(0, 0); // the data rate is after encoding; delimiters and idles are not modelled
     SetMtu(4096);
     SetMarker(CreateObject<IbFecnMarker>());
+    SetFlowControl(CreateObject<IbCreditFlowControl>());
 }
 
 IbNetDevice::~IbNetDevice()
@@ -172,10 +137,8 @@ IbNetDevice::DoDispose()
     m_transport = nullptr;
     m_forwardCb = ForwardCallback();
     m_departureCb = DepartureCallback();
-    m_creditProbe.Cancel();
     for (Lane& lane : m_lanes)
     {
-        lane.fcTimer.Cancel();
         lane.queue.clear();
     }
     m_fcQueue.clear();
@@ -185,34 +148,34 @@ IbNetDevice::DoDispose()
     {
         m_marker->Dispose();
     }
+    if (m_fc)
+    {
+        m_fc->Dispose();
+    }
     FabricNetDevice::DoDispose();
 }
 
 void
 IbNetDevice::DoInitialize()
 {
-    m_victimWindow = GetDataRate().CalculateBytesTxTime(m_vlBufferBytes);
     for (uint8_t vl : m_slToVl)
     {
         NS_ABORT_MSG_IF(vl >= m_dataVls,
                         "IbNetDevice: SlToVl maps an SL to VL " << unsigned{vl} << " of "
                                                                 << m_dataVls << " data VLs");
     }
-    InitializeCredits();
+    m_fc->Start(m_dataVls); // each VL's initialization packet goes out
     FabricNetDevice::DoInitialize();
 }
 
 void
 IbNetDevice::DoLinkChange(bool up)
 {
-    if (up)
-    {
-        InitializeCredits(); // the link retrains: both ends exchange their limits again
-    }
-    else
+    if (!up)
     {
         Flush();
     }
+    m_fc->LinkChange(up); // up: the link retrains, both ends exchange their limits again
 }
 
 void
@@ -235,7 +198,6 @@ IbNetDevice::Flush()
                 m_departureCb(q.ingress, q.inVl, size);
             }
         }
-        lane.stall.Release(Simulator::Now());
     }
     m_fcQueue.clear();
     while (!m_mgmtQueue.empty())
@@ -248,18 +210,6 @@ IbNetDevice::Flush()
             m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
         }
     }
-}
-
-uint32_t
-IbNetDevice::Blocks(uint32_t bytes)
-{
-    return (bytes + BLOCK_BYTES - 1) / BLOCK_BYTES;
-}
-
-uint32_t
-IbNetDevice::BufferBlocks() const
-{
-    return m_vlBufferBytes / BLOCK_BYTES;
 }
 
 void
@@ -351,38 +301,48 @@ IbNetDevice::GetDataVls() const
 uint32_t
 IbNetDevice::GetVlBufferBytes() const
 {
-    return m_vlBufferBytes;
+    return m_fc->GetBufferBytes();
+}
+
+void
+IbNetDevice::SetFlowControl(Ptr<IbCreditFlowControl> fc)
+{
+    fc->SetPort(this, MakeCallback(&IbNetDevice::QueueFlowControl, this)); // adopts it
+    if (m_fc)
+    {
+        m_fc->Dispose();
+    }
+    m_fc = fc;
+}
+
+Ptr<IbCreditFlowControl>
+IbNetDevice::GetFlowControl() const
+{
+    return m_fc;
+}
+
+Ptr<FabricLinkFlowControl>
+IbNetDevice::GetLinkFlowControl() const
+{
+    return m_fc;
 }
 
 uint64_t
 IbNetDevice::GetAvailableCredits(uint8_t vl) const
 {
-    const Lane& lane = m_lanes.at(vl);
-    return lane.peerLimit > lane.sentBlocks ? lane.peerLimit - lane.sentBlocks : 0;
-}
-
-Time
-IbNetDevice::GetCreditStallTime(uint8_t vl) const
-{
-    const Lane& lane = m_lanes.at(vl);
-    return lane.stall.GetTotal(Simulator::Now());
+    return m_fc->GetAvailableCredits(vl);
 }
 
 uint64_t
 IbNetDevice::GetFlowControlPacketsSent() const
 {
-    return m_fcSent;
+    return m_fc->GetPacketsSent();
 }
 
 Time
 IbNetDevice::GetFlowControlPeriod() const
 {
-    if (!m_fcPeriod.IsZero())
-    {
-        return m_fcPeriod;
-    }
-    // 65,536 byte times of one of four lanes.
-    return GetDataRate().CalculateBytesTxTime(65536 * 4);
+    return m_fc->GetFlowControlPeriod();
 }
 
 void
@@ -420,217 +380,11 @@ IbNetDevice::DataReady()
 }
 
 void
-IbNetDevice::InitializeCredits()
+IbNetDevice::QueueFlowControl(Ptr<Packet> p)
 {
-    if (!GetFabricChannel())
-    {
-        return;
-    }
-    for (uint8_t vl = 0; vl < m_dataVls; ++vl)
-    {
-        SendFlowControl(vl, IbFlowControlHeader::OP_INIT);
-    }
-}
-
-void
-IbNetDevice::SendFlowControl(uint8_t vl, uint8_t op)
-{
-    if (!IsLinkUp())
-    {
-        return; // nobody to tell; the link's retraining sends the limits again
-    }
-    Lane& lane = m_lanes[vl];
-    const uint64_t limit = lane.receivedBlocks + (BufferBlocks() - lane.occupiedBlocks);
-    IbFlowControlHeader fc;
-    fc.SetOp(op);
-    fc.SetVl(vl);
-    fc.SetFctbs(static_cast<uint32_t>(lane.sentBlocks % IbFlowControlHeader::MODULO));
-    fc.SetFccl(static_cast<uint32_t>(limit % IbFlowControlHeader::MODULO));
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(fc);
     // Never sent ahead of a packet chosen before it (SendInGap): its FCTBS counts that
     // packet, which must be on the wire before it.
     m_fcQueue.push_back(p);
-    lane.unreported = 0;
-    // The same limit goes out once more a period later unless a newer one does: one lost
-    // update cannot stall the VL, and an idle link falls silent (no endless timer).
-    lane.repeat = true;
-    lane.lastFc = Simulator::Now();
-    if (!lane.fcTimer.IsRunning())
-    {
-        lane.fcTimer
-            = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::FlowControlTimer, this, vl);
-    }
-    ++m_fcSent;
-    m_fcSentTrace(vl, fc.GetFccl());
-    TryTransmit();
-}
-
-uint32_t
-IbNetDevice::CreditUpdateThreshold() const
-{
-    if (m_creditUpdateBlocks != 0)
-    {
-        return m_creditUpdateBlocks;
-    }
-    if (m_autoUpdateBlocks == 0)
-    {
-        // Bytes the link holds over a credit round trip (both ways on the cable, a 4 KB-MTU
-        // packet being sent at each end): the sender may wait for an update only if the VL
-        // buffer is not several times that.
-        Ptr<FabricChannel> cable = GetFabricChannel();
-        const double rate = static_cast<double>(GetDataRate().GetBitRate()) / 8;
-        const double roundTrip
-            = rate * 2 * (cable ? cable->GetDelay().GetSeconds() : 0) + 2 * MTU_PACKET_BYTES;
-        const bool ample = m_vlBufferBytes >= 4 * roundTrip;
-        m_autoUpdateBlocks
-            = ample ? std::max<uint32_t>(BufferBlocks() / 8, 1)
-                    : std::min<uint32_t>(64, std::max<uint32_t>(1, BufferBlocks() / 2));
-    }
-    return m_autoUpdateBlocks;
-}
-
-void
-IbNetDevice::FreeBlocks(uint8_t vl, uint32_t blocks)
-{
-    Lane& lane = m_lanes[vl];
-    lane.occupiedBlocks -= blocks;
-    lane.unreported += blocks;
-    if (lane.unreported >= CreditUpdateThreshold())
-    {
-        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
-    }
-    else if (!lane.fcTimer.IsRunning())
-    {
-        lane.fcTimer
-            = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::FlowControlTimer, this, vl);
-    }
-}
-
-void
-IbNetDevice::FlowControlTimer(uint8_t vl)
-{
-    Lane& lane = m_lanes[vl];
-    if (lane.unreported > 0)
-    {
-        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
-        return;
-    }
-    if (!lane.repeat)
-    {
-        return;
-    }
-    const Time due = lane.lastFc + GetFlowControlPeriod();
-    if (Simulator::Now() < due)
-    {
-        lane.fcTimer
-            = Simulator::Schedule(due - Simulator::Now(), &IbNetDevice::FlowControlTimer, this, vl);
-        return;
-    }
-    SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
-    lane.repeat = false; // repeated once: the timer stops here
-    lane.fcTimer.Cancel();
-}
-
-void
-IbNetDevice::CreditProbe()
-{
-    // IBTA 7.9.4 has every port send FC packets periodically on every VL, so that a
-    // corrupted one costs nothing for long. Only a VL that waits for credits needs it here:
-    // its FCTBS tells the peer which blocks were lost on the link (their credits return), and
-    // the peer answers with its FCCL in case an update was lost.
-    const Time period = GetFlowControlPeriod();
-    const Time now = Simulator::Now();
-    bool waiting = false;
-    for (uint8_t vl = 0; vl < m_dataVls; ++vl)
-    {
-        Lane& lane = m_lanes[vl];
-        if (!lane.stall.IsHeldOpen() || lane.probes >= MAX_CREDIT_PROBES)
-        {
-            continue;
-        }
-        if (now - lane.stall.GetStart() >= period && now - lane.lastFc >= period)
-        {
-            ++lane.probes;
-            SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
-        }
-        waiting = waiting || (lane.stall.IsHeldOpen() && lane.probes < MAX_CREDIT_PROBES);
-    }
-    if (waiting && IsLinkUp())
-    {
-        m_creditProbe = Simulator::Schedule(period, &IbNetDevice::CreditProbe, this);
-    }
-}
-
-void
-IbNetDevice::ReceiveFlowControl(Ptr<Packet> p)
-{
-    // The fields at fixed offsets, without copying the packet (one arrives per data packet).
-    uint8_t b[IbFlowControlHeader::SIZE];
-    p->CopyData(b, sizeof(b));
-    IbFlowControlHeader fc;
-    fc.SetOp(b[0] >> 4);
-    fc.SetFctbs(static_cast<uint32_t>(((b[0] & 0x0F) << 8) | b[1]));
-    fc.SetVl(b[2] >> 4);
-    fc.SetFccl(static_cast<uint32_t>(((b[2] & 0x0F) << 8) | b[3]));
-    const uint8_t vl = fc.GetVl();
-    if (vl >= m_dataVls)
-    {
-        CountDrop(p, FabricDropReason::NOT_FOR_US);
-        return;
-    }
-    Lane& lane = m_lanes[vl];
-    const uint32_t modulo = IbFlowControlHeader::MODULO;
-    // The peer's credit limit only grows: unwrap its 12 bits against what we knew.
-    if (!lane.limitKnown || fc.GetOp() == IbFlowControlHeader::OP_INIT)
-    {
-        const uint64_t base = lane.sentBlocks;
-        lane.peerLimit = base + (fc.GetFccl() + modulo - base % modulo) % modulo;
-        lane.limitKnown = true;
-    }
-    else
-    {
-        // A limit grows by at most the 2048 blocks a 12-bit FCCL can grant.
-        const uint32_t step = (fc.GetFccl() + modulo - lane.peerLimit % modulo) % modulo;
-        if (step <= MAX_OUTSTANDING_BLOCKS)
-        {
-            lane.peerLimit += step;
-        }
-        if (step > 0)
-        {
-            lane.probes = 0; // the peer's updates arrive: probe afresh if it waits again
-        }
-    }
-    // The peer's FCTBS counts every block it sent on this VL before this packet, all of which
-    // arrived first: what we have not counted was lost on the link, and its credit returns
-    // (reported to the peer like freed blocks).
-    const uint32_t lost = (fc.GetFctbs() + modulo - lane.receivedBlocks % modulo) % modulo;
-    if (lost > 0 && lost <= MAX_OUTSTANDING_BLOCKS)
-    {
-        lane.receivedBlocks += lost;
-        lane.occupiedBlocks += lost; // counted in, then freed at once: nothing holds them
-        FreeBlocks(vl, lost);
-    }
-    else if (lost == 0 && fc.GetOp() == IbFlowControlHeader::OP_NORMAL
-             && lane.receivedBlocks == lane.peerFctbs && lane.unreported == 0
-             && lane.occupiedBlocks < BufferBlocks()
-             && Simulator::Now() - lane.lastFc >= GetFlowControlPeriod()
-             && (lane.answeredFctbs != lane.receivedBlocks || lane.answers < MAX_PROBE_ANSWERS))
-    {
-        // The peer sent nothing on this VL since its last FC packet, we have room, and our
-        // last update is a period old: the peer may wait for credits because that update was
-        // corrupted. Answer with the limit (a bounded number of times per FCTBS, so two idle
-        // ports cannot keep answering each other).
-        if (lane.answeredFctbs != lane.receivedBlocks)
-        {
-            lane.answeredFctbs = lane.receivedBlocks;
-            lane.answers = 0;
-        }
-        ++lane.answers;
-        SendFlowControl(vl, IbFlowControlHeader::OP_NORMAL);
-    }
-    lane.peerFctbs = lane.receivedBlocks;
-    m_fcReceivedTrace(vl, fc.GetFccl());
     TryTransmit();
 }
 
@@ -654,29 +408,7 @@ IbNetDevice::Eligible(uint8_t vl)
     {
         return false; // none, or still in the switch's pipeline (EnqueueAfter)
     }
-    const uint32_t blocks = Blocks(lane.queue.front().packet->GetSize());
-    if (lane.peerLimit < lane.sentBlocks + blocks)
-    {
-        if (!lane.stall.IsHeldOpen())
-        {
-            lane.stall.Hold(Simulator::Now());
-            lane.probes = 0;
-            if (!m_creditProbe.IsRunning())
-            {
-                m_creditProbe
-                    = Simulator::Schedule(GetFlowControlPeriod(), &IbNetDevice::CreditProbe, this);
-            }
-        }
-        return false;
-    }
-    if (lane.stall.IsHeldOpen())
-    {
-        const Time now = Simulator::Now();
-        lane.stall.Release(now);
-        lane.lastStallEnd = now;
-        lane.everStalled = true;
-    }
-    return true;
+    return m_fc->CanSend(vl, Blocks(lane.queue.front().packet->GetSize()));
 }
 
 Ptr<Packet>
@@ -690,10 +422,10 @@ IbNetDevice::Take(uint8_t vl)
     const uint16_t ingress = q.ingress;
     const uint32_t size = p->GetSize();
     lane.queuedBytes -= size;
-    lane.sentBlocks += Blocks(size);
+    m_fc->Sent(vl, Blocks(size));
     // A victim waited for the next hop's credits within the time its VL buffer takes to send
     // at line rate: credits, not this link, limit it (the root's link is the bottleneck).
-    const bool victim = lane.everStalled && Simulator::Now() - lane.lastStallEnd <= m_victimWindow;
+    const bool victim = m_fc->IsVictim(vl, Simulator::Now());
     if (ingress != NO_INGRESS)
     {
         m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it
@@ -705,7 +437,7 @@ IbNetDevice::Take(uint8_t vl)
         ctx.bitRate = rate;
         ctx.queuedBytes = lane.queuedBytes;
         ctx.frameBytes = size;
-        ctx.classBufferBytes = m_vlBufferBytes;
+        ctx.classBufferBytes = m_fc->GetBufferBytes();
         ctx.cls = vl;
         ctx.victim = victim;
         Ptr<Packet> marked = p;
@@ -907,7 +639,13 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
     const uint32_t size = p->GetSize();
     if (size == IbFlowControlHeader::SIZE)
     {
-        ReceiveFlowControl(p); // link packets end at the port that receives them
+        // Link packets end at the port that receives them.
+        if (!m_fc->Receive(p))
+        {
+            CountDrop(p, FabricDropReason::NOT_FOR_US); // a VL this port does not operate
+            return;
+        }
+        TryTransmit();
         return;
     }
     // LRH (8) and the BTH's FECN byte (BTH offset 4), read without deserializing objects.
@@ -928,16 +666,13 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         CountDrop(p, FabricDropReason::NOT_FOR_US); // a VL this port does not operate
         return;
     }
-    Lane& lane = m_lanes[vl];
     const uint32_t blocks = Blocks(size);
-    lane.receivedBlocks += blocks;
-    if (lane.occupiedBlocks + blocks > BufferBlocks())
+    if (!m_fc->Occupy(vl, blocks))
     {
         // The sender started a packet its credits did not cover: a bug, never normal.
         CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
         return;
     }
-    lane.occupiedBlocks += blocks;
     if (IsSwitchPort())
     {
         m_forwardCb(this, p, vl); // its blocks are held until it leaves the switch
@@ -947,7 +682,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
     if (!m_transport || (dlid >> m_lmc) != (m_lid >> m_lmc))
     {
         CountDrop(p, FabricDropReason::NOT_FOR_US);
-        FreeBlocks(vl, blocks);
+        m_fc->Free(vl, blocks);
         return;
     }
     RdmaPacketMeta meta;
@@ -962,7 +697,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
     {
         CountDrop(p, FabricDropReason::NOT_FOR_US);
     }
-    FreeBlocks(vl, blocks); // the adapter moves the packet to the host at once
+    m_fc->Free(vl, blocks); // the adapter moves the packet to the host at once
 }
 
 void
@@ -1076,7 +811,7 @@ IbNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint8_t vl, uint16_t ingres
         Lane& lane = m_lanes[vl];
         const Time ready = Simulator::Now() + delay;
         bool alone = lane.queue.empty() && m_fcQueue.empty() && m_mgmtQueue.empty() && !m_transport
-                     && lane.peerLimit >= lane.sentBlocks + Blocks(p->GetSize());
+                     && m_fc->HasCredits(vl, Blocks(p->GetSize()));
         for (uint8_t v = 0; alone && v < m_dataVls; ++v)
         {
             alone = m_lanes[v].queue.empty();
@@ -1128,7 +863,7 @@ IbNetDevice::ReleaseBlocks(uint8_t vl, uint32_t bytes)
         m_vl15Occupied -= bytes; // no credits to return on VL15
         return;
     }
-    FreeBlocks(vl, Blocks(bytes));
+    m_fc->Free(vl, Blocks(bytes));
 }
 
 uint32_t
@@ -1146,7 +881,7 @@ IbNetDevice::GetMaxQueuedBytes(uint8_t vl) const
 bool
 IbNetDevice::IsCreditStalled(uint8_t vl) const
 {
-    return m_lanes.at(vl).stall.IsHeldOpen();
+    return m_fc->IsStalled(vl);
 }
 
 uint32_t
@@ -1165,12 +900,6 @@ uint64_t
 IbNetDevice::GetClassQueuedBytes(uint8_t cls) const
 {
     return cls < m_dataVls ? m_lanes[cls].queuedBytes : 0;
-}
-
-bool
-IbNetDevice::IsClassBlocked(uint8_t cls) const
-{
-    return cls < m_dataVls && m_lanes[cls].stall.IsHeldOpen();
 }
 
 void
@@ -1205,12 +934,6 @@ IbNetDevice::SendFrom(Ptr<Packet> /* packet */,
                       uint16_t /* protocol */)
 {
     return false;
-}
-
-uint32_t
-IbNetDevice::GetCreditClasses() const
-{
-    return GetDataVls();
 }
 
 uint64_t

@@ -10,7 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-net-device.h"
-#include "ns3/fabric-stall-clock.h"
+#include "ns3/ib-credit-flow-control.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/traced-callback.h"
 
@@ -61,15 +61,15 @@ class IbNetDevice
     ~IbNetDevice() override;
 
     /// Most data VLs a port may have (VL0-VL14; VL15 is for subnet management)
-    static constexpr uint32_t MAX_DATA_VLS = 15;
+    static constexpr uint32_t MAX_DATA_VLS = IbCreditFlowControl::MAX_DATA_VLS;
     /// Bytes per credit block
-    static constexpr uint32_t BLOCK_BYTES = 64;
+    static constexpr uint32_t BLOCK_BYTES = IbCreditFlowControl::BLOCK_BYTES;
     /// Bytes of a data packet before the BTH (LRH)
     static constexpr uint32_t ENCAPSULATION_BYTES = 8;
     /// Bytes of a data packet after the ICRC (VCRC)
     static constexpr uint32_t TRAILER_BYTES = 2;
     /// Largest credit limit a 12-bit FCCL can grant beyond what was sent (blocks)
-    static constexpr uint32_t MAX_OUTSTANDING_BLOCKS = 2048;
+    static constexpr uint32_t MAX_OUTSTANDING_BLOCKS = IbCreditFlowControl::MAX_OUTSTANDING_BLOCKS;
     /// The management VL (subnet management packets)
     static constexpr uint8_t MANAGEMENT_VL = 15;
     /// Bytes of a MAD (management datagram)
@@ -81,7 +81,10 @@ class IbNetDevice
      * \param bytes a packet's size
      * \return the 64-byte credit blocks it takes
      */
-    static uint32_t Blocks(uint32_t bytes);
+    static uint32_t Blocks(uint32_t bytes)
+    {
+        return IbCreditFlowControl::Blocks(bytes);
+    }
 
     /**
      * \brief Make this a NIC port carrying the given transport.
@@ -117,20 +120,27 @@ class IbNetDevice
     /// \return the number of data VLs (DataVls)
     uint32_t GetDataVls() const;
 
-    /// \return the receive buffer of each data VL (bytes)
+    /// \return the receive buffer of each data VL (bytes): its flow control's VlBufferBytes
     uint32_t GetVlBufferBytes() const;
+
+    /**
+     * \brief Give the port its credit-based flow control (attribute FlowControl), before the
+     *        simulation starts; a flow control serves one port.
+     * \param fc the flow control
+     */
+    void SetFlowControl(Ptr<IbCreditFlowControl> fc);
+
+    /// \return the port's credit-based flow control (attribute FlowControl)
+    Ptr<IbCreditFlowControl> GetFlowControl() const;
+
+    /// \return the same, as the fabric-independent interface
+    Ptr<FabricLinkFlowControl> GetLinkFlowControl() const override;
 
     /**
      * \param vl a data VL
      * \return blocks the peer still lets this port send on it
      */
     uint64_t GetAvailableCredits(uint8_t vl) const;
-
-    /**
-     * \param vl a data VL
-     * \return time a packet of this VL waited for credits so far
-     */
-    Time GetCreditStallTime(uint8_t vl) const override;
 
     /**
      * \brief Send a management datagram on VL15 (QP0, UD SEND only): ahead of every data VL,
@@ -160,11 +170,10 @@ class IbNetDevice
      */
     void SetMarker(Ptr<FabricCongestionMarker> marker);
     Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
-    uint32_t GetCreditClasses() const override;
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
 
-    /// \return flow-control packets sent
+    /// \return flow-control packets sent (its flow control's count)
     uint64_t GetFlowControlPacketsSent() const;
 
     /// Forwarding callback of a switch: (ingress port, packet, its VL).
@@ -240,18 +249,10 @@ class IbNetDevice
                   const Address& dest,
                   uint16_t protocolNumber) override;
 
-    /**
-     * TracedCallback signature for flow-control packets.
-     * \param vl the VL
-     * \param fccl the credit limit (modulo 4096)
-     */
-    typedef void (*FlowControlTracedCallback)(uint8_t vl, uint16_t fccl);
-
     // Queue state (FabricNetDevice): the data VLs.
     uint32_t GetNTrafficClasses() const override;
     const char* GetTrafficClassName() const override;
     uint64_t GetClassQueuedBytes(uint8_t cls) const override;
-    bool IsClassBlocked(uint8_t cls) const override;
     void GetClassSources(uint8_t cls,
                          std::vector<std::pair<uint16_t, uint8_t>>& sources) const override;
 
@@ -260,9 +261,6 @@ class IbNetDevice
     void DoInitialize() override;
     Ptr<Packet> DequeueForTransmit() override;
     bool HasPendingFrames() const override;
-
-    /// \return blocks freed before an update is sent (CreditUpdateBlocks, or chosen on need)
-    uint32_t CreditUpdateThreshold() const;
 
     /**
      * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
@@ -288,34 +286,13 @@ class IbNetDevice
         Time ready{};       //!< it may not leave before (the switch's latency)
     };
 
-    /// State of one data VL, both directions.
+    /// Output state of one data VL (its credits are the flow control's).
     struct Lane
     {
         std::deque<Queued> queue;   //!< ready to send
         uint32_t queuedBytes{0};    //!< bytes in queue
         uint32_t maxQueuedBytes{0}; //!< high-water mark
-        uint64_t sentBlocks{0};     //!< FCTBS, not wrapped
-        uint64_t peerLimit{0};      //!< the peer's FCCL, unwrapped
-        bool limitKnown{false};     //!< an FCCL has arrived
-        uint64_t receivedBlocks{0}; //!< ABR, not wrapped
-        uint32_t occupiedBlocks{0}; //!< receive buffer in use
-        uint32_t unreported{0};     //!< blocks freed since the last FC packet
-        bool repeat{false};         //!< the last update is to be sent once more
-        Time lastFc;                //!< when the last update was queued
-        EventId fcTimer;            //!< next periodic update
-        FabricStallClock stall;     //!< while and how long a packet waited for credits
-        bool everStalled{false};    //!< a packet ever waited for credits here
-        Time lastStallEnd;          //!< when the last wait for credits ended (IB CC victims)
-        uint32_t probes{0};         //!< credit probes sent in this wait for credits
-        uint64_t peerFctbs{0};      //!< the peer's FCTBS in its last FC packet (unwrapped)
-        uint64_t answeredFctbs{0};  //!< the peer's FCTBS last answered with our FCCL
-        uint32_t answers{0};        //!< answers sent to that FCTBS
     };
-
-    /// Most credit probes a VL sends in one wait for credits (then it waits for an update)
-    static constexpr uint32_t MAX_CREDIT_PROBES = 16;
-    /// Most answers a VL sends to the same FCTBS of its peer
-    static constexpr uint32_t MAX_PROBE_ANSWERS = 2;
 
     /**
      * \brief Add the LRH and VCRC to a transport packet.
@@ -335,44 +312,12 @@ class IbNetDevice
     void DataReady();
 
     /**
-     * \brief Queue a flow-control packet for a VL.
-     * \param vl the VL
-     * \param op OP_NORMAL or OP_INIT
-     */
-    void SendFlowControl(uint8_t vl, uint8_t op);
-
-    /// Send the initialization flow-control packet of every data VL.
-    void InitializeCredits();
-
-    /**
-     * \brief Apply a received flow-control packet.
+     * \brief Flow-control callback: queue a flow-control packet ahead of data, and send it
+     *        when the wire allows (never ahead of a packet chosen before it, SendInGap: its
+     *        FCTBS counts that packet).
      * \param p the packet
      */
-    void ReceiveFlowControl(Ptr<Packet> p);
-
-    /**
-     * \brief Blocks of a VL's receive buffer were freed: report them when due.
-     * \param vl the VL
-     * \param blocks how many
-     */
-    void FreeBlocks(uint8_t vl, uint32_t blocks);
-
-    /**
-     * \brief The periodic update of a VL is due.
-     * \param vl the VL
-     */
-    void FlowControlTimer(uint8_t vl);
-
-    /**
-     * \brief The port's credit probe: every FlowControlPeriod while a data VL waits for
-     * credits, send that VL's FC packet (its FCTBS lets the peer recover the blocks of
-     * packets corrupted on the link; the peer answers with its FCCL). Runs only while a VL
-     * waits, at most MAX_CREDIT_PROBES times per wait.
-     */
-    void CreditProbe();
-
-    /// \return the receive buffer of a VL in blocks
-    uint32_t BufferBlocks() const;
+    void QueueFlowControl(Ptr<Packet> p);
 
     /**
      * \brief May the VL send its head packet now (pulling one from the transport if it is the
@@ -442,7 +387,6 @@ class IbNetDevice
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
 
-    mutable uint32_t m_autoUpdateBlocks{0}; //!< CreditUpdateBlocks chosen on need (0: not yet)
     Time m_readyLimit{Time::Max()};         //!< heads ready by this may be chosen (dequeue)
     ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
     uint32_t m_delayedEnqueues{0};          //!< forwarded packets still in the pipeline
@@ -452,9 +396,6 @@ class IbNetDevice
     uint32_t m_lmc{0};                      //!< LID mask control
     bool m_pathBitsFromQp{true};            //!< DLID path bits from the QP entropy
     uint32_t m_dataVls{1};                  //!< data VLs
-    uint32_t m_vlBufferBytes{0};            //!< receive buffer per data VL
-    uint32_t m_creditUpdateBlocks{0};       //!< freed blocks that trigger an update
-    Time m_fcPeriod;                        //!< update interval attribute (0: derived)
     uint8_t m_sl{0};                        //!< service level of the transport's traffic
     std::string m_slToVlText;               //!< SlToVl attribute
     std::vector<uint8_t> m_slToVl;          //!< SL-to-VL table (empty: SL mod DataVls)
@@ -474,12 +415,8 @@ class IbNetDevice
     ArbState m_low;                       //!< low table position
     uint32_t m_highLimit{255};            //!< limit of high priority (4096-byte units)
     uint64_t m_highSent{0};               //!< high-table bytes since a low-table packet
-    uint64_t m_fcSent{0};                 //!< flow-control packets sent
-    EventId m_creditProbe;                //!< runs while a data VL waits for credits
     Ptr<FabricCongestionMarker> m_marker; //!< FECN at switch egress (attribute Marker)
-    Time m_victimWindow; //!< VlBufferBytes at line rate: recent stalls make a victim
-    TracedCallback<uint8_t, uint16_t> m_fcSentTrace;     //!< FC packet sent
-    TracedCallback<uint8_t, uint16_t> m_fcReceivedTrace; //!< FC packet received
+    Ptr<IbCreditFlowControl> m_fc;        //!< per-VL credits (attribute FlowControl)
 };
 
 } // namespace ns3
