@@ -23,6 +23,7 @@
 #include "ns3/ib-headers.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/ib-switch.h"
+#include "ns3/ib-vl-arbiter.h"
 #include "ns3/node-container.h"
 #include "ns3/node-list.h"
 #include "ns3/pairwise-all-to-all-algorithm.h"
@@ -486,9 +487,9 @@ RecordFirstDone(ArbitrationResult* result,
 /**
  * \brief Hosts 0 (SL 0, VL0) and 1 (SL 1, VL1) write 8 MiB each to host 2 through one switch,
  *        whose port to host 2 arbitrates between the VLs with the given tables.
- * \param high VlArbitrationHigh
- * \param low VlArbitrationLow
- * \param limit VlArbitrationHighLimit
+ * \param high the IbVlArbiter's HighTable
+ * \param low its LowTable
+ * \param limit its HighLimit
  * \return what each flow had delivered when the first finished
  */
 ArbitrationResult
@@ -500,9 +501,11 @@ Arbitrate(const std::string& high, const std::string& low, uint32_t limit)
     IbFabricHelper& fabric = star.fabric;
     fabric.GetNic(hosts.Get(1))->SetAttribute("Sl", UintegerValue(1));
     Ptr<IbNetDevice> out = sw.Get(0)->GetObject<IbSwitch>()->GetPort(2);
-    out->SetAttribute("VlArbitrationHigh", StringValue(high));
-    out->SetAttribute("VlArbitrationLow", StringValue(low));
-    out->SetAttribute("VlArbitrationHighLimit", UintegerValue(limit));
+    Ptr<FabricEgressScheduler> arbiter = out->GetScheduler();
+    EXPECT_NE(DynamicCast<IbVlArbiter>(arbiter), nullptr);
+    arbiter->SetAttribute("HighTable", StringValue(high));
+    arbiter->SetAttribute("LowTable", StringValue(low));
+    arbiter->SetAttribute("HighLimit", UintegerValue(limit));
     Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
     std::vector<Ptr<RdmaQueuePair>> responders;
     for (uint32_t i = 0; i < 2; ++i)

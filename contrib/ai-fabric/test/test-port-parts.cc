@@ -428,7 +428,7 @@ TEST_F(PortPartsTest, SwitchTakesAnyBufferManager)
 
 // RoCEv2's flow control is a part seen through FabricLinkFlowControl: a pause of 1000 quanta
 // holds the NIC's priority 3 for exactly 1000 x 512 bit times at 400 Gb/s (1.28 us), counted
-// at both ends; InfiniBand's ports answer for their credits themselves.
+// at both ends.
 TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
 {
     NodeContainer hosts;

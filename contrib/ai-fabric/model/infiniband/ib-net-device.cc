@@ -8,6 +8,7 @@
 
 #include "ib-fecn-marker.h"
 #include "ib-headers.h"
+#include "ib-vl-arbiter.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -69,28 +70,14 @@ IbNetDevice::GetTypeId()
                             StringValue(""),
                             MakeStringAccessor(&IbNetDevice::SetSlToVl, &IbNetDevice::GetSlToVl),
                             MakeStringChecker())
-              .AddAttribute("VlArbitrationHigh",
-                            "High-priority VL arbitration table: comma-separated VL:weight "
-                            "entries, weights 0-255 in 64-byte units (IBTA vol. 1, 7.6.9). "
-                            "Empty (the default) with an empty low table: every data VL in "
-                            "turn, one packet each.",
-                            StringValue(""),
-                            MakeStringAccessor(&IbNetDevice::SetArbitrationHigh,
-                                               &IbNetDevice::GetArbitrationHigh),
-                            MakeStringChecker())
-              .AddAttribute("VlArbitrationLow",
-                            "Low-priority VL arbitration table, as VlArbitrationHigh.",
-                            StringValue(""),
-                            MakeStringAccessor(&IbNetDevice::SetArbitrationLow,
-                                               &IbNetDevice::GetArbitrationLow),
-                            MakeStringChecker())
-              .AddAttribute("VlArbitrationHighLimit",
-                            "Limit of high priority: 4096-byte units the high table may send "
-                            "while the low table has a packet waiting (0-255; 255: no limit, "
-                            "the default).",
-                            UintegerValue(255),
-                            MakeUintegerAccessor(&IbNetDevice::m_highLimit),
-                            MakeUintegerChecker<uint32_t>(0, 255))
+              .AddAttribute(
+                  "Scheduler",
+                  "The egress scheduler of the port's data VLs: IBTA VL arbitration "
+                  "(IbVlArbiter, its HighTable, LowTable and HighLimit attributes; "
+                  "without tables, the default, the VLs take turns).",
+                  PointerValue(),
+                  MakePointerAccessor(&IbNetDevice::SetScheduler, &IbNetDevice::GetScheduler),
+                  MakePointerChecker<FabricEgressScheduler>())
               .AddAttribute(
                   "Marker",
                   "The congestion marker of the port's data VLs: IB congestion "
@@ -119,6 +106,7 @@ IbNetDevice::IbNetDevice()
     SetMtu(4096);
     SetMarker(CreateObject<IbFecnMarker>());
     SetFlowControl(CreateObject<IbCreditFlowControl>());
+    SetScheduler(CreateObject<IbVlArbiter>());
 }
 
 IbNetDevice::~IbNetDevice()
@@ -151,6 +139,10 @@ IbNetDevice::DoDispose()
     if (m_fc)
     {
         m_fc->Dispose();
+    }
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
     }
     FabricNetDevice::DoDispose();
 }
@@ -321,6 +313,23 @@ IbNetDevice::GetFlowControl() const
     return m_fc;
 }
 
+void
+IbNetDevice::SetScheduler(Ptr<FabricEgressScheduler> scheduler)
+{
+    scheduler->Adopt(this);
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
+    }
+    m_scheduler = scheduler;
+}
+
+Ptr<FabricEgressScheduler>
+IbNetDevice::GetScheduler() const
+{
+    return m_scheduler;
+}
+
 Ptr<FabricLinkFlowControl>
 IbNetDevice::GetLinkFlowControl() const
 {
@@ -389,7 +398,7 @@ IbNetDevice::QueueFlowControl(Ptr<Packet> p)
 }
 
 bool
-IbNetDevice::Eligible(uint8_t vl)
+IbNetDevice::IsSendable(uint8_t vl)
 {
     Lane& lane = m_lanes[vl];
     if (lane.queue.empty() && vl == VlOfSl(m_sl) && m_transport)
@@ -472,83 +481,6 @@ IbNetDevice::GetCongestionMarker() const
     return m_marker;
 }
 
-void
-IbNetDevice::SetArbitrationHigh(std::string text)
-{
-    m_arbHigh = ParseArbitration(text);
-    m_arbHighText = text;
-    m_high = ArbState();
-}
-
-std::string
-IbNetDevice::GetArbitrationHigh() const
-{
-    return m_arbHighText;
-}
-
-void
-IbNetDevice::SetArbitrationLow(std::string text)
-{
-    m_arbLow = ParseArbitration(text);
-    m_arbLowText = text;
-    m_low = ArbState();
-}
-
-std::string
-IbNetDevice::GetArbitrationLow() const
-{
-    return m_arbLowText;
-}
-
-std::vector<IbNetDevice::ArbEntry>
-IbNetDevice::ParseArbitration(const std::string& text)
-{
-    std::vector<ArbEntry> table;
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        const std::size_t colon = item.find(':');
-        NS_ABORT_MSG_IF(colon == std::string::npos,
-                        "IbNetDevice: VL arbitration entry '" << item << "' is not VL:weight");
-        const unsigned long vl = std::stoul(item.substr(0, colon));
-        const unsigned long weight = std::stoul(item.substr(colon + 1));
-        NS_ABORT_MSG_IF(vl >= MAX_DATA_VLS || weight > 255,
-                        "IbNetDevice: VL arbitration entry '"
-                            << item << "' needs a data VL (0-14) and a weight of 0-255");
-        table.push_back({static_cast<uint8_t>(vl), static_cast<uint32_t>(weight)});
-    }
-    return table;
-}
-
-Ptr<Packet>
-IbNetDevice::ServeTable(const std::vector<ArbEntry>& table, ArbState& state)
-{
-    for (std::size_t tries = 0; tries < table.size(); ++tries)
-    {
-        const ArbEntry& entry = table[state.index];
-        if (state.fresh)
-        {
-            state.remaining = static_cast<int64_t>(entry.weight) * BLOCK_BYTES;
-            state.fresh = false;
-        }
-        if (state.remaining > 0 && entry.vl < m_dataVls && Eligible(entry.vl))
-        {
-            Ptr<Packet> p = Take(entry.vl);
-            state.remaining -= p->GetSize();
-            if (state.remaining <= 0)
-            {
-                state.index = (state.index + 1) % table.size();
-                state.fresh = true;
-            }
-            return p;
-        }
-        state.index = (state.index + 1) % table.size();
-        state.fresh = true;
-    }
-    return nullptr;
-}
-
 Ptr<Packet>
 IbNetDevice::DequeueForTransmit()
 {
@@ -595,42 +527,16 @@ IbNetDevice::DequeueForTransmit()
             m_readyLimit = earliest;
         }
     }
-    if (m_arbHigh.empty() && m_arbLow.empty())
+    // The scheduler (VL arbitration) asks the VLs in its order (IsSendable): every data VL may
+    // have a packet, the transport's by pulling one.
+    const int32_t vl = m_scheduler->Select(*this, m_dataVls, (1U << m_dataVls) - 1);
+    if (vl < 0)
     {
-        // No tables: every data VL in turn, one packet each.
-        for (uint32_t k = 0; k < m_dataVls; ++k)
-        {
-            const auto vl = static_cast<uint8_t>((m_nextVl + k) % m_dataVls);
-            if (Eligible(vl))
-            {
-                m_nextVl = (vl + 1) % m_dataVls;
-                return Take(vl);
-            }
-        }
         return nullptr;
     }
-    // IBTA VL arbitration: the high-priority table first, until it has sent its limit
-    // (HighLimit x 4096 bytes; 255: no limit) while the low-priority table has a packet.
-    const bool highBounded = m_highLimit != 255;
-    // A limit of 0 still lets one high-priority packet go first (IBTA).
-    if (!highBounded || m_highSent == 0 || m_highSent < uint64_t(m_highLimit) * 4096)
-    {
-        if (Ptr<Packet> p = ServeTable(m_arbHigh, m_high))
-        {
-            m_highSent += p->GetSize();
-            return p;
-        }
-    }
-    if (Ptr<Packet> p = ServeTable(m_arbLow, m_low))
-    {
-        m_highSent = 0;
-        return p;
-    }
-    if (Ptr<Packet> p = ServeTable(m_arbHigh, m_high))
-    {
-        return p; // the low table had nothing: the high table may go on
-    }
-    return nullptr;
+    Ptr<Packet> p = Take(static_cast<uint8_t>(vl));
+    m_scheduler->Served(static_cast<uint8_t>(vl), p->GetSize());
+    return p;
 }
 
 void

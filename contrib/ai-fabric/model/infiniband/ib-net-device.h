@@ -9,6 +9,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-congestion-marker.h"
+#include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/ib-credit-flow-control.h"
 #include "ns3/rdma-transport.h"
@@ -43,12 +44,14 @@ namespace ns3
  * the VL of the port's service level (Sl attribute, SL-to-VL: SL mod DataVls), and so do
  * ACKs and NAKs, behind at most one data packet waiting for credits. Received packets go to
  * the transport at once, so their blocks are freed as they arrive. Data VLs with a packet and
- * credits are served by the IBTA's VL arbitration: a high- and a low-priority table of
- * VL:weight entries and a limit of high priority; without tables, in turn.
+ * credits are served by the port's egress scheduler (attribute Scheduler; IBTA VL arbitration,
+ * IbVlArbiter, by default). The credits are the port's flow control (attribute FlowControl,
+ * IbCreditFlowControl).
  */
 class IbNetDevice
     : public FabricNetDevice
     , public RdmaNicPort
+    , private FabricEgressClasses
 {
   public:
     /**
@@ -132,6 +135,17 @@ class IbNetDevice
 
     /// \return the port's credit-based flow control (attribute FlowControl)
     Ptr<IbCreditFlowControl> GetFlowControl() const;
+
+    /**
+     * \brief Give the port its egress scheduler (attribute Scheduler: IBTA VL arbitration,
+     *        IbVlArbiter, by default), before the simulation starts; a scheduler serves one
+     *        port.
+     * \param scheduler the scheduler
+     */
+    void SetScheduler(Ptr<FabricEgressScheduler> scheduler);
+
+    /// \return the port's egress scheduler (attribute Scheduler)
+    Ptr<FabricEgressScheduler> GetScheduler() const;
 
     /// \return the same, as the fabric-independent interface
     Ptr<FabricLinkFlowControl> GetLinkFlowControl() const override;
@@ -320,12 +334,13 @@ class IbNetDevice
     void QueueFlowControl(Ptr<Packet> p);
 
     /**
-     * \brief May the VL send its head packet now (pulling one from the transport if it is the
-     *        transport's VL and empty)? Keeps the VL's credit-stall time.
+     * \brief The scheduler asks: may the VL send its head packet now (pulling one from the
+     *        transport if it is the transport's VL and empty)? Keeps the VL's credit-stall
+     *        time (FabricEgressClasses).
      * \param vl the VL
      * \return true if it has a packet and the credits for it
      */
-    bool Eligible(uint8_t vl);
+    bool IsSendable(uint8_t vl) override;
 
     /**
      * \brief Send the head packet of an eligible VL.
@@ -342,47 +357,10 @@ class IbNetDevice
      */
     void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh);
 
-    /// One entry of a VL arbitration table.
-    struct ArbEntry
-    {
-        uint8_t vl;      //!< the VL
-        uint32_t weight; //!< 64-byte units per turn (0: skipped)
-    };
-
-    /// Where a table's arbitration stands.
-    struct ArbState
-    {
-        std::size_t index{0}; //!< current entry
-        int64_t remaining{0}; //!< bytes the entry may still send this turn
-        bool fresh{true};     //!< the entry's turn has not started
-    };
-
-    /**
-     * \param text comma-separated VL:weight entries
-     * \return the table (aborts on a malformed entry)
-     */
-    static std::vector<ArbEntry> ParseArbitration(const std::string& text);
-
     /// \param text the SL-to-VL table (attribute setter; aborts on a malformed table)
     void SetSlToVl(std::string text);
     /// \return the SL-to-VL table's text
     std::string GetSlToVl() const;
-    /// \param text the high-priority table (attribute setter)
-    void SetArbitrationHigh(std::string text);
-    /// \return the high-priority table's text
-    std::string GetArbitrationHigh() const;
-    /// \param text the low-priority table (attribute setter)
-    void SetArbitrationLow(std::string text);
-    /// \return the low-priority table's text
-    std::string GetArbitrationLow() const;
-
-    /**
-     * \brief Serve one packet from a table, weighted round robin over its entries.
-     * \param table the table
-     * \param state its position
-     * \return the packet, or nullptr if no entry's VL is eligible
-     */
-    Ptr<Packet> ServeTable(const std::vector<ArbEntry>& table, ArbState& state);
 
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
@@ -402,21 +380,13 @@ class IbNetDevice
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
-    uint32_t m_vl15BufferBytes{0};        //!< Vl15BufferBytes: receive buffer of VL15
-    uint32_t m_vl15Occupied{0};           //!< VL15 receive buffer in use (switch ports)
-    uint64_t m_mgmtSent{0};               //!< management packets sent
-    ManagementCallback m_mgmtCb;          //!< MADs for this adapter
-    uint32_t m_nextVl{0};                 //!< round-robin position (no tables)
-    std::string m_arbHighText;            //!< VlArbitrationHigh
-    std::string m_arbLowText;             //!< VlArbitrationLow
-    std::vector<ArbEntry> m_arbHigh;      //!< high-priority table
-    std::vector<ArbEntry> m_arbLow;       //!< low-priority table
-    ArbState m_high;                      //!< high table position
-    ArbState m_low;                       //!< low table position
-    uint32_t m_highLimit{255};            //!< limit of high priority (4096-byte units)
-    uint64_t m_highSent{0};               //!< high-table bytes since a low-table packet
-    Ptr<FabricCongestionMarker> m_marker; //!< FECN at switch egress (attribute Marker)
-    Ptr<IbCreditFlowControl> m_fc;        //!< per-VL credits (attribute FlowControl)
+    uint32_t m_vl15BufferBytes{0};          //!< Vl15BufferBytes: receive buffer of VL15
+    uint32_t m_vl15Occupied{0};             //!< VL15 receive buffer in use (switch ports)
+    uint64_t m_mgmtSent{0};                 //!< management packets sent
+    ManagementCallback m_mgmtCb;            //!< MADs for this adapter
+    Ptr<FabricCongestionMarker> m_marker;   //!< FECN at switch egress (attribute Marker)
+    Ptr<IbCreditFlowControl> m_fc;          //!< per-VL credits (attribute FlowControl)
+    Ptr<FabricEgressScheduler> m_scheduler; //!< VL arbitration (attribute Scheduler)
 };
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 #include "roce-net-device.h"
 
 #include "ns3/ethernet-header.h"
+#include "ns3/fabric-strict-priority-scheduler.h"
 #include "ns3/frame-bytes-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -77,6 +78,14 @@ RoceNetDevice::GetTypeId()
                             MakePointerAccessor(&RoceNetDevice::SetMarker,
                                                 &RoceNetDevice::GetCongestionMarker),
                             MakePointerChecker<FabricCongestionMarker>())
+              .AddAttribute(
+                  "Scheduler",
+                  "The egress scheduler of the port's 8 priority queues: strict "
+                  "priority (FabricStrictPriorityScheduler), IEEE 802.1Q's default "
+                  "and what RoCE fabrics configure for the lossless class.",
+                  PointerValue(),
+                  MakePointerAccessor(&RoceNetDevice::SetScheduler, &RoceNetDevice::GetScheduler),
+                  MakePointerChecker<FabricEgressScheduler>())
               .AddAttribute("FlowControl",
                             "The port's priority flow control (RocePfc): the pauses its peer "
                             "sent and the PFC frames it sends, with their Sent and Received "
@@ -114,6 +123,7 @@ RoceNetDevice::RoceNetDevice()
     SetFraming(ETHERNET_OVERHEAD_BYTES, ETHERNET_MIN_FRAME_BYTES);
     SetMarker(CreateObject<RoceEcnMarker>());
     SetPfc(CreateObject<RocePfc>());
+    SetScheduler(CreateObject<FabricStrictPriorityScheduler>());
     // The parts of a role come with the role: the watchdog when a switch adopts the port
     // (AttachToSwitch()), the host interface when it gets its transport (SetTransport()).
     // Jumbo frames, as RoCE fabrics are configured for a 4096-byte RDMA MTU.
@@ -155,6 +165,11 @@ RoceNetDevice::DoDispose()
     {
         m_pfcWatchdog->Dispose();
     }
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
+    }
+    m_transportFrame = nullptr;
     for (auto& q : m_queues)
     {
         q.clear();
@@ -325,6 +340,23 @@ Ptr<FabricCongestionMarker>
 RoceNetDevice::GetCongestionMarker() const
 {
     return m_marker;
+}
+
+void
+RoceNetDevice::SetScheduler(Ptr<FabricEgressScheduler> scheduler)
+{
+    scheduler->Adopt(this);
+    if (m_scheduler)
+    {
+        m_scheduler->Dispose();
+    }
+    m_scheduler = scheduler;
+}
+
+Ptr<FabricEgressScheduler>
+RoceNetDevice::GetScheduler() const
+{
+    return m_scheduler;
 }
 
 bool
@@ -545,12 +577,11 @@ RoceNetDevice::DequeueForTransmit()
         m_macControl.pop_front();
         return p;
     }
-    const uint8_t rdmaPriority = m_rdmaDscp >> 3;
     const Time now = Simulator::Now();
     const RocePfc& pfc = *m_pfc;
     // A forwarded frame is sendable from its ready time (EnqueueAfter): only heads ready by
     // now compete; if none is, the one ready first goes (the only one there, before issue 13).
-    Time limit = now;
+    m_readyLimit = now;
     if (m_nonEmpty != 0 && IsSwitchPort())
     {
         bool anyReady = false;
@@ -566,66 +597,90 @@ RoceNetDevice::DequeueForTransmit()
         }
         if (!anyReady && earliest != Time::Max())
         {
-            limit = earliest;
+            m_readyLimit = earliest;
         }
     }
-    for (int prio = N_PRIORITIES - 1; prio >= 0; --prio)
+    // The scheduler asks the priorities in its order (IsSendable): those with frames, and on
+    // a NIC port the RDMA priority, whose frames the transport makes when asked.
+    uint32_t candidates = m_nonEmpty;
+    if (m_transport)
     {
-        if (pfc.IsPaused(prio, now))
+        candidates |= 1U << (m_rdmaDscp >> 3);
+    }
+    const int32_t chosen = m_scheduler->Select(*this, N_PRIORITIES, candidates);
+    if (chosen < 0)
+    {
+        return nullptr;
+    }
+    const auto prio = static_cast<uint8_t>(chosen);
+    if (m_transportFrame)
+    {
+        Ptr<Packet> p = std::move(m_transportFrame);
+        m_transportFrame = nullptr;
+        m_scheduler->Served(prio, p->GetSize());
+        return p;
+    }
+    auto& q = m_queues[prio];
+    QueuedFrame f = std::move(q.front());
+    q.pop_front();
+    SetFrameReady(f.ready,
+                  (static_cast<uint32_t>(prio) << 24) | (static_cast<uint32_t>(f.inPriority) << 16)
+                      | f.ingress);
+    if (q.empty())
+    {
+        m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
+    }
+    RoceQueueCounters& c = m_queueCounters[prio];
+    const uint32_t size = f.packet->GetSize();
+    c.bytes -= size;
+    m_queueTrace(prio, c.bytes);
+    if (f.ingress != NO_INGRESS)
+    {
+        const uint64_t rate = GetDataRate().GetBitRate();
+        if (!f.withdrawn && m_marker->MayMark(rate, c.bytes))
         {
-            continue; // the peer paused this priority
+            // Marking at dequeue, on the queue the frame leaves behind: the mark travels
+            // without waiting behind the queue that caused it.
+            FabricMarkContext ctx;
+            ctx.bitRate = rate;
+            ctx.queuedBytes = c.bytes;
+            ctx.frameBytes = size;
+            ctx.cls = prio;
+            if (m_marker->Mark(f.packet, ctx))
+            {
+                ++c.ecnMarked;
+            }
         }
-        if ((m_nonEmpty & (1U << prio)) && m_queues[prio].front().ready <= limit)
+        // Its buffer is freed when its first bit leaves (later, if chosen ahead).
+        m_departureCb(f.ingress, f.inPriority, size, std::max({now, GetTransmitEnd(), f.ready}));
+    }
+    m_scheduler->Served(prio, size);
+    return f.packet;
+}
+
+bool
+RoceNetDevice::IsSendable(uint8_t cls)
+{
+    if (m_pfc->IsPaused(cls, Simulator::Now()))
+    {
+        return false; // the peer paused this priority
+    }
+    if ((m_nonEmpty & (1U << cls)) && m_queues[cls].front().ready <= m_readyLimit)
+    {
+        return true;
+    }
+    if (cls == (m_rdmaDscp >> 3) && m_transport)
+    {
+        RdmaPacketMeta meta;
+        Ptr<Packet> p = m_transport->DequeueData(meta);
+        if (p)
         {
-            auto& q = m_queues[prio];
-            QueuedFrame f = q.front();
-            q.pop_front();
-            SetFrameReady(f.ready,
-                          (static_cast<uint32_t>(prio) << 24)
-                              | (static_cast<uint32_t>(f.inPriority) << 16) | f.ingress);
-            if (q.empty())
-            {
-                m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
-            }
-            RoceQueueCounters& c = m_queueCounters[prio];
-            const uint32_t size = f.packet->GetSize();
-            c.bytes -= size;
-            m_queueTrace(static_cast<uint8_t>(prio), c.bytes);
-            if (f.ingress != NO_INGRESS)
-            {
-                const uint64_t rate = GetDataRate().GetBitRate();
-                if (!f.withdrawn && m_marker->MayMark(rate, c.bytes))
-                {
-                    // Marking at dequeue, on the queue the frame leaves behind: the mark
-                    // travels without waiting behind the queue that caused it.
-                    FabricMarkContext ctx;
-                    ctx.bitRate = rate;
-                    ctx.queuedBytes = c.bytes;
-                    ctx.frameBytes = size;
-                    ctx.cls = static_cast<uint8_t>(prio);
-                    if (m_marker->Mark(f.packet, ctx))
-                    {
-                        ++c.ecnMarked;
-                    }
-                }
-                // Its buffer is freed when its first bit leaves (later, if chosen ahead).
-                m_departureCb(
-                    f.ingress, f.inPriority, size, std::max({now, GetTransmitEnd(), f.ready}));
-            }
-            return f.packet;
-        }
-        if (prio == rdmaPriority && m_transport)
-        {
-            RdmaPacketMeta meta;
-            Ptr<Packet> p = m_transport->DequeueData(meta);
-            if (p)
-            {
-                EncapsulateRdma(p, meta, m_rdmaDscp);
-                return p;
-            }
+            EncapsulateRdma(p, meta, m_rdmaDscp);
+            m_transportFrame = std::move(p);
+            return true;
         }
     }
-    return nullptr;
+    return false;
 }
 
 void

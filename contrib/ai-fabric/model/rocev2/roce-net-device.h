@@ -8,6 +8,7 @@
 #define ROCE_NET_DEVICE_H
 
 #include "ns3/fabric-congestion-marker.h"
+#include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/rdma-transport.h"
@@ -44,8 +45,9 @@ struct RoceQueueCounters
  *
  * Frames are real Ethernet II / IPv4 / UDP (destination port 4791) / BTH frames built with
  * ns-3's header classes and ai-fabric's BthHeader, so a capture opens in Wireshark as RoCE.
- * Eight priorities, each an output queue with a byte limit (drop-tail), served in strict
- * priority order (7 highest). The priority of a frame is its IPv4 DSCP / 8.
+ * Eight priorities, each an output queue with a byte limit (drop-tail), served by the port's
+ * egress scheduler (attribute Scheduler; strict priority, 7 highest, by default). The
+ * priority of a frame is its IPv4 DSCP / 8.
  *
  * As a NIC port, it carries an RdmaTransport: data packets are pulled from its QP scheduler
  * in the RDMA priority (DSCP RdmaDscp), ACKs and NAKs are queued in the control priority
@@ -60,6 +62,7 @@ struct RoceQueueCounters
 class RoceNetDevice
     : public FabricNetDevice
     , public RdmaNicPort
+    , private FabricEgressClasses
 {
   public:
     /**
@@ -224,6 +227,17 @@ class RoceNetDevice
     void SetMarker(Ptr<FabricCongestionMarker> marker);
     Ptr<FabricCongestionMarker> GetCongestionMarker() const override;
 
+    /**
+     * \brief Give the port its egress scheduler (attribute Scheduler: strict priority,
+     *        FabricStrictPriorityScheduler, by default), before the simulation starts; a
+     *        scheduler serves one port.
+     * \param scheduler the scheduler
+     */
+    void SetScheduler(Ptr<FabricEgressScheduler> scheduler);
+
+    /// \return the port's egress scheduler (attribute Scheduler)
+    Ptr<FabricEgressScheduler> GetScheduler() const;
+
     /// \return the receive buffer's high-water mark (a NIC port whose host interface has a
     ///         Rate), bytes
     uint32_t GetRxBufferMaxBytes() const;
@@ -337,6 +351,15 @@ class RoceNetDevice
 
   private:
     /**
+     * \brief The scheduler asks: may a priority send now (FabricEgressClasses)? Not while the
+     *        peer pauses it; yes if its queue's head is ready, or, at the RDMA priority of a
+     *        NIC port, if the transport gives a frame (kept as the one to send).
+     * \param cls the priority
+     * \return true if it may
+     */
+    bool IsSendable(uint8_t cls) override;
+
+    /**
      * \brief Add UDP, IPv4 and Ethernet headers to a transport packet.
      * \param p the packet, starting at the BTH
      * \param meta its addressing
@@ -419,6 +442,9 @@ class RoceNetDevice
     Ptr<RocePfc> m_pfc;                             //!< the link's flow control (PFC)
     Ptr<RocePfcWatchdog> m_pfcWatchdog;             //!< turns a storming queue lossy
     Ptr<FabricCongestionMarker> m_marker;           //!< marks at switch egress
+    Ptr<FabricEgressScheduler> m_scheduler;         //!< which priority sends next
+    Time m_readyLimit;                              //!< heads ready by this may go (dequeue)
+    Ptr<Packet> m_transportFrame;                   //!< the transport's frame chosen
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
 };
 

@@ -1,0 +1,49 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-strict-priority-scheduler.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricStrictPriorityScheduler);
+
+TypeId
+FabricStrictPriorityScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricStrictPriorityScheduler")
+                            .SetParent<FabricEgressScheduler>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricStrictPriorityScheduler>();
+    return tid;
+}
+
+FabricStrictPriorityScheduler::FabricStrictPriorityScheduler() = default;
+
+FabricStrictPriorityScheduler::~FabricStrictPriorityScheduler() = default;
+
+int32_t
+FabricStrictPriorityScheduler::Select(FabricEgressClasses& port,
+                                      uint32_t nClasses,
+                                      uint32_t candidates)
+{
+    if (nClasses < 32)
+    {
+        candidates &= (1U << nClasses) - 1;
+    }
+    while (candidates != 0)
+    {
+        const auto cls = static_cast<uint8_t>(31 - __builtin_clz(candidates));
+        if (port.IsSendable(cls))
+        {
+            return cls;
+        }
+        candidates &= ~(1U << cls);
+    }
+    return -1;
+}
+
+} // namespace ns3

@@ -1,0 +1,268 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// Egress schedulers as port parts: strict priority and IBTA VL arbitration against a port of
+// the test's own (which classes are asked, in what order, what is chosen, the weights in
+// bytes), and a scheduler written in this file, given to every port of a fabric, that sees
+// every frame a port sends from its queues, byte for byte.
+
+#include "ai-fabric-test-fixture.h"
+#include "ns3/fabric-egress-scheduler.h"
+#include "ns3/fabric-strict-priority-scheduler.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-net-device.h"
+#include "ns3/ib-switch.h"
+#include "ns3/ib-vl-arbiter.h"
+#include "ns3/node-container.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class EgressSchedulerTest : public AiFabricTest
+{
+};
+
+/// A port of the test's: the classes in \p sendable may send; every question is recorded.
+class FakeClasses : public FabricEgressClasses
+{
+  public:
+    uint32_t sendable{0};   //!< bit c: class c may send
+    std::vector<int> asked; //!< the classes asked, in order
+
+    bool IsSendable(uint8_t cls) override
+    {
+        asked.push_back(cls);
+        return (sendable & (1U << cls)) != 0;
+    }
+};
+
+/**
+ * \param arbiter a scheduler
+ * \param port its port
+ * \param n classes
+ * \param frames selections to make
+ * \param bytes the bytes of every frame sent
+ * \return the classes chosen, in order (-1: none)
+ */
+std::vector<int>
+Serve(Ptr<FabricEgressScheduler> arbiter,
+      FakeClasses& port,
+      uint32_t n,
+      uint32_t frames,
+      uint32_t bytes)
+{
+    std::vector<int> chosen;
+    for (uint32_t i = 0; i < frames; ++i)
+    {
+        const int32_t cls = arbiter->Select(port, n, (1U << n) - 1);
+        chosen.push_back(cls);
+        if (cls >= 0)
+        {
+            arbiter->Served(static_cast<uint8_t>(cls), bytes);
+        }
+    }
+    return chosen;
+}
+
+/// Counts the bytes a port sends from each class: strict priority, and a tally.
+class CountingScheduler : public FabricStrictPriorityScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestCountingScheduler")
+                                .SetParent<FabricStrictPriorityScheduler>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<CountingScheduler>();
+        return tid;
+    }
+
+    void Served(uint8_t cls, uint32_t bytes) override
+    {
+        served.at(cls) += bytes;
+        ++frames;
+    }
+
+    std::array<uint64_t, 16> served{}; //!< bytes sent per class
+    uint64_t frames{0};                //!< frames sent
+};
+
+NS_OBJECT_ENSURE_REGISTERED(CountingScheduler);
+
+} // namespace
+
+// Strict priority asks from the highest class down, only those in the candidates, and stops at
+// the first that may send.
+TEST_F(EgressSchedulerTest, StrictPriorityAsksFromTheTopWithinTheCandidates)
+{
+    Ptr<FabricStrictPriorityScheduler> sp = CreateObject<FabricStrictPriorityScheduler>();
+    FakeClasses port;
+    port.sendable = (1U << 2) | (1U << 5);
+    EXPECT_EQ(sp->Select(port, 8, 0xFF), 5);
+    EXPECT_EQ(port.asked, (std::vector<int>{7, 6, 5}));
+    port.asked.clear();
+    EXPECT_EQ(sp->Select(port, 8, (1U << 2) | (1U << 4)), 2);
+    EXPECT_EQ(port.asked, (std::vector<int>{4, 2}));
+    port.asked.clear();
+    EXPECT_EQ(sp->Select(port, 4, 0xFF), 2); // classes beyond the port's count are not asked
+    EXPECT_EQ(port.asked, (std::vector<int>{3, 2}));
+    port.sendable = 0;
+    EXPECT_EQ(sp->Select(port, 8, 0xFF), -1);
+}
+
+// Without tables the VLs take turns, one packet each, passing over those that may not send.
+TEST_F(EgressSchedulerTest, VlArbiterWithoutTablesTakesTurns)
+{
+    Ptr<IbVlArbiter> arbiter = CreateObject<IbVlArbiter>();
+    FakeClasses port;
+    port.sendable = (1U << 1) | (1U << 3);
+    EXPECT_EQ(Serve(arbiter, port, 4, 5, 4138), (std::vector<int>{1, 3, 1, 3, 1}));
+    port.sendable = 0;
+    EXPECT_EQ(Serve(arbiter, port, 4, 1, 4138), (std::vector<int>{-1}));
+}
+
+// Weights are 64-byte units: an entry sends until its weight is spent, finishing the packet it
+// started. With 100-byte packets, VL0's weight 2 (128 bytes) sends two packets (100, then 28
+// left), VL1's weight 1 (64 bytes) one; an entry of weight 0 is passed over.
+TEST_F(EgressSchedulerTest, VlArbiterWeighsInBytes)
+{
+    Ptr<IbVlArbiter> arbiter = CreateObject<IbVlArbiter>();
+    arbiter->SetAttribute("LowTable", StringValue("0:2,2:0,1:1"));
+    FakeClasses port;
+    port.sendable = 0x7;
+    EXPECT_EQ(Serve(arbiter, port, 4, 9, 100), (std::vector<int>{0, 0, 1, 0, 0, 1, 0, 0, 1}));
+    // A VL with nothing to send gives its turn away at once.
+    port.sendable = 1U << 1;
+    EXPECT_EQ(Serve(arbiter, port, 4, 2, 100), (std::vector<int>{1, 1}));
+}
+
+// The limit of high priority: with a limit of 0 one high-priority packet goes, then the low
+// table's; without a limit (255) the high table keeps the link while it has packets; a low
+// table alone with nothing lets the high table go on.
+TEST_F(EgressSchedulerTest, VlArbiterLimitsHighPriority)
+{
+    FakeClasses port;
+    port.sendable = 0x3;
+    Ptr<IbVlArbiter> bounded = CreateObject<IbVlArbiter>();
+    bounded->SetAttribute("HighTable", StringValue("0:255"));
+    bounded->SetAttribute("LowTable", StringValue("1:255"));
+    bounded->SetAttribute("HighLimit", UintegerValue(0));
+    EXPECT_EQ(Serve(bounded, port, 2, 6, 4138), (std::vector<int>{0, 1, 0, 1, 0, 1}));
+    // A limit of one 4096-byte unit: high sends until 4096 bytes went (two 4000-byte packets).
+    Ptr<IbVlArbiter> one = CreateObject<IbVlArbiter>();
+    one->SetAttribute("HighTable", StringValue("0:255"));
+    one->SetAttribute("LowTable", StringValue("1:255"));
+    one->SetAttribute("HighLimit", UintegerValue(1));
+    EXPECT_EQ(Serve(one, port, 2, 6, 4000), (std::vector<int>{0, 0, 1, 0, 0, 1}));
+    Ptr<IbVlArbiter> unbounded = CreateObject<IbVlArbiter>();
+    unbounded->SetAttribute("HighTable", StringValue("0:255"));
+    unbounded->SetAttribute("LowTable", StringValue("1:255"));
+    EXPECT_EQ(Serve(unbounded, port, 2, 4, 4138), (std::vector<int>{0, 0, 0, 0}));
+    port.sendable = 0x1;
+    EXPECT_EQ(Serve(bounded, port, 2, 3, 4138), (std::vector<int>{0, 0, 0}));
+}
+
+TEST_F(EgressSchedulerTest, VlArbiterRefusesAMalformedTable)
+{
+    Ptr<IbVlArbiter> arbiter = CreateObject<IbVlArbiter>();
+    EXPECT_DEATH(arbiter->SetAttribute("HighTable", StringValue("0-3")), "is not VL:weight");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("15:1")), "data VL \\(0-14\\)");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:256")), "weight of 0-255");
+}
+
+// A scheduler of this file given to every RoCEv2 port by the helper: each port sends all its
+// frames through it but PFC frames (none here: nothing congests), so what it counts is what the
+// port sent, byte for byte; the data go on priority 3, ACKs on priority 6.
+TEST_F(EgressSchedulerTest, EveryRocePortSendsThroughItsScheduler)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler");
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(hosts.Get(1), sw.Get(0));
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    a->PostWrite(64 * 4096, 1);
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
+    std::vector<Ptr<RoceNetDevice>> ports{fabric.GetNic(hosts.Get(0)), fabric.GetNic(hosts.Get(1))};
+    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    for (uint32_t i = 0; i < s->GetNPorts(); ++i)
+    {
+        ports.push_back(s->GetPort(i));
+    }
+    for (const Ptr<RoceNetDevice>& port : ports)
+    {
+        Ptr<CountingScheduler> counted = DynamicCast<CountingScheduler>(port->GetScheduler());
+        ASSERT_NE(counted, nullptr);
+        uint64_t total = 0;
+        for (uint64_t bytes : counted->served)
+        {
+            total += bytes;
+        }
+        EXPECT_EQ(total, port->GetCounters().txBytes);
+        EXPECT_EQ(counted->frames, port->GetCounters().txPackets);
+        EXPECT_EQ(counted->served[3] + counted->served[6], total);
+    }
+    Ptr<CountingScheduler> sender = DynamicCast<CountingScheduler>(ports[0]->GetScheduler());
+    EXPECT_GT(sender->served[3], 64u * 4096); // the data, with their headers
+    EXPECT_EQ(sender->served[6], 0u);         // the sender sends no ACK
+}
+
+// The same on InfiniBand: the VL arbiter is a port part like any other, and a scheduler of this
+// file replaces it on every port; it sees every data packet and ACK (flow-control packets go
+// ahead of it and are not counted).
+TEST_F(EgressSchedulerTest, EveryIbPortSendsThroughItsScheduler)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    IbFabricHelper fabric;
+    fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler");
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(sw.Get(0), hosts.Get(1));
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
+    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+    tx->ConnectQueuePairs(a, b, rx);
+    a->PostWrite(64 * 4096, 0);
+    Simulator::Run();
+    EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
+    Ptr<IbNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    Ptr<CountingScheduler> counted = DynamicCast<CountingScheduler>(nic->GetScheduler());
+    ASSERT_NE(counted, nullptr);
+    const uint64_t fcBytes = nic->GetFlowControlPacketsSent() * 6;
+    EXPECT_EQ(counted->served[0] + fcBytes, nic->GetCounters().txBytes);
+    EXPECT_EQ(counted->frames, 64u); // 4 KB-MTU packets, one per 4096 bytes
+}
