@@ -50,7 +50,8 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
-#include "ns3/roce-net-device.h"
+#include "ns3/roce-nic-port.h"
+#include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
 #include "ns3/scenario-options.h"
 #include "ns3/server-helper.h"
@@ -256,7 +257,19 @@ RunPoint(const PointSpec& spec)
     // hop) and is queued once at the RDMA priority of every switch port it leaves by.
     uint64_t nicHops = 0;
     uint64_t switchPortHops = 0;
-    uint64_t nvlinkHops = 0; // every data frame an NVLink port sent, GPU's or switch's
+    uint64_t nvlinkHops = 0;  // every data frame an NVLink port sent, GPU's or switch's
+    uint8_t rdmaPriority = 0; // the NICs' (the switch ports queue data at it)
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<RoceNicPort> nic = DynamicCast<RoceNicPort>(node->GetDevice(d)))
+            {
+                rdmaPriority = nic->GetRdmaPriority();
+            }
+        }
+    }
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
@@ -267,22 +280,19 @@ RunPoint(const PointSpec& spec)
                 nvlinkHops += nvlink->GetDataFramesSent();
                 continue;
             }
-            Ptr<RoceNetDevice> port = DynamicCast<RoceNetDevice>(node->GetDevice(d));
-            if (!port)
+            if (Ptr<RoceSwitchPort> port = DynamicCast<RoceSwitchPort>(node->GetDevice(d)))
+            {
+                switchPortHops += port->GetQueueCounters(rdmaPriority).enqueuedPackets;
+            }
+            Ptr<RoceNicPort> nic = DynamicCast<RoceNicPort>(node->GetDevice(d));
+            if (!nic)
             {
                 continue;
             }
-            UintegerValue dscp;
-            port->GetAttribute("RdmaDscp", dscp);
-            const auto priority = static_cast<uint8_t>(dscp.Get() >> 3);
-            switchPortHops += port->GetQueueCounters(priority).enqueuedPackets;
-            if (Ptr<RdmaTransport> transport = port->GetTransport())
+            Ptr<RdmaTransport> transport = nic->GetTransport();
+            for (uint32_t q = 0; transport && q < transport->GetNQueuePairs(); ++q)
             {
-                for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
-                {
-                    nicHops
-                        += transport->GetQueuePair(RdmaTransport::FIRST_QPN + q)->GetPacketsSent();
-                }
+                nicHops += transport->GetQueuePair(RdmaTransport::FIRST_QPN + q)->GetPacketsSent();
             }
         }
     }

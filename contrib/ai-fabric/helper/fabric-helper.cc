@@ -36,15 +36,33 @@ FabricHelper::FabricHelper()
 FabricHelper::~FabricHelper() = default;
 
 void
+FabricHelper::SetPortTypes(TypeId nicPort, TypeId switchPort)
+{
+    m_nicPortFactory.SetTypeId(nicPort);
+    m_switchPortFactory.SetTypeId(switchPort);
+    m_parts.SetPortTypes(nicPort, switchPort);
+}
+
+void
 FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_deviceFactory.Set(name, value);
+    TypeId::AttributeInformation info;
+    const bool nic = m_nicPortFactory.GetTypeId().LookupAttributeByName(name, &info);
+    const bool sw = m_switchPortFactory.GetTypeId().LookupAttributeByName(name, &info);
+    NS_ABORT_MSG_IF(!nic && !sw, Name() << ": its ports have no attribute " << name);
+    if (nic)
+    {
+        m_nicPortFactory.Set(name, value);
+    }
+    if (sw)
+    {
+        m_switchPortFactory.Set(name, value);
+    }
 }
 
 void
 FabricHelper::SetPortPart(const std::string& part, const std::string& type)
 {
-    m_parts.SetPortType(m_deviceFactory.GetTypeId());
     m_parts.SetPart(part, type);
 }
 
@@ -53,7 +71,6 @@ FabricHelper::SetPortPartAttribute(const std::string& part,
                                    const std::string& name,
                                    const AttributeValue& value)
 {
-    m_parts.SetPortType(m_deviceFactory.GetTypeId());
     m_parts.SetAttribute(part, name, value);
 }
 

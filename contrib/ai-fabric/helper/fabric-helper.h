@@ -49,7 +49,9 @@ class FabricHelper : public PcapHelperForDevice
     ~FabricHelper() override;
 
     /**
-     * \param name attribute of the fabric's port type (NIC and switch ports)
+     * \brief Set an attribute of the fabric's ports: of the NIC ports, the switch ports, or
+     *        both, whichever type has it (aborts if neither has).
+     * \param name attribute of the fabric's port types
      * \param value its value
      */
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
@@ -367,7 +369,17 @@ class FabricHelper : public PcapHelperForDevice
      */
     virtual void PrepareCongestionControl(const RdmaCcRegistration::Entry& cc);
 
-    ObjectFactory m_deviceFactory;                //!< ports
+    /**
+     * \brief The types of the fabric's NIC ports and switch ports (the same type where one
+     *        class serves both roles); SetDeviceAttribute() sets an attribute on each that has
+     *        it.
+     * \param nicPort the NIC ports' type
+     * \param switchPort the switch ports' type
+     */
+    void SetPortTypes(TypeId nicPort, TypeId switchPort);
+
+    ObjectFactory m_nicPortFactory;               //!< NIC ports
+    ObjectFactory m_switchPortFactory;            //!< switch ports
     ObjectFactory m_channelFactory;               //!< cables
     ObjectFactory m_switchFactory;                //!< switch forwarding objects
     Ptr<FabricTopology> m_topology;               //!< the graph

@@ -17,6 +17,7 @@ namespace ns3
 FabricPortParts::FabricPortParts(std::string helper, TypeId portType)
     : m_helper(std::move(helper))
     , m_portType(portType)
+    , m_otherPortType(portType)
 {
 }
 
@@ -24,6 +25,14 @@ void
 FabricPortParts::SetPortType(TypeId portType)
 {
     m_portType = portType;
+    m_otherPortType = portType;
+}
+
+void
+FabricPortParts::SetPortTypes(TypeId nicPort, TypeId switchPort)
+{
+    m_portType = nicPort;
+    m_otherPortType = switchPort;
 }
 
 FabricPortParts::Part&
@@ -37,9 +46,16 @@ FabricPortParts::Get(const std::string& part)
         }
     }
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_IF(!m_portType.LookupAttributeByName(part, &info)
-                        || !DynamicCast<const PointerChecker>(info.checker),
-                    m_helper << ": " << m_portType.GetName() << " has no part called " << part);
+    const bool known = (m_portType.LookupAttributeByName(part, &info)
+                        && DynamicCast<const PointerChecker>(info.checker))
+                       || (m_otherPortType.LookupAttributeByName(part, &info)
+                           && DynamicCast<const PointerChecker>(info.checker));
+    NS_ABORT_MSG_IF(!known,
+                    m_helper << ": " << m_portType.GetName()
+                             << (m_otherPortType != m_portType
+                                     ? " and " + m_otherPortType.GetName() + " have"
+                                     : std::string(" has"))
+                             << " no part called " << part);
     m_parts.push_back(Part{part, "", {}});
     return m_parts.back();
 }

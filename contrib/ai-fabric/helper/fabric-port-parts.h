@@ -43,6 +43,14 @@ class FabricPortParts
     void SetPortType(TypeId portType);
 
     /**
+     * \brief The ports are of two role types (NIC and switch ports): a part is known if either
+     *        has it, and each port takes the parts its type has.
+     * \param nicPort the NIC ports' type
+     * \param switchPort the switch ports' type
+     */
+    void SetPortTypes(TypeId nicPort, TypeId switchPort);
+
+    /**
      * \brief Give every port a part of this type instead of its own. Aborts if the port type
      *        has no such part or there is no such type.
      * \param part the port's pointer attribute
@@ -86,6 +94,7 @@ class FabricPortParts
 
     std::string m_helper;      //!< for messages
     TypeId m_portType;         //!< the ports' type
+    TypeId m_otherPortType;    //!< the other role's type (SetPortTypes())
     std::vector<Part> m_parts; //!< in the order first named
 };
 

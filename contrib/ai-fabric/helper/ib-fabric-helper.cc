@@ -75,7 +75,7 @@ IbPcapSink(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
 
 IbFabricHelper::IbFabricHelper()
 {
-    m_deviceFactory.SetTypeId(IbNetDevice::GetTypeId());
+    SetPortTypes(IbNetDevice::GetTypeId(), IbNetDevice::GetTypeId());
     m_switchFactory.SetTypeId(IbSwitch::GetTypeId());
 }
 
@@ -115,7 +115,7 @@ IbFabricHelper::HostAddress(uint32_t endpoint) const
 Ptr<FabricNetDevice>
 IbFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTransport> transport)
 {
-    Ptr<IbNetDevice> nic = m_deviceFactory.Create<IbNetDevice>();
+    Ptr<IbNetDevice> nic = m_nicPortFactory.Create<IbNetDevice>();
     nic->SetLid(static_cast<uint16_t>(address));
     nic->SetLmc(m_lmc);
     m_hostsInstalled = true;
@@ -138,7 +138,7 @@ IbFabricHelper::CreateSwitchPort(Ptr<Node> node)
     {
         return nullptr;
     }
-    Ptr<IbNetDevice> port = m_deviceFactory.Create<IbNetDevice>();
+    Ptr<IbNetDevice> port = m_switchPortFactory.Create<IbNetDevice>();
     port->SetAddress(Mac48Address::Allocate());
     node->AddDevice(port);
     sw->AddPort(port);

@@ -19,8 +19,9 @@
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-host-interface.h"
-#include "ns3/roce-net-device.h"
+#include "ns3/roce-nic-port.h"
 #include "ns3/roce-switch-mmu.h"
+#include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uinteger.h"
 
@@ -34,7 +35,7 @@ NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
 
 RoceFabricHelper::RoceFabricHelper()
 {
-    m_deviceFactory.SetTypeId(RoceNetDevice::GetTypeId());
+    SetPortTypes(RoceNicPort::GetTypeId(), RoceSwitchPort::GetTypeId());
     m_switchFactory.SetTypeId(RoceSwitch::GetTypeId());
 }
 
@@ -73,7 +74,7 @@ RoceFabricHelper::HostAddress(uint32_t endpoint) const
 Ptr<FabricNetDevice>
 RoceFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTransport> transport)
 {
-    Ptr<RoceNetDevice> nic = m_deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceNicPort> nic = m_nicPortFactory.Create<RoceNicPort>();
     nic->SetIpv4Address(Ipv4Address(address));
     node->AddDevice(nic);
     nic->SetTransport(transport);
@@ -99,7 +100,7 @@ RoceFabricHelper::CreateSwitchPort(Ptr<Node> node)
     {
         return nullptr;
     }
-    Ptr<RoceNetDevice> port = m_deviceFactory.Create<RoceNetDevice>();
+    Ptr<RoceSwitchPort> port = m_switchPortFactory.Create<RoceSwitchPort>();
     port->SetAddress(Mac48Address::Allocate());
     node->AddDevice(port);
     sw->AddPort(port);
@@ -118,7 +119,7 @@ RoceFabricHelper::AssignIpv4(NodeContainer hosts, Ipv4Mask mask)
                         "RoceFabricHelper::AssignIpv4: node " << host->GetId()
                                                               << " has no IPv4 stack (install "
                                                                  "one with InternetStackHelper)");
-        Ptr<RoceNetDevice> nic = GetNic(host);
+        Ptr<RoceNicPort> nic = GetNic(host);
         int32_t index = ipv4->GetInterfaceForDevice(nic);
         if (index < 0)
         {
@@ -152,10 +153,10 @@ RoceFabricHelper::ComputeRoutes()
     m_lastRoutes = table;
 }
 
-Ptr<RoceNetDevice>
+Ptr<RoceNicPort>
 RoceFabricHelper::GetNic(Ptr<Node> host) const
 {
-    return StaticCast<RoceNetDevice>(GetHostPort(host));
+    return StaticCast<RoceNicPort>(GetHostPort(host));
 }
 
 Ipv4Address

@@ -10,7 +10,7 @@
 #include "fabric-helper.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-interface-container.h"
-#include "ns3/roce-net-device.h"
+#include "ns3/roce-nic-port.h"
 
 #include <string>
 #include <vector>
@@ -20,8 +20,8 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * \brief Builds a RoCEv2 fabric (see FabricHelper): RoceNetDevice NICs and ports, Ethernet
- * switches (RoceSwitch with its shared-buffer MMU) and their ECMP tables.
+ * \brief Builds a RoCEv2 fabric (see FabricHelper): RoceNicPort NICs and RoceSwitchPort switch
+ * ports, Ethernet switches (RoceSwitch with its shared-buffer MMU) and their ECMP tables.
  *
  * Hosts get consecutive IPv4 addresses from the base address (10.0.0.1, 10.0.0.2, ...), in
  * the order they are installed. Call ComputeRoutes() once the fabric is complete (and again
@@ -64,7 +64,7 @@ class RoceFabricHelper : public FabricHelper
      * \param host a host
      * \return its NIC
      */
-    Ptr<RoceNetDevice> GetNic(Ptr<Node> host) const;
+    Ptr<RoceNicPort> GetNic(Ptr<Node> host) const;
 
     /**
      * \param host a host

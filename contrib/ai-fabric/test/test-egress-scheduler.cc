@@ -106,6 +106,83 @@ class CountingScheduler : public FabricStrictPriorityScheduler
 
 NS_OBJECT_ENSURE_REGISTERED(CountingScheduler);
 
+/// Strict priority asked through its virtual functions: a subclass that changes nothing.
+class VirtualStrictPriority : public FabricStrictPriorityScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestVirtualStrictPriority")
+                                .SetParent<FabricStrictPriorityScheduler>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<VirtualStrictPriority>();
+        return tid;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(VirtualStrictPriority);
+
+/// What an incast leaves behind: when each flow finished, and what each port sent.
+struct IncastResult
+{
+    std::vector<int64_t> finished;   //!< per sender, ps
+    std::vector<uint64_t> portBytes; //!< per switch port
+};
+
+/**
+ * \brief Three hosts write 1 MiB each to a fourth through one switch (the switch's port to
+ *        the receiver queues the three senders' frames), every port with the given scheduler.
+ * \param scheduler a scheduler's type name, or empty for the default
+ * \return the result
+ */
+IncastResult
+Incast(const std::string& scheduler)
+{
+    NodeContainer hosts;
+    hosts.Create(4);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    if (!scheduler.empty())
+    {
+        fabric.SetPortPart("Scheduler", scheduler);
+    }
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    for (uint32_t h = 0; h < 4; ++h)
+    {
+        fabric.Connect(hosts.Get(h), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(3));
+    IncastResult result;
+    result.finished.assign(3, -1);
+    std::vector<Ptr<RdmaQueuePair>> qps;
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->SetCompletionCallback(Callback<void, Ptr<RdmaQueuePair>, const RdmaCompletion&>(
+            [&result, h](Ptr<RdmaQueuePair>, const RdmaCompletion& c)
+            { result.finished[h] = c.completionTime.GetTimeStep(); }));
+        a->PostWrite(1 << 20, h + 1);
+        qps.push_back(b);
+    }
+    Simulator::Run();
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        EXPECT_EQ(qps[h]->GetDeliveredBytes(), 1u << 20);
+    }
+    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    for (uint32_t i = 0; i < s->GetNPorts(); ++i)
+    {
+        result.portBytes.push_back(s->GetPort(i)->GetCounters().txBytes);
+    }
+    return result;
+}
+
 } // namespace
 
 // Strict priority asks from the highest class down, only those in the candidates, and stops at
@@ -185,6 +262,22 @@ TEST_F(EgressSchedulerTest, VlArbiterRefusesAMalformedTable)
     EXPECT_DEATH(arbiter->SetAttribute("HighTable", StringValue("0-3")), "is not VL:weight");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("15:1")), "data VL \\(0-14\\)");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:256")), "weight of 0-255");
+}
+
+// A port runs plain strict priority inline (its per-frame path); a subclass is asked through
+// its virtual functions. Both choose the same frames: an incast through one switch ends
+// at the same picosecond, every port having sent the same bytes.
+TEST_F(EgressSchedulerTest, InlineStrictPriorityIsTheScheduler)
+{
+    EXPECT_TRUE(CreateObject<FabricStrictPriorityScheduler>()->IsPlainStrictPriority());
+    EXPECT_FALSE(CreateObject<VirtualStrictPriority>()->IsPlainStrictPriority());
+    EXPECT_FALSE(CreateObject<IbVlArbiter>()->IsPlainStrictPriority());
+    const IncastResult inline_ = Incast("");
+    Simulator::Destroy();
+    const IncastResult virtual_ = Incast("ns3::TestVirtualStrictPriority");
+    EXPECT_EQ(inline_.finished, virtual_.finished);
+    EXPECT_EQ(inline_.portBytes, virtual_.portBytes);
+    EXPECT_GT(inline_.finished[0], 0);
 }
 
 // A scheduler of this file given to every RoCEv2 port by the helper: each port sends all its

@@ -252,8 +252,8 @@ class FabricChannelTest : public AiFabricTest
     NodeContainer m_hosts;                             //!< A and B
     NodeContainer m_switches;                          //!< none or one
     RoceFabricHelper m_fabric;                         //!< the builder
-    Ptr<RoceNetDevice> m_nicA;                         //!< A's NIC
-    Ptr<RoceNetDevice> m_nicB;                         //!< B's NIC
+    Ptr<RoceNicPort> m_nicA;                           //!< A's NIC
+    Ptr<RoceNicPort> m_nicB;                           //!< B's NIC
     Ptr<RdmaQueuePair> m_qpA;                          //!< requester
     Ptr<RdmaQueuePair> m_qpB;                          //!< responder
     std::vector<std::pair<Time, uint64_t>> m_arrivals; //!< messages at B
@@ -268,7 +268,7 @@ TEST_F(FabricChannelTest, EthernetFramingConstants)
     EXPECT_EQ(RoceNetDevice::ENCAPSULATION_BYTES, 14u + 20u + 8u);
     EXPECT_EQ(RoceNetDevice::ETHERNET_OVERHEAD_BYTES, 8u + 12u + 4u);
     EXPECT_EQ(RoceNetDevice::ETHERNET_MIN_FRAME_BYTES, 60u);
-    Ptr<RoceNetDevice> dev = CreateObject<RoceNetDevice>();
+    Ptr<RoceNetDevice> dev = CreateObject<RoceNicPort>();
     EXPECT_EQ(dev->GetWireBytes(1000), 1024u);
     EXPECT_EQ(dev->GetWireBytes(20), 84u); // padded to 60, + 24
     EXPECT_EQ(AckFrameBytes(), 62u);

@@ -520,7 +520,7 @@ Storm(bool watchdog)
     {
         Simulator::Schedule(t, &RoceNetDevice::SendPfc, stuck, 3, 65535);
     }
-    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(1);
+    Ptr<RoceSwitchPort> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(1);
     port->GetPfcWatchdog()->TraceConnectWithoutContext("Storm",
                                                        MakeBoundCallback(&RecordStorm, &result));
     Simulator::Stop(Seconds(1));
@@ -595,7 +595,7 @@ SlowHost(bool rxPfc)
         fabric.Connect(hosts.Get(i), sw.Get(0));
     }
     fabric.ComputeRoutes();
-    Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(2));
+    Ptr<RoceNicPort> nic = fabric.GetNic(hosts.Get(2));
     nic->GetHostInterface()->SetAttribute("Rate", DataRateValue(DataRate("100Gbps")));
     nic->GetHostInterface()->SetAttribute("Pfc", BooleanValue(rxPfc));
     Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));

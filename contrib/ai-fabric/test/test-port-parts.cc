@@ -249,7 +249,7 @@ TEST_F(PortPartsTest, PartAttributesReachTheParts)
     fabric.InstallHosts(hosts);
     fabric.InstallSwitches(sw);
     fabric.Connect(hosts.Get(0), sw.Get(0));
-    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    Ptr<RoceSwitchPort> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
     UintegerValue limit;
     port->GetCongestionMarker()->GetAttribute("Limit", limit);
     EXPECT_EQ(limit.Get(), 12345u);
@@ -257,7 +257,7 @@ TEST_F(PortPartsTest, PartAttributesReachTheParts)
     port->GetPfcWatchdog()->GetAttribute("Enabled", on);
     EXPECT_TRUE(on.Get());
     EXPECT_DEATH(fabric.SetPortPartAttribute("NoSuchPart", "X", UintegerValue(1)),
-                 "has no part called NoSuchPart");
+                 "RoceNicPort and ns3::RoceSwitchPort have no part called NoSuchPart");
     IbFabricHelper ib;
     EXPECT_DEATH(ib.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true)),
                  "has no part called PfcWatchdog");
@@ -561,8 +561,8 @@ TEST_F(PortPartsTest, NvLinkCreditsAreTheLinkFlowControl)
 // port are refused with a message. A replaced part is disposed: it stops watching the port.
 TEST_F(PortPartsTest, PartsServeOnePortAndAreReplacedBeforeTheRun)
 {
-    Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
-    Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+    Ptr<RoceSwitchPort> a = CreateObject<RoceSwitchPort>();
+    Ptr<RoceSwitchPort> b = CreateObject<RoceSwitchPort>();
     Ptr<RoceEcnMarker> shared = CreateObject<RoceEcnMarker>();
     a->SetAttribute("Marker", PointerValue(shared));
     EXPECT_EQ(a->GetCongestionMarker(), shared);

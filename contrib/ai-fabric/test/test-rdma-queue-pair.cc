@@ -396,8 +396,8 @@ class RdmaQueuePairTest : public AiFabricTest
     std::unique_ptr<RoceFabricHelper> m_fabric; //!< the builder
     NodeContainer m_hosts;                      //!< A and B
     NodeContainer m_switches;                   //!< switches between them
-    Ptr<RoceNetDevice> m_nicA;                  //!< A's NIC
-    Ptr<RoceNetDevice> m_nicB;                  //!< B's NIC
+    Ptr<RoceNicPort> m_nicA;                    //!< A's NIC
+    Ptr<RoceNicPort> m_nicB;                    //!< B's NIC
     Ptr<RdmaTransport> m_ta;                    //!< A's transport
     Ptr<RdmaTransport> m_tb;                    //!< B's transport
     Ptr<RdmaQueuePair> m_peer;                  //!< the responder of the last pair

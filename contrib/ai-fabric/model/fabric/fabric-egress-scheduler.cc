@@ -30,6 +30,12 @@ FabricEgressScheduler::Served(uint8_t /* cls */, uint32_t /* bytes */)
 {
 }
 
+bool
+FabricEgressScheduler::IsPlainStrictPriority() const
+{
+    return false;
+}
+
 void
 FabricEgressScheduler::Adopt(const Object* owner)
 {

@@ -82,6 +82,14 @@ class FabricEgressScheduler : public Object
     virtual void Served(uint8_t cls, uint32_t bytes);
 
     /**
+     * \return true if this is plain strict priority (FabricStrictPriorityScheduler itself,
+     *         not a subclass): Select() asks from the highest candidate down and Served() does
+     *         nothing, so a port may run that selection inline, without the virtual calls,
+     *         on its per-frame path (the base class: false)
+     */
+    virtual bool IsPlainStrictPriority() const;
+
+    /**
      * \brief Serve a port (the port that takes this part calls it); aborts if the part
      *        already serves another, or the port is already running (FabricAdoptPart).
      * \param owner the port

@@ -34,16 +34,13 @@ FabricStrictPriorityScheduler::Select(FabricEgressClasses& port,
     {
         candidates &= (1U << nClasses) - 1;
     }
-    while (candidates != 0)
-    {
-        const auto cls = static_cast<uint8_t>(31 - __builtin_clz(candidates));
-        if (port.IsSendable(cls))
-        {
-            return cls;
-        }
-        candidates &= ~(1U << cls);
-    }
-    return -1;
+    return SelectFrom(candidates, [&port](uint8_t cls) { return port.IsSendable(cls); });
+}
+
+bool
+FabricStrictPriorityScheduler::IsPlainStrictPriority() const
+{
+    return GetInstanceTypeId() == FabricStrictPriorityScheduler::GetTypeId();
 }
 
 } // namespace ns3

@@ -31,6 +31,32 @@ class FabricStrictPriorityScheduler : public FabricEgressScheduler
     ~FabricStrictPriorityScheduler() override;
 
     int32_t Select(FabricEgressClasses& port, uint32_t nClasses, uint32_t candidates) override;
+
+    /// \return true for this class itself; a subclass, which may override Select() or
+    ///         Served(), is asked through them
+    bool IsPlainStrictPriority() const override;
+
+    /**
+     * \brief Strict priority itself, for Select() and for a port that runs it inline (its
+     *        per-frame path, without virtual calls; see IsPlainStrictPriority()).
+     * \param candidates bit mask of the classes that may have a frame
+     * \param sendable asked for each candidate from the highest down: may it send now?
+     * \return the first class that may, or -1
+     */
+    template<class Sendable>
+    static int32_t SelectFrom(uint32_t candidates, Sendable&& sendable)
+    {
+        while (candidates != 0)
+        {
+            const auto cls = static_cast<uint8_t>(31 - __builtin_clz(candidates));
+            if (sendable(cls))
+            {
+                return cls;
+            }
+            candidates &= ~(1U << cls);
+        }
+        return -1;
+    }
 };
 
 } // namespace ns3

@@ -14,7 +14,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 #include "pfc-header.h"
-#include "roce-net-device.h"
+#include "roce-nic-port.h"
 
 #include <algorithm>
 
@@ -86,7 +86,7 @@ RoceHostInterface::DoDispose()
 }
 
 void
-RoceHostInterface::SetPort(RoceNetDevice* port)
+RoceHostInterface::SetPort(RoceNicPort* port)
 {
     FabricAdoptPart(*this, m_owner, port, "HostInterface");
     m_port = port;

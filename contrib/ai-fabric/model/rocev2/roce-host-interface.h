@@ -18,14 +18,14 @@ namespace ns3
 {
 
 class Packet;
-class RoceNetDevice;
+class RoceNicPort;
 
 /**
  * \ingroup ai-fabric
  * \brief The host side of a RoCEv2 NIC port: the PCIe and memory path that takes received
  *        frames, and the NIC's receive buffer in front of it.
  *
- * A part of RoceNetDevice (its pointer attribute "HostInterface"), used by NIC ports. With
+ * A part of RoceNicPort (its pointer attribute "HostInterface"). With
  * Rate 0 (the default) the host keeps up with any rate: frames go to the transport as they
  * arrive and no buffer is modelled. Above 0, RoCEv2 frames wait in a buffer of BufferBytes
  * drained at Rate; with Pfc, the NIC pauses its peer's RDMA priority once the buffer is within
@@ -48,7 +48,7 @@ class RoceHostInterface : public Object
      * \brief Serve a NIC port (the port calls it when it takes the part).
      * \param port the port; aborts if the part serves another port or the port is running
      */
-    void SetPort(RoceNetDevice* port);
+    void SetPort(RoceNicPort* port);
 
     /// \return true if the host's intake is limited (Rate above 0): frames go to Receive()
     bool IsLimited() const
@@ -90,7 +90,7 @@ class RoceHostInterface : public Object
     };
 
     const Object* m_owner{nullptr};            //!< the port it serves, for FabricAdoptPart()
-    RoceNetDevice* m_port{nullptr};            //!< the NIC port (it owns this)
+    RoceNicPort* m_port{nullptr};              //!< the NIC port (it owns this)
     DataRate m_rate;                           //!< host intake (0: unlimited, no buffer)
     uint32_t m_bufferBytes{0};                 //!< receive buffer size
     bool m_pfc{true};                          //!< pause the peer when it fills

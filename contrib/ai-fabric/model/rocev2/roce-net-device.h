@@ -11,7 +11,8 @@
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/ipv4-address.h"
-#include "ns3/rdma-transport.h"
+#include "ns3/mac48-address.h"
+#include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -20,10 +21,7 @@
 namespace ns3
 {
 
-class RdmaTransport;
-class RocePfcWatchdog;
 class RocePfc;
-class RoceHostInterface;
 
 /**
  * \ingroup ai-fabric
@@ -41,28 +39,19 @@ struct RoceQueueCounters
 
 /**
  * \ingroup ai-fabric
- * \brief An Ethernet port carrying RoCEv2: a NIC port or a switch port.
+ * \brief An Ethernet port carrying RoCEv2, what its two roles share: a NIC port (RoceNicPort)
+ *        or a switch port (RoceSwitchPort).
  *
  * Frames are real Ethernet II / IPv4 / UDP (destination port 4791) / BTH frames built with
  * ns-3's header classes and ai-fabric's BthHeader, so a capture opens in Wireshark as RoCE.
- * Eight priorities, each an output queue with a byte limit (drop-tail), served by the port's
- * egress scheduler (attribute Scheduler; strict priority, 7 highest, by default). The
- * priority of a frame is its IPv4 DSCP / 8.
+ * Eight priorities, each an output queue, served by the port's egress scheduler (attribute
+ * Scheduler; strict priority, 7 highest, by default). The priority of a frame is its IPv4
+ * DSCP / 8. PFC frames (802.1Qbb, the port's FlowControl) go ahead of every queue.
  *
- * As a NIC port, it carries an RdmaTransport: data packets are pulled from its QP scheduler
- * in the RDMA priority (DSCP RdmaDscp), ACKs and NAKs are queued in the control priority
- * (DSCP ControlDscp). Frames for the host that are not RoCEv2 are passed to the upper layer
- * (ns-3's internet stack may send through Send()). As a switch port, every received frame is
- * handed to the switch's forwarding callback, and the switch enqueues frames for output with
- * EnqueueForwarded().
- *
- * MAC addresses are derived from IPv4 addresses (02:00 followed by the four address bytes),
- * so no ARP is needed; switches forward by IPv4 address and do not rewrite MACs or TTL.
+ * The class is abstract: a port is created as one of its roles, which has the role's
+ * attributes, parts and per-frame paths (what it receives, how it chooses the next frame).
  */
-class RoceNetDevice
-    : public FabricNetDevice
-    , public RdmaNicPort
-    , private FabricEgressClasses
+class RoceNetDevice : public FabricNetDevice
 {
   public:
     /**
@@ -88,87 +77,8 @@ class RoceNetDevice
     static constexpr uint32_t MAX_FRAME_WIRE_BYTES = JUMBO_MTU + 14 + ETHERNET_OVERHEAD_BYTES;
     /// Minimum Ethernet frame without FCS
     static constexpr uint32_t ETHERNET_MIN_FRAME_BYTES = 60;
-
-    /// Forwarding callback of a switch: (ingress port, frame).
-    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> ForwardCallback;
-    /// A forwarded frame leaves this port: (its ingress port, priority, bytes, when its first
-    /// bit leaves: now, or later for a frame chosen ahead).
-    typedef Callback<void, uint16_t, uint8_t, uint32_t, Time> DepartureCallback;
     /// Ingress port of a frame that did not come through a switch.
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
-
-    /**
-     * \brief Make this a NIC port carrying the given transport.
-     * \param transport the NIC's RC transport
-     */
-    void SetTransport(Ptr<RdmaTransport> transport);
-
-    /// \return the transport, or nullptr for a switch port
-    Ptr<RdmaTransport> GetTransport() const override;
-
-    /**
-     * \brief Make this a switch port (its role; the switch that adopts it calls this): every
-     *        frame it receives but PFC goes to the switch, and the frames the switch queues
-     *        here (EnqueueAfter(), EnqueueForwarded()) report their departure. A switch port
-     *        chooses forwarded frames ahead of their pipeline latency; a PFC pause that
-     *        arrives before one starts takes it back (withdrawal).
-     * \param forward the switch's forwarding function
-     * \param departure called when a forwarded frame leaves (the switch's buffer frees it)
-     * \param withdrawal called when a forwarded frame chosen ahead is withdrawn because a PFC
-     *        pause arrived before its first bit left: the departure announced for that time
-     *        does not happen (the frame stays in the buffer); same arguments
-     */
-    void AttachToSwitch(ForwardCallback forward,
-                        DepartureCallback departure,
-                        DepartureCallback withdrawal);
-
-    /**
-     * \brief Set the IPv4 address of a NIC port (and the MAC address derived from it).
-     * \param address the address
-     */
-    void SetIpv4Address(Ipv4Address address);
-
-    /// \return the IPv4 address of a NIC port
-    Ipv4Address GetIpv4Address() const;
-
-    /**
-     * \brief Queue a frame for output (switch egress).
-     * \param p the frame
-     * \param priority its priority (0..7)
-     * \param ingress the switch port it came in on (reported at its departure)
-     * \param limit drop it if the queue is at MaxQueueBytes (false when an MMU admitted it)
-     * \param ingressPriority the priority it arrived with, if the switch re-marked it
-     *        (0xFF: the same as priority); its departure frees that ingress priority's buffer
-     * \return false if the frame was dropped
-     */
-    /**
-     * \brief Take a frame a switch forwards, to be sendable after the switch's pipeline
-     * latency: as EnqueueForwarded() \p delay later, without an event of its own. The frame
-     * joins its queue now, marked not to leave before \p delay from now; if the port is idle
-     * it is chosen now and put on the wire to start then. A PFC pause that arrives before its
-     * first bit leaves takes it back (FabricNetDevice::WithdrawUnstarted()). With
-     * CompletionPerFrame, during a PFC storm, or while the link is down, it is an event
-     * \p delay later, as before.
-     * \param delay the switch's pipeline latency
-     * \param p the frame
-     * \param priority the priority it leaves in
-     * \param ingress the switch ingress port it came in on
-     * \param inPriority the priority it holds buffer under at the ingress
-     * \param pausable the priority is lossless (the peer may pause it with PFC): chosen ahead
-     *        only on a withdrawable port (a switch port is)
-     */
-    void EnqueueAfter(Time delay,
-                      Ptr<Packet> p,
-                      uint8_t priority,
-                      uint16_t ingress,
-                      uint8_t inPriority,
-                      bool pausable);
-
-    bool EnqueueForwarded(Ptr<Packet> p,
-                          uint8_t priority,
-                          uint16_t ingress,
-                          bool limit,
-                          uint8_t ingressPriority = 0xFF);
 
     /**
      * \brief Send a PFC frame (802.1Qbb) for one priority, ahead of every queue.
@@ -208,20 +118,25 @@ class RoceNetDevice
     Time GetPausedTime(uint8_t priority) const;
 
     /**
+     * \param priority a priority
+     * \return when the peer's current (or last) pause of it began
+     */
+    Time GetPauseStart(uint8_t priority) const;
+
+    /**
      * \param priority 0..7
      * \return the counters of that output queue
      */
     const RoceQueueCounters& GetQueueCounters(uint8_t priority) const;
 
-    /// \return the byte limit of each output queue
-    uint32_t GetMaxQueueBytes() const;
-
     // FabricNetDevice statistics
     uint64_t GetPeakQueuedBytes() const override;
     uint64_t GetClassPeakQueuedBytes(uint8_t cls) const override;
+
     /**
      * \brief Give the port its congestion marker (attribute Marker), before the simulation
-     *        starts; a marker serves one port.
+     *        starts; a marker serves one port. Only a switch port marks: a NIC port keeps
+     *        the marker it is given unused.
      * \param marker the marker
      */
     void SetMarker(Ptr<FabricCongestionMarker> marker);
@@ -238,42 +153,6 @@ class RoceNetDevice
     /// \return the port's egress scheduler (attribute Scheduler)
     Ptr<FabricEgressScheduler> GetScheduler() const;
 
-    /// \return the receive buffer's high-water mark (a NIC port whose host interface has a
-    ///         Rate), bytes
-    uint32_t GetRxBufferMaxBytes() const;
-
-    /**
-     * \brief Give a NIC port its host side (attribute HostInterface); it serves this port.
-     * \param host the host interface
-     */
-    void SetHostInterface(Ptr<RoceHostInterface> host);
-
-    /// \return the port's host interface (a NIC port's, from SetTransport() on), or nullptr
-    Ptr<RoceHostInterface> GetHostInterface() const;
-
-    /// \return the priority of RDMA data (RdmaDscp / 8)
-    uint8_t GetRdmaPriority() const;
-
-    /**
-     * \brief Hand a received RoCEv2 frame to the transport (at once, or when the host
-     *        interface's buffer lets it go).
-     * \param p the frame
-     * \param meta its addressing
-     */
-    void DeliverToTransport(Ptr<Packet> p, const RdmaPacketMeta& meta);
-
-    /// \return PFC storms the watchdog detected at this port, every priority
-    uint64_t GetPfcStorms() const;
-
-    /**
-     * \brief Give the port a PFC watchdog (attribute PfcWatchdog); it watches this port.
-     * \param watchdog the watchdog
-     */
-    void SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog);
-
-    /// \return the port's PFC watchdog (a switch port's, from AttachToSwitch() on), or nullptr
-    Ptr<RocePfcWatchdog> GetPfcWatchdog() const;
-
     /**
      * \brief Give the port its priority flow control (attribute FlowControl).
      * \param pfc the part
@@ -286,37 +165,17 @@ class RoceNetDevice
     Ptr<FabricLinkFlowControl> GetLinkFlowControl() const override;
 
     /**
-     * \param priority a priority
-     * \return when the peer's current (or last) pause of it began
-     */
-    Time GetPauseStart(uint8_t priority) const;
-
-    /**
-     * \brief The watchdog found a PFC storm on a priority: drop what its queue holds, freeing
-     *        the frames' buffer at the switch.
-     * \param priority the priority
-     */
-    void EnterPfcStorm(uint8_t priority);
-
-    /**
-     * \param priority a priority
-     * \return true while the watchdog holds that priority's queue lossy (a storm)
-     */
-    bool IsInPfcStorm(uint8_t priority) const;
-
-    /**
      * \param address an IPv4 address
      * \return the MAC address ai-fabric gives to a NIC with that address
      */
     static Mac48Address MacFromIpv4(Ipv4Address address);
 
-    // NetDevice
+    // NetDevice: a port sends IP only in a role that has an address (RoceNicPort).
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
-    bool SupportsSendFrom() const override;
 
     /**
      * TracedCallback signature for queue occupancy.
@@ -334,86 +193,8 @@ class RoceNetDevice
 
   protected:
     void DoDispose() override;
-    Ptr<Packet> DequeueForTransmit() override;
     bool HasPendingFrames() const override;
-
-    /**
-     * \brief EnqueueForwarded() at the end of a switch's pipeline latency (EnqueueAfter()).
-     * \param p the frame
-     * \param priority the priority it leaves in
-     * \param ingress the switch ingress port
-     * \param inPriority the priority it holds buffer under at the ingress
-     */
-    void DelayedEnqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority);
-    void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
-    void DoWithdraw(Ptr<Packet> p, uint32_t cookie, Time ready, Time start) override;
-
-  private:
-    /**
-     * \brief The scheduler asks: may a priority send now (FabricEgressClasses)? Not while the
-     *        peer pauses it; yes if its queue's head is ready, or, at the RDMA priority of a
-     *        NIC port, if the transport gives a frame (kept as the one to send).
-     * \param cls the priority
-     * \return true if it may
-     */
-    bool IsSendable(uint8_t cls) override;
-
-    /**
-     * \brief Add UDP, IPv4 and Ethernet headers to a transport packet.
-     * \param p the packet, starting at the BTH
-     * \param meta its addressing
-     * \param dscp the IPv4 DSCP
-     */
-    void EncapsulateRdma(Ptr<Packet> p, const RdmaPacketMeta& meta, uint8_t dscp);
-
-    /**
-     * \brief Drop a forwarded frame that a storm turned lossy, releasing its buffer.
-     * \param f the frame
-     * \param priority its priority
-     * \param ingress the switch port it came in on
-     * \param inPriority the priority it came in with
-     */
-    void DropInStorm(const Ptr<Packet>& f, uint8_t priority, uint16_t ingress, uint8_t inPriority);
-
-    /**
-     * \brief Transport callback: queue an ACK, NAK or CNP.
-     * \param p the packet, starting at the BTH
-     * \param meta its addressing
-     */
-    void SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta);
-
-    /**
-     * \brief Queue a frame at a priority, or drop it at the byte limit.
-     * \param p the frame
-     * \param priority 0..7
-     * \param ingress its ingress port, or NO_INGRESS
-     * \param limit enforce MaxQueueBytes
-     * \param inPriority the priority it came in with at the ingress port
-     * \return true if queued
-     */
-    bool Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, bool limit, uint8_t inPriority);
-
-    /// Transport callback: a QP has data again.
-    void DataReady();
-
-    /**
-     * \brief Apply a received PFC frame.
-     * \param p the frame
-     */
-    void ReceivePfc(Ptr<Packet> p);
-
-    /**
-     * \brief The flow control's report: a pause arrived for a priority (for the watchdog).
-     * \param priority the priority
-     */
-    void PauseArrived(uint8_t priority);
-
-    /**
-     * \brief The flow control's report: a pause ran out with no newer one: send again.
-     * \param priority the priority
-     */
-    void PauseExpired(uint8_t priority);
 
     /// A queued frame and the switch port it came in on.
     struct QueuedFrame
@@ -425,28 +206,127 @@ class RoceNetDevice
         bool withdrawn{false}; //!< chosen once and taken back: its ECN chance was taken
     };
 
-    Ptr<RdmaTransport> m_transport; //!< NIC transport (nullptr on a switch port)
-    ForwardCallback m_forwardCb;    //!< switch forwarding (null on a NIC port)
-    uint32_t m_delayedEnqueues{0};  //!< forwarded frames still in the pipeline as events
-    Ipv4Address m_ipv4;             //!< NIC address
-    uint32_t m_maxQueueBytes{0};    //!< byte limit per output queue
-    uint8_t m_rdmaDscp{26};         //!< DSCP of RDMA data
-    uint8_t m_controlDscp{48};      //!< DSCP of ACK, NAK, CNP
-    std::array<std::deque<QueuedFrame>, N_PRIORITIES> m_queues; //!< output queues
-    std::deque<Ptr<Packet>> m_macControl; //!< PFC frames to send, ahead of all queues
-    DepartureCallback m_departureCb;      //!< to the switch's MMU
-    DepartureCallback m_withdrawalCb;     //!< to the switch's MMU (withdrawn)
+    /// Ethertype of IPv4
+    static constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+    /// IP protocol number of UDP
+    static constexpr uint8_t IP_PROTO_UDP = 17;
+    /// ECN codepoint ECT(0)
+    static constexpr uint8_t ECN_ECT0 = 0x2;
+    /// ECN codepoint CE
+    static constexpr uint8_t ECN_CE = 0x3;
+
+    /**
+     * \brief Queue a frame at a priority.
+     * \param p the frame
+     * \param priority 0..7
+     * \param ingress its ingress port, or NO_INGRESS
+     * \param inPriority the priority it came in with at the ingress port
+     */
+    void Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority);
+
+    /**
+     * \brief Take the frame at the head of a priority's queue (the scheduler chose it): its
+     *        ready time goes to the transmit machine, the queue's counters and trace follow.
+     * \param prio the priority
+     * \return the frame
+     */
+    QueuedFrame TakeHead(uint8_t prio);
+
+    /**
+     * \brief A queued frame was dropped (the link went down): a switch port releases the
+     *        buffer it holds at its ingress (the base class: nothing to release).
+     * \param f the frame
+     * \param size its bytes
+     */
+    virtual void QueuedFrameDropped(const QueuedFrame& f, uint32_t size);
+
+    /**
+     * \brief A received PFC frame: the peer's pauses are applied (an invalid one is dropped,
+     *        NotForUs), and the port sends what it now may.
+     * \param p the frame
+     */
+    void ReceivePfc(Ptr<Packet> p);
+
+    /**
+     * \brief A PFC frame paused priorities (a switch port withdraws the frames it chose ahead
+     *        of them; the base class does nothing).
+     * \param paused the priorities paused, a bit each
+     */
+    virtual void PausesReceived(uint32_t paused);
+
+    /**
+     * \brief The flow control's report: a pause arrived for a priority (a switch port's
+     *        watchdog hears of it; the base class does nothing).
+     * \param priority the priority
+     */
+    virtual void PauseArrived(uint8_t priority);
+
+    /**
+     * \param cls a priority the peer does not pause
+     * \return true if its queue has a head ready by the selection's ready limit
+     */
+    bool QueuedSendable(uint8_t cls) const
+    {
+        return (m_nonEmpty & (1U << cls)) && m_queues[cls].front().ready <= m_readyLimit;
+    }
+
+    std::array<std::deque<QueuedFrame>, N_PRIORITIES> m_queues;  //!< output queues
     std::array<RoceQueueCounters, N_PRIORITIES> m_queueCounters; //!< their counters
-    uint8_t m_nonEmpty{0};                          //!< bit p set when queue p holds frames
-    Ptr<RoceHostInterface> m_host;                  //!< the host side (NIC ports)
-    Ptr<RocePfc> m_pfc;                             //!< the link's flow control (PFC)
-    Ptr<RocePfcWatchdog> m_pfcWatchdog;             //!< turns a storming queue lossy
-    Ptr<FabricCongestionMarker> m_marker;           //!< marks at switch egress
-    Ptr<FabricEgressScheduler> m_scheduler;         //!< which priority sends next
-    Time m_readyLimit;                              //!< heads ready by this may go (dequeue)
-    Ptr<Packet> m_transportFrame;                   //!< the transport's frame chosen
+    std::deque<Ptr<Packet>> m_macControl;   //!< PFC frames to send, ahead of all queues
+    uint8_t m_nonEmpty{0};                  //!< bit p set when queue p holds frames
+    Ptr<RocePfc> m_pfc;                     //!< the link's flow control (PFC)
+    Ptr<FabricCongestionMarker> m_marker;   //!< marks at switch egress
+    Ptr<FabricEgressScheduler> m_scheduler; //!< which priority sends next
+    bool m_strictPriority{false};           //!< the scheduler is plain strict priority (run inline)
+    Time m_selectNow;                       //!< the time of the current selection (dequeue)
+    Time m_readyLimit;                      //!< heads ready by this may go (dequeue)
     TracedCallback<uint8_t, uint32_t> m_queueTrace; //!< occupancy changes
+
+  private:
+    /**
+     * \brief The flow control's report: a pause ran out with no newer one: send again.
+     * \param priority the priority
+     */
+    void PauseExpired(uint8_t priority);
 };
+
+// The per-frame queue operations, inline in both roles' per-frame paths.
+
+inline void
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t priority, uint16_t ingress, uint8_t inPriority)
+{
+    RoceQueueCounters& c = m_queueCounters[priority];
+    const uint32_t size = p->GetSize();
+    m_queues[priority].push_back({p, ingress, inPriority});
+    m_nonEmpty |= static_cast<uint8_t>(1U << priority);
+    ++c.enqueuedPackets;
+    c.enqueuedBytes += size;
+    c.bytes += size;
+    if (c.bytes > c.maxBytes)
+    {
+        c.maxBytes = c.bytes;
+    }
+    m_queueTrace(priority, c.bytes);
+}
+
+inline RoceNetDevice::QueuedFrame
+RoceNetDevice::TakeHead(uint8_t prio)
+{
+    auto& q = m_queues[prio];
+    QueuedFrame f = std::move(q.front());
+    q.pop_front();
+    SetFrameReady(f.ready,
+                  (static_cast<uint32_t>(prio) << 24) | (static_cast<uint32_t>(f.inPriority) << 16)
+                      | f.ingress);
+    if (q.empty())
+    {
+        m_nonEmpty &= static_cast<uint8_t>(~(1U << prio));
+    }
+    RoceQueueCounters& c = m_queueCounters[prio];
+    c.bytes -= f.packet->GetSize();
+    m_queueTrace(prio, c.bytes);
+    return f;
+}
 
 } // namespace ns3
 

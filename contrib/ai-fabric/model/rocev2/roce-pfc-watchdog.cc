@@ -12,7 +12,7 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
-#include "roce-net-device.h"
+#include "roce-switch-port.h"
 
 namespace ns3
 {
@@ -70,7 +70,7 @@ RocePfcWatchdog::DoDispose()
 }
 
 void
-RocePfcWatchdog::SetPort(RoceNetDevice* port)
+RocePfcWatchdog::SetPort(RoceSwitchPort* port)
 {
     FabricAdoptPart(*this, m_owner, port, "PfcWatchdog");
     m_port = port;

@@ -18,7 +18,7 @@
 namespace ns3
 {
 
-class RoceNetDevice;
+class RoceSwitchPort;
 
 /**
  * \ingroup ai-fabric
@@ -26,11 +26,11 @@ class RoceNetDevice;
  *        a break for Detection is in a PFC storm; its queue turns lossy (its frames dropped,
  *        reason PfcWatchdog) until no pause has arrived for Restoration.
  *
- * A part of RoceNetDevice (its pointer attribute "PfcWatchdog"), off by default as in SONiC.
+ * A part of RoceSwitchPort (its pointer attribute "PfcWatchdog"), off by default as in SONiC.
  * The port tells it of every pause it receives (OnPause()) and asks it whether a priority is
  * in a storm (IsInStorm(), on the per-frame path: inline); the watchdog asks the port how
  * long a priority has been paused and, at a storm, has it drop what the queue holds
- * (RoceNetDevice::EnterPfcStorm()). NIC ports never watch.
+ * (RoceSwitchPort::EnterPfcStorm()).
  */
 class RocePfcWatchdog : public Object
 {
@@ -51,7 +51,7 @@ class RocePfcWatchdog : public Object
      * \brief Watch a port (the port calls it when it takes the part).
      * \param port the port; aborts if the part serves another port or the port is running
      */
-    void SetPort(RoceNetDevice* port);
+    void SetPort(RoceSwitchPort* port);
 
     /**
      * \brief A pause (nonzero quanta) arrived at a switch port for a priority.
@@ -98,7 +98,7 @@ class RocePfcWatchdog : public Object
     void Restore(uint8_t priority);
 
     const Object* m_owner{nullptr};               //!< the port it serves, for FabricAdoptPart()
-    RoceNetDevice* m_port{nullptr};               //!< the port watched (it owns this)
+    RoceSwitchPort* m_port{nullptr};              //!< the port watched (it owns this)
     bool m_enabled{false};                        //!< attribute Enabled
     Time m_detection;                             //!< paused this long: a storm
     Time m_restoration;                           //!< no pause this long: storm over

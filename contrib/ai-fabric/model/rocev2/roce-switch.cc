@@ -16,8 +16,8 @@
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "roce-net-device.h"
 #include "roce-switch-mmu.h"
+#include "roce-switch-port.h"
 
 namespace ns3
 {
@@ -150,7 +150,7 @@ RoceSwitch::NotifyNewAggregate()
 }
 
 uint32_t
-RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
+RoceSwitch::AddPort(Ptr<RoceSwitchPort> port)
 {
     NS_LOG_FUNCTION(this << port);
     const uint32_t index = static_cast<uint32_t>(m_ports.size());
@@ -171,7 +171,7 @@ RoceSwitch::GetNPorts() const
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<RoceNetDevice>
+Ptr<RoceSwitchPort>
 RoceSwitch::GetPort(uint32_t i) const
 {
     NS_ASSERT(i < m_ports.size());
@@ -262,7 +262,7 @@ RoceSwitch::SelectPort(
 }
 
 void
-RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
+RoceSwitch::Forward(Ptr<RoceSwitchPort> inPort, Ptr<Packet> p)
 {
     // Fixed offsets of Ethernet II (14) + IPv4 without options (20) + UDP/TCP ports (4).
     uint8_t h[38];
@@ -312,8 +312,7 @@ RoceSwitch::Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p)
             outPriority = dscp >> 3;
         }
     }
-    m_ports[out]->EnqueueAfter(
-        m_latency, p, outPriority, ingress, priority, m_mmu->IsLossless(outPriority));
+    m_ports[out]->EnqueueAfter(m_latency, p, outPriority, ingress, priority);
 }
 
 Ptr<Packet>

@@ -12,6 +12,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/roce-switch-port.h"
 
 #include <cstdint>
 #include <vector>
@@ -20,7 +21,7 @@ namespace ns3
 {
 
 class Packet;
-class RoceNetDevice;
+
 class RoceSwitchMmu;
 
 /**
@@ -53,7 +54,7 @@ class RoceSwitch : public FabricSwitch
      * \param port the port device (already added to the switch's node)
      * \return the port number
      */
-    uint32_t AddPort(Ptr<RoceNetDevice> port);
+    uint32_t AddPort(Ptr<RoceSwitchPort> port);
 
     /// \return the number of ports
     uint32_t GetNPorts() const override;
@@ -62,7 +63,7 @@ class RoceSwitch : public FabricSwitch
      * \param i a port number
      * \return the port
      */
-    Ptr<RoceNetDevice> GetPort(uint32_t i) const;
+    Ptr<RoceSwitchPort> GetPort(uint32_t i) const;
 
     /**
      * \brief Replace the forwarding table.
@@ -128,7 +129,7 @@ class RoceSwitch : public FabricSwitch
      * \param inPort the ingress port
      * \param p the frame
      */
-    void Forward(Ptr<RoceNetDevice> inPort, Ptr<Packet> p);
+    void Forward(Ptr<RoceSwitchPort> inPort, Ptr<Packet> p);
 
     /**
      * \brief A forwarded frame leaves its egress port.
@@ -164,17 +165,17 @@ class RoceSwitch : public FabricSwitch
      */
     void SendPause(uint32_t port, uint8_t priority, uint16_t quanta);
 
-    std::vector<Ptr<RoceNetDevice>> m_ports; //!< ports by number
-    uint32_t m_firstAddress{0};              //!< address of destination index 0
-    std::vector<uint32_t> m_groupStart;      //!< per destination: start in m_groupPorts (+1 end)
-    std::vector<uint16_t> m_groupPorts;      //!< all groups, concatenated
-    uint32_t m_seedAttribute{0};             //!< HashSeed attribute (0: derive from node id)
-    uint32_t m_seed{0};                      //!< seed in use
-    std::vector<uint8_t> m_classes;          //!< dateline class per destination (or empty)
-    uint8_t m_dataDscp{26};                  //!< DSCP of class 0
-    uint8_t m_datelineDscp{34};              //!< DSCP of class 1
-    uint64_t m_remarked{0};                  //!< frames re-marked
-    Ptr<FabricBufferManager> m_mmu;          //!< shared buffer and PFC (BufferManager)
+    std::vector<Ptr<RoceSwitchPort>> m_ports; //!< ports by number
+    uint32_t m_firstAddress{0};               //!< address of destination index 0
+    std::vector<uint32_t> m_groupStart;       //!< per destination: start in m_groupPorts (+1 end)
+    std::vector<uint16_t> m_groupPorts;       //!< all groups, concatenated
+    uint32_t m_seedAttribute{0};              //!< HashSeed attribute (0: derive from node id)
+    uint32_t m_seed{0};                       //!< seed in use
+    std::vector<uint8_t> m_classes;           //!< dateline class per destination (or empty)
+    uint8_t m_dataDscp{26};                   //!< DSCP of class 0
+    uint8_t m_datelineDscp{34};               //!< DSCP of class 1
+    uint64_t m_remarked{0};                   //!< frames re-marked
+    Ptr<FabricBufferManager> m_mmu;           //!< shared buffer and PFC (BufferManager)
 };
 
 } // namespace ns3
