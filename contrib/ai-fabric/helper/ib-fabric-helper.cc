@@ -12,6 +12,7 @@
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-headers.h"
 #include "ns3/ib-routing.h"
+#include "ns3/ib-switch-port.h"
 #include "ns3/ib-switch.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
@@ -75,7 +76,7 @@ IbPcapSink(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
 
 IbFabricHelper::IbFabricHelper()
 {
-    SetPortTypes(IbNetDevice::GetTypeId(), IbNetDevice::GetTypeId());
+    SetPortTypes(IbNicPort::GetTypeId(), IbSwitchPort::GetTypeId());
     m_switchFactory.SetTypeId(IbSwitch::GetTypeId());
 }
 
@@ -115,7 +116,7 @@ IbFabricHelper::HostAddress(uint32_t endpoint) const
 Ptr<FabricNetDevice>
 IbFabricHelper::CreateHostPort(Ptr<Node> node, uint32_t address, Ptr<RdmaTransport> transport)
 {
-    Ptr<IbNetDevice> nic = m_nicPortFactory.Create<IbNetDevice>();
+    Ptr<IbNicPort> nic = m_nicPortFactory.Create<IbNicPort>();
     nic->SetLid(static_cast<uint16_t>(address));
     nic->SetLmc(m_lmc);
     m_hostsInstalled = true;
@@ -138,7 +139,7 @@ IbFabricHelper::CreateSwitchPort(Ptr<Node> node)
     {
         return nullptr;
     }
-    Ptr<IbNetDevice> port = m_switchPortFactory.Create<IbNetDevice>();
+    Ptr<IbSwitchPort> port = m_switchPortFactory.Create<IbSwitchPort>();
     port->SetAddress(Mac48Address::Allocate());
     node->AddDevice(port);
     sw->AddPort(port);
@@ -238,10 +239,10 @@ IbFabricHelper::ComputeRoutes()
     m_lastRoutes = table;
 }
 
-Ptr<IbNetDevice>
+Ptr<IbNicPort>
 IbFabricHelper::GetNic(Ptr<Node> host) const
 {
-    return StaticCast<IbNetDevice>(GetHostPort(host));
+    return StaticCast<IbNicPort>(GetHostPort(host));
 }
 
 uint16_t
@@ -296,7 +297,7 @@ std::string
 IbFabricHelper::EnableDatelineClass(const NodeContainer& /* switches */, Ptr<Node> host)
 {
     // The dateline class is a second data VL, which every port already has when DataVls >= 2.
-    Ptr<IbNetDevice> nic = GetNic(host);
+    Ptr<IbNicPort> nic = GetNic(host);
     if (nic->GetDataVls() < 2)
     {
         return "datelines need 2 data VLs (DataVls is " + std::to_string(nic->GetDataVls()) + ")";
@@ -355,7 +356,7 @@ IbFabricHelper::SetOption(const std::string& name, const std::string& value)
 uint8_t
 IbFabricHelper::GetRdmaClass(Ptr<Node> host) const
 {
-    Ptr<IbNetDevice> nic = GetNic(host);
+    Ptr<IbNicPort> nic = GetNic(host);
     UintegerValue sl;
     nic->GetAttribute("Sl", sl);
     return nic->VlOfSl(static_cast<uint8_t>(sl.Get()));

@@ -8,15 +8,16 @@
 #define IB_FABRIC_HELPER_H
 
 #include "fabric-helper.h"
-#include "ns3/ib-net-device.h"
+#include "ns3/ib-nic-port.h"
 
 namespace ns3
 {
 
 /**
  * \ingroup ai-fabric
- * \brief Builds an InfiniBand fabric (see FabricHelper): IbNetDevice adapters and ports, IB
- * switches (IbSwitch) and, as the subnet manager, LIDs and linear forwarding tables.
+ * \brief Builds an InfiniBand fabric (see FabricHelper): IbNicPort adapter ports and IbSwitchPort
+ * switch ports, IB switches (IbSwitch) and, as the subnet manager, LIDs and linear forwarding
+ * tables.
  *
  * Hosts get consecutive LIDs from 1 in the order they are installed (the subnet manager's LID
  * assignment); with an LMC (SetLmc) each host gets a block of 2^LMC LIDs. ComputeRoutes() runs the
@@ -51,7 +52,7 @@ class IbFabricHelper : public FabricHelper
      * \brief LID mask control (PortInfo LMC): every host gets 2^lmc consecutive LIDs, its base
      *        LID a multiple of 2^lmc, and the routing engine routes each LID on its own path
      *        (different up-links where there are several). Adapters spread their QPs over the
-     *        LIDs (IbNetDevice's PathBitsFromQp). Call before installing hosts.
+     *        LIDs (IbNicPort's PathBitsFromQp). Call before installing hosts.
      * \param lmc 0 (the default: one LID per host) to 7
      * \return false (and no change) above 7 or after hosts were installed
      */
@@ -67,7 +68,7 @@ class IbFabricHelper : public FabricHelper
      * \param host a host
      * \return its adapter port
      */
-    Ptr<IbNetDevice> GetNic(Ptr<Node> host) const;
+    Ptr<IbNicPort> GetNic(Ptr<Node> host) const;
 
     /**
      * \param host a host

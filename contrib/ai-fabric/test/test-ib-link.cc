@@ -12,7 +12,7 @@
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/ib-headers.h"
-#include "ns3/ib-net-device.h"
+#include "ns3/ib-nic-port.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
@@ -38,7 +38,7 @@ class IbLinkTest : public AiFabricTest
 /// Two adapters on one cable, each with a transport.
 struct IbPair
 {
-    Ptr<IbNetDevice> nic[2];         //!< the ports
+    Ptr<IbNicPort> nic[2];           //!< the ports
     Ptr<RdmaTransport> transport[2]; //!< their transports
     Ptr<FabricChannel> cable;        //!< the cable
 };
@@ -58,7 +58,7 @@ MakePair(DataRate rate, Time delay, uint32_t vlBuffer)
     for (uint32_t i = 0; i < 2; ++i)
     {
         Ptr<Node> node = CreateObject<Node>();
-        Ptr<IbNetDevice> nic = CreateObject<IbNetDevice>();
+        Ptr<IbNicPort> nic = CreateObject<IbNicPort>();
         nic->SetAttribute("DataRate", DataRateValue(rate));
         nic->GetFlowControl()->SetAttribute("VlBufferBytes", UintegerValue(vlBuffer));
         nic->SetAddress(Mac48Address::Allocate());

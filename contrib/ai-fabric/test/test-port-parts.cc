@@ -260,7 +260,7 @@ TEST_F(PortPartsTest, PartAttributesReachTheParts)
                  "RoceNicPort and ns3::RoceSwitchPort have no part called NoSuchPart");
     IbFabricHelper ib;
     EXPECT_DEATH(ib.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true)),
-                 "has no part called PfcWatchdog");
+                 "IbNicPort and ns3::IbSwitchPort have no part called PfcWatchdog");
 }
 
 // RED-style ECN: nothing at or below Kmin, always above Kmax; the marked copy carries CE and

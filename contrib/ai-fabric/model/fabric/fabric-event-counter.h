@@ -25,7 +25,7 @@ namespace ns3
  *
  * A kind is the type of the event's implementation, which ns-3's MakeEvent derives from the
  * method (or function) the event calls and its argument types: FabricChannel::Deliver,
- * FabricNetDevice::TransmitComplete, RoceNetDevice::EnqueueForwarded, ... each have their own.
+ * FabricNetDevice::TransmitComplete, RoceSwitchPort::DelayedEnqueue, ... each have their own.
  * Two methods of one class with the same signature share a kind (see the manual's table).
  */
 class FabricEventTally : public Object

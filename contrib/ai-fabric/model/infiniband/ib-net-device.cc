@@ -34,34 +34,12 @@ IbNetDevice::GetTypeId()
         = TypeId("ns3::IbNetDevice")
               .SetParent<FabricNetDevice>()
               .SetGroupName("AiFabric")
-              .AddConstructor<IbNetDevice>()
               .AddAttribute("DataVls",
                             "Data virtual lanes of the port (1-15). Default 8: VL0-VL7, what "
                             "ConnectX adapters and Quantum switches implement.",
                             UintegerValue(8),
                             MakeUintegerAccessor(&IbNetDevice::m_dataVls),
                             MakeUintegerChecker<uint32_t>(1, MAX_DATA_VLS))
-              .AddAttribute("Sl",
-                            "Service level of the transport's packets (0-15); its VL comes "
-                            "from SlToVl. Default 0.",
-                            UintegerValue(0),
-                            MakeUintegerAccessor(&IbNetDevice::m_sl),
-                            MakeUintegerChecker<uint8_t>(0, 15))
-              .AddAttribute("Vl15BufferBytes",
-                            "Receive buffer of the management lane VL15 (bytes). VL15 has no "
-                            "credits: a management packet that does not fit is dropped "
-                            "(Vl15Overflow), as IBTA allows. Default 870: three 290-byte "
-                            "management packets (IBTA requires room for at least one).",
-                            UintegerValue(3 * MANAGEMENT_PACKET_BYTES),
-                            MakeUintegerAccessor(&IbNetDevice::m_vl15BufferBytes),
-                            MakeUintegerChecker<uint32_t>(MANAGEMENT_PACKET_BYTES))
-              .AddAttribute("PathBitsFromQp",
-                            "With an LMC above 0 (SetLmc), each QP sends to the LID base + "
-                            "(its flow entropy mod 2^LMC), so the QPs to one host spread over "
-                            "its paths; false: always the base LID. Default true.",
-                            BooleanValue(true),
-                            MakeBooleanAccessor(&IbNetDevice::m_pathBitsFromQp),
-                            MakeBooleanChecker())
               .AddAttribute("SlToVl",
                             "SL-to-VL mapping table of the port's output: 16 comma-separated "
                             "data VLs, for SL0 to SL15 (IBTA vol. 1, 7.6.6). Empty (the "
@@ -118,20 +96,12 @@ void
 IbNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    if (m_transport)
-    {
-        m_transport->Dispose();
-    }
-    m_transport = nullptr;
-    m_forwardCb = ForwardCallback();
-    m_departureCb = DepartureCallback();
     for (Lane& lane : m_lanes)
     {
         lane.queue.clear();
     }
     m_fcQueue.clear();
     m_mgmtQueue.clear();
-    m_mgmtCb = ManagementCallback();
     if (m_marker)
     {
         m_marker->Dispose();
@@ -187,7 +157,7 @@ IbNetDevice::Flush()
             CountDrop(q.packet, FabricDropReason::LINK_DOWN);
             if (q.ingress != NO_INGRESS)
             {
-                m_departureCb(q.ingress, q.inVl, size);
+                Departed(q.ingress, q.inVl, size);
             }
         }
     }
@@ -199,57 +169,55 @@ IbNetDevice::Flush()
         CountDrop(p, FabricDropReason::LINK_DOWN);
         if (ingress != NO_INGRESS)
         {
-            m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
+            Departed(ingress, MANAGEMENT_VL, p->GetSize());
         }
     }
 }
 
 void
-IbNetDevice::SetTransport(Ptr<RdmaTransport> transport)
+IbNetDevice::Departed(uint16_t /* ingress */, uint8_t /* vl */, uint32_t /* bytes */)
 {
-    NS_LOG_FUNCTION(this << transport);
-    m_transport = transport;
-    m_transport->SetCnpOpcode(IB_CNP);
-    m_transport->AttachPort(GetDataRate(),
-                            ENCAPSULATION_BYTES + TRAILER_BYTES,
-                            MakeCallback(&IbNetDevice::SendRdmaControl, this),
-                            MakeCallback(&IbNetDevice::DataReady, this));
-}
-
-Ptr<RdmaTransport>
-IbNetDevice::GetTransport() const
-{
-    return m_transport;
 }
 
 void
-IbNetDevice::SetLid(uint16_t lid)
+IbNetDevice::FillFromTransport(uint8_t /* vl */)
 {
-    m_lid = lid;
-    uint8_t mac[6]
-        = {0x02, 0x1b, 0, 0, static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid & 0xFF)};
-    m_address.CopyFrom(mac);
 }
 
 void
-IbNetDevice::SetLmc(uint32_t lmc)
+IbNetDevice::EnqueueData(
+    Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl, Time ready, bool peak)
 {
-    NS_ABORT_MSG_IF(lmc > 7, "IbNetDevice: LMC " << lmc << " above 7");
-    NS_ABORT_MSG_IF(m_lid & ((1u << lmc) - 1),
-                    "IbNetDevice: base LID " << m_lid << " is not a multiple of 2^" << lmc);
-    m_lmc = lmc;
+    Lane& lane = m_lanes[vl];
+    lane.queue.push_back({p, ingress, inVl, ready});
+    lane.queuedBytes += p->GetSize();
+    if (peak)
+    {
+        lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
+    }
 }
 
-uint32_t
-IbNetDevice::GetLmc() const
+void
+IbNetDevice::EnqueueManagement(Ptr<Packet> p, uint16_t ingress)
 {
-    return m_lmc;
+    m_mgmtQueue.emplace_back(p, ingress);
 }
 
-uint16_t
-IbNetDevice::GetLid() const
+bool
+IbNetDevice::QueuesEmpty() const
 {
-    return m_lid;
+    if (!m_fcQueue.empty() || !m_mgmtQueue.empty())
+    {
+        return false;
+    }
+    for (uint8_t v = 0; v < m_dataVls; ++v)
+    {
+        if (!m_lanes[v].queue.empty())
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 uint8_t
@@ -355,40 +323,6 @@ IbNetDevice::GetFlowControlPeriod() const
 }
 
 void
-IbNetDevice::Encapsulate(Ptr<Packet> p, const RdmaPacketMeta& meta) const
-{
-    LrhHeader lrh;
-    lrh.SetVl(VlOfSl(m_sl));
-    lrh.SetSl(m_sl);
-    uint32_t dlid = meta.dstAddress;
-    if (m_lmc > 0 && m_pathBitsFromQp)
-    {
-        dlid |= meta.entropy & ((1u << m_lmc) - 1); // the QP's path among the LMC's
-    }
-    lrh.SetDlid(static_cast<uint16_t>(dlid));
-    lrh.SetSlid(static_cast<uint16_t>(meta.srcAddress));
-    lrh.SetPktLen(static_cast<uint16_t>((p->GetSize() + LrhHeader::SIZE) / 4));
-    p->AddHeader(lrh);
-    p->AddTrailer(VcrcTrailer());
-}
-
-void
-IbNetDevice::SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta)
-{
-    Encapsulate(p, meta);
-    Lane& lane = m_lanes[VlOfSl(m_sl)];
-    lane.queue.push_back({p, NO_INGRESS, 0});
-    lane.queuedBytes += p->GetSize();
-    TryTransmit();
-}
-
-void
-IbNetDevice::DataReady()
-{
-    TryTransmit();
-}
-
-void
 IbNetDevice::QueueFlowControl(Ptr<Packet> p)
 {
     // Never sent ahead of a packet chosen before it (SendInGap): its FCTBS counts that
@@ -401,17 +335,9 @@ bool
 IbNetDevice::IsSendable(uint8_t vl)
 {
     Lane& lane = m_lanes[vl];
-    if (lane.queue.empty() && vl == VlOfSl(m_sl) && m_transport)
+    if (lane.queue.empty())
     {
-        RdmaPacketMeta meta;
-        Ptr<Packet> p = m_transport->DequeueData(meta);
-        if (p)
-        {
-            Encapsulate(p, meta);
-            lane.queue.push_back({p, NO_INGRESS, 0});
-            lane.queuedBytes += p->GetSize();
-            lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
-        }
+        FillFromTransport(vl); // an adapter's transport VL
     }
     if (lane.queue.empty() || lane.queue.front().ready > m_readyLimit)
     {
@@ -437,7 +363,7 @@ IbNetDevice::Take(uint8_t vl)
     const bool victim = m_fc->IsVictim(vl, Simulator::Now());
     if (ingress != NO_INGRESS)
     {
-        m_departureCb(ingress, q.inVl, size); // the ingress port's buffer frees it
+        Departed(ingress, q.inVl, size); // the ingress port's buffer frees it
     }
     const uint64_t rate = GetDataRate().GetBitRate();
     if (ingress != NO_INGRESS && m_marker->MayMark(rate, lane.queuedBytes))
@@ -502,14 +428,14 @@ IbNetDevice::DequeueForTransmit()
         ++m_mgmtSent;
         if (ingress != NO_INGRESS)
         {
-            m_departureCb(ingress, MANAGEMENT_VL, p->GetSize());
+            Departed(ingress, MANAGEMENT_VL, p->GetSize());
         }
         return p;
     }
     // A forwarded packet is sendable from its ready time (EnqueueAfter): only heads ready by
     // now compete; if none is, those ready first (the only ones there, before issue 13).
+    // (An adapter's packets are ready when queued: the limit stays now.)
     m_readyLimit = Simulator::Now();
-    if (IsSwitchPort())
     {
         bool anyReady = false;
         Time earliest = Time::Max();
@@ -579,91 +505,7 @@ IbNetDevice::DoReceive(Ptr<Packet> p)
         CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
         return;
     }
-    if (IsSwitchPort())
-    {
-        m_forwardCb(this, p, vl); // its blocks are held until it leaves the switch
-        return;
-    }
-    const uint16_t dlid = static_cast<uint16_t>((h[2] << 8) | h[3]);
-    if (!m_transport || (dlid >> m_lmc) != (m_lid >> m_lmc))
-    {
-        CountDrop(p, FabricDropReason::NOT_FOR_US);
-        m_fc->Free(vl, blocks);
-        return;
-    }
-    RdmaPacketMeta meta;
-    meta.srcAddress = static_cast<uint16_t>((h[6] << 8) | h[7]);
-    meta.dstAddress = m_lid;                                      // the base LID of the LMC's block
-    meta.congestionMarked = (h[LrhHeader::SIZE + 4] & 0x80) != 0; // FECN
-    // The sender's traces may still hold this packet: strip headers from a copy.
-    Ptr<Packet> q = p->Copy();
-    q->RemoveAtStart(ENCAPSULATION_BYTES);
-    q->RemoveAtEnd(TRAILER_BYTES);
-    if (!m_transport->Receive(q, meta))
-    {
-        CountDrop(p, FabricDropReason::NOT_FOR_US);
-    }
-    m_fc->Free(vl, blocks); // the adapter moves the packet to the host at once
-}
-
-void
-IbNetDevice::SendManagement(Ptr<Packet> mad, uint16_t dlid)
-{
-    NS_ABORT_MSG_IF(mad->GetSize() != MAD_BYTES,
-                    "IbNetDevice: a MAD is " << MAD_BYTES << " bytes, not " << mad->GetSize());
-    // DETH: Q_Key (0 for QP0), reserved byte, source QP 0; then the MAD.
-    const uint8_t deth[8] = {};
-    Ptr<Packet> p = Create<Packet>(deth, sizeof(deth));
-    p->AddAtEnd(mad);
-    BthHeader bth;
-    bth.SetOpcode(UD_SEND_ONLY);
-    bth.SetDestQp(0); // QP0: the subnet management agent
-    p->AddHeader(bth);
-    p->AddTrailer(IcrcTrailer());
-    LrhHeader lrh;
-    lrh.SetVl(MANAGEMENT_VL);
-    lrh.SetSl(0);
-    lrh.SetDlid(dlid);
-    lrh.SetSlid(m_lid);
-    lrh.SetPktLen(static_cast<uint16_t>((p->GetSize() + LrhHeader::SIZE) / 4));
-    p->AddHeader(lrh);
-    p->AddTrailer(VcrcTrailer());
-    m_mgmtQueue.emplace_back(p, NO_INGRESS);
-    TryTransmit();
-}
-
-void
-IbNetDevice::ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh)
-{
-    const uint32_t size = p->GetSize();
-    if (IsSwitchPort())
-    {
-        if (m_vl15Occupied + size > m_vl15BufferBytes)
-        {
-            CountDrop(p, FabricDropReason::VL15_OVERFLOW);
-            return;
-        }
-        m_vl15Occupied += size; // held until it leaves the switch
-        m_forwardCb(this, p, MANAGEMENT_VL);
-        return;
-    }
-    const uint16_t dlid = static_cast<uint16_t>((lrh[2] << 8) | lrh[3]);
-    if ((dlid >> m_lmc) != (m_lid >> m_lmc) || size != MANAGEMENT_PACKET_BYTES)
-    {
-        CountDrop(p, FabricDropReason::NOT_FOR_US);
-        return;
-    }
-    Ptr<Packet> mad = p->CreateFragment(ENCAPSULATION_BYTES + BthHeader::SIZE + 8, MAD_BYTES);
-    if (!m_mgmtCb.IsNull())
-    {
-        m_mgmtCb(mad, static_cast<uint16_t>((lrh[6] << 8) | lrh[7]));
-    }
-}
-
-void
-IbNetDevice::SetManagementCallback(ManagementCallback cb)
-{
-    m_mgmtCb = cb;
+    ReceiveData(p, vl, blocks, h);
 }
 
 uint64_t
@@ -672,104 +514,10 @@ IbNetDevice::GetManagementPacketsSent() const
     return m_mgmtSent;
 }
 
-void
-IbNetDevice::AttachToSwitch(ForwardCallback forward, DepartureCallback departure)
-{
-    NS_ASSERT(!forward.IsNull() && !departure.IsNull());
-    m_forwardCb = forward;
-    m_departureCb = departure;
-    SetRole(FabricPortRole::SWITCH);
-}
-
-void
-IbNetDevice::EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
-{
-    if (!IsLinkUp())
-    {
-        // Routed to a port whose link is down (before the subnet manager reroutes): dropped.
-        CountDrop(p, FabricDropReason::LINK_DOWN);
-        if (ingress != NO_INGRESS)
-        {
-            m_departureCb(ingress, vl == MANAGEMENT_VL ? MANAGEMENT_VL : inVl, p->GetSize());
-        }
-        return;
-    }
-    if (vl == MANAGEMENT_VL)
-    {
-        m_mgmtQueue.emplace_back(p, ingress);
-        TryTransmit();
-        return;
-    }
-    Lane& lane = m_lanes[vl];
-    lane.queue.push_back({p, ingress, inVl});
-    lane.queuedBytes += p->GetSize();
-    lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
-    TryTransmit();
-}
-
-void
-IbNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
-{
-    // Packets still in the pipeline as events go first: order is kept.
-    if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && vl != MANAGEMENT_VL && vl < m_dataVls
-        && IsLinkUp())
-    {
-        Lane& lane = m_lanes[vl];
-        const Time ready = Simulator::Now() + delay;
-        bool alone = lane.queue.empty() && m_fcQueue.empty() && m_mgmtQueue.empty() && !m_transport
-                     && m_fc->HasCredits(vl, Blocks(p->GetSize()));
-        for (uint8_t v = 0; alone && v < m_dataVls; ++v)
-        {
-            alone = m_lanes[v].queue.empty();
-        }
-        lane.queue.push_back({p, ingress, inVl, ready});
-        lane.queuedBytes += p->GetSize();
-        lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
-        if (alone && CanChooseAhead(ready))
-        {
-            TransmitAhead(); // alone, with credits: it leaves when ready or the wire frees
-            return;
-        }
-        TryTransmit();
-        return;
-    }
-    ++m_delayedEnqueues;
-    Simulator::Schedule(delay, &IbNetDevice::DelayedEnqueue, this, p, vl, ingress, inVl);
-}
-
-void
-IbNetDevice::DelayedEnqueue(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl)
-{
-    --m_delayedEnqueues;
-    EnqueueForwarded(p, vl, ingress, inVl);
-}
-
 bool
 IbNetDevice::HasPendingFrames() const
 {
-    if (!m_fcQueue.empty() || !m_mgmtQueue.empty() || (m_transport && m_transport->HasReadyData()))
-    {
-        return true;
-    }
-    for (uint8_t v = 0; v < m_dataVls; ++v)
-    {
-        if (!m_lanes[v].queue.empty())
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-void
-IbNetDevice::ReleaseBlocks(uint8_t vl, uint32_t bytes)
-{
-    if (vl == MANAGEMENT_VL)
-    {
-        m_vl15Occupied -= bytes; // no credits to return on VL15
-        return;
-    }
-    m_fc->Free(vl, Blocks(bytes));
+    return !QueuesEmpty();
 }
 
 uint32_t

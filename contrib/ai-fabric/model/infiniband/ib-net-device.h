@@ -40,17 +40,17 @@ namespace ns3
  * newer one went out (one lost update cannot stall a VL). A received FCTBS resets the
  * receiver's ABR, which returns the credits of packets lost on the link.
  *
- * As a NIC port (SetTransport) it carries an RdmaTransport: data packets of the QPs travel on
- * the VL of the port's service level (Sl attribute, SL-to-VL: SL mod DataVls), and so do
- * ACKs and NAKs, behind at most one data packet waiting for credits. Received packets go to
- * the transport at once, so their blocks are freed as they arrive. Data VLs with a packet and
- * credits are served by the port's egress scheduler (attribute Scheduler; IBTA VL arbitration,
- * IbVlArbiter, by default). The credits are the port's flow control (attribute FlowControl,
- * IbCreditFlowControl).
+ * Data VLs with a packet and credits are served by the port's egress scheduler (attribute
+ * Scheduler; IBTA VL arbitration, IbVlArbiter, by default); VL15 (subnet management) goes
+ * ahead of them without credits. The credits are the port's flow control (attribute
+ * FlowControl, IbCreditFlowControl).
+ *
+ * The class is abstract: a port is created as one of its roles, an adapter's port
+ * (IbNicPort, carrying the RC transport) or a switch's (IbSwitchPort), each with its
+ * attributes and what it does with the packets it receives.
  */
 class IbNetDevice
     : public FabricNetDevice
-    , public RdmaNicPort
     , private FabricEgressClasses
 {
   public:
@@ -88,30 +88,6 @@ class IbNetDevice
     {
         return IbCreditFlowControl::Blocks(bytes);
     }
-
-    /**
-     * \brief Make this a NIC port carrying the given transport.
-     * \param transport the NIC's RC transport
-     */
-    void SetTransport(Ptr<RdmaTransport> transport);
-
-    /// \return the transport, or nullptr
-    Ptr<RdmaTransport> GetTransport() const override;
-
-    /// \param lid this port's local identifier
-    void SetLid(uint16_t lid);
-
-    /// \return this port's LID (the base LID of its block when the LMC is above 0)
-    uint16_t GetLid() const;
-
-    /**
-     * \brief LID mask control: the port answers to 2^lmc LIDs from its base LID (SetLid).
-     * \param lmc 0 to 7 (aborts otherwise, or if the base LID is not a multiple of 2^lmc)
-     */
-    void SetLmc(uint32_t lmc);
-
-    /// \return the LMC
-    uint32_t GetLmc() const;
 
     /**
      * \param sl a service level
@@ -156,20 +132,6 @@ class IbNetDevice
      */
     uint64_t GetAvailableCredits(uint8_t vl) const;
 
-    /**
-     * \brief Send a management datagram on VL15 (QP0, UD SEND only): ahead of every data VL,
-     *        without credits (VL15 has no link-level flow control).
-     * \param mad the MAD, MAD_BYTES long (aborts otherwise)
-     * \param dlid the destination's LID
-     */
-    void SendManagement(Ptr<Packet> mad, uint16_t dlid);
-
-    /// Called with each MAD that arrives for this adapter: (MAD, source LID).
-    typedef Callback<void, Ptr<Packet>, uint16_t> ManagementCallback;
-
-    /// \param cb receives the MADs addressed to this adapter
-    void SetManagementCallback(ManagementCallback cb);
-
     /// \return management packets sent by this port (sourced or forwarded)
     uint64_t GetManagementPacketsSent() const;
 
@@ -189,51 +151,6 @@ class IbNetDevice
 
     /// \return flow-control packets sent (its flow control's count)
     uint64_t GetFlowControlPacketsSent() const;
-
-    /// Forwarding callback of a switch: (ingress port, packet, its VL).
-    typedef Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t> ForwardCallback;
-    /// A forwarded packet left this port: (its ingress port, VL, bytes).
-    typedef Callback<void, uint16_t, uint8_t, uint32_t> DepartureCallback;
-
-    /**
-     * \brief Make this a switch port (its role; the switch that adopts it calls this):
-     *        received packets go to the switch, and their blocks stay held in this port's VL
-     *        buffer until ReleaseBlocks().
-     * \param forward the switch's forwarding function
-     * \param departure called when a forwarded packet leaves this port
-     */
-    void AttachToSwitch(ForwardCallback forward, DepartureCallback departure);
-
-    /**
-     * \brief Take a packet a switch forwards, to be sendable after the switch's latency:
-     * as EnqueueForwarded() \p delay later, without an event of its own. The packet joins
-     * its VL's queue now, marked not to leave before \p delay from now (chosen earlier, it
-     * starts then). With CompletionPerFrame, for VL15, or while the link is down, it is an
-     * event \p delay later, as before.
-     * \param delay the switch's latency for this packet
-     * \param p the packet
-     * \param vl the output VL
-     * \param ingress the switch ingress port
-     * \param inVl the VL whose buffer it holds at the ingress
-     */
-    void EnqueueAfter(Time delay, Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
-
-    /**
-     * \brief Queue a packet for output on a VL (switch egress).
-     * \param p the packet
-     * \param vl its VL
-     * \param ingress the switch port it came in on (reported at its departure)
-     * \param inVl the VL it came in on (whose blocks it holds there)
-     */
-    void EnqueueForwarded(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
-
-    /**
-     * \brief A packet received on this port left its switch: free its blocks (and report
-     *        them upstream when due).
-     * \param vl its VL
-     * \param bytes its size
-     */
-    void ReleaseBlocks(uint8_t vl, uint32_t bytes);
 
     /**
      * \param vl a data VL
@@ -275,20 +192,77 @@ class IbNetDevice
     void DoInitialize() override;
     Ptr<Packet> DequeueForTransmit() override;
     bool HasPendingFrames() const override;
-
-    /**
-     * \brief EnqueueForwarded() at the end of the switch's latency (EnqueueAfter()).
-     * \param p the packet
-     * \param vl the output VL
-     * \param ingress the switch ingress port
-     * \param inVl the VL whose buffer it holds at the ingress
-     */
-    void DelayedEnqueue(Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl);
     void DoReceive(Ptr<Packet> p) override;
     void DoLinkChange(bool up) override;
 
     /// The link went down: discard what waits for it (LinkDown drops), freeing its buffers.
     void Flush();
+
+    /**
+     * \brief A data packet arrived on a VL and its blocks are charged to the VL's buffer: the
+     *        role takes it (a switch port forwards it, an adapter hands it to its transport).
+     * \param p the packet
+     * \param vl its VL
+     * \param blocks its blocks
+     * \param h its first bytes: the LRH and the BTH up to its FECN byte
+     */
+    virtual void ReceiveData(Ptr<Packet> p, uint8_t vl, uint32_t blocks, const uint8_t* h) = 0;
+
+    /**
+     * \brief A VL15 packet arrived: a switch port forwards it if its VL15 buffer has room
+     *        (else drops it), an adapter hands the MAD to its management callback.
+     * \param p the packet
+     * \param lrh its first bytes (the LRH)
+     */
+    virtual void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh) = 0;
+
+    /**
+     * \brief A packet that came through a switch left this port, or was dropped here: the
+     *        switch port frees its blocks at its ingress (the base class: nothing to free).
+     * \param ingress its ingress port
+     * \param vl the VL whose buffer it holds there (MANAGEMENT_VL for VL15)
+     * \param bytes its size
+     */
+    virtual void Departed(uint16_t ingress, uint8_t vl, uint32_t bytes);
+
+    /**
+     * \brief A data VL is empty when the scheduler asks for it: an adapter fills the
+     *        transport's VL with the transport's next packet (the base class: nothing).
+     * \param vl the VL
+     */
+    virtual void FillFromTransport(uint8_t vl);
+
+    /**
+     * \brief Queue a packet at a data VL.
+     * \param p the packet
+     * \param vl the VL
+     * \param ingress its ingress port (NO_INGRESS: from the adapter)
+     * \param inVl the VL whose blocks it holds at the ingress
+     * \param ready it may not leave before (0: at once)
+     * \param peak count it in the VL's high-water mark (an adapter's ACKs are not)
+     */
+    void EnqueueData(Ptr<Packet> p,
+                     uint8_t vl,
+                     uint16_t ingress,
+                     uint8_t inVl,
+                     Time ready = Time(),
+                     bool peak = true);
+
+    /**
+     * \brief Queue a VL15 packet, ahead of every data VL.
+     * \param p the packet
+     * \param ingress its ingress port (NO_INGRESS: from the adapter)
+     */
+    void EnqueueManagement(Ptr<Packet> p, uint16_t ingress);
+
+    /// \return true if no data VL, nor the flow-control or VL15 queue, holds a packet
+    bool QueuesEmpty() const;
+
+    /// Ingress of a packet that did not come through a switch
+    static constexpr uint16_t NO_INGRESS = 0xFFFF;
+
+    uint32_t m_dataVls{1};         //!< data VLs
+    Ptr<IbCreditFlowControl> m_fc; //!< per-VL credits (attribute FlowControl)
 
   private:
     /// A packet waiting at an output VL.
@@ -307,23 +281,6 @@ class IbNetDevice
         uint32_t queuedBytes{0};    //!< bytes in queue
         uint32_t maxQueuedBytes{0}; //!< high-water mark
     };
-
-    /**
-     * \brief Add the LRH and VCRC to a transport packet.
-     * \param p the packet, starting at the BTH
-     * \param meta its addressing (LIDs)
-     */
-    void Encapsulate(Ptr<Packet> p, const RdmaPacketMeta& meta) const;
-
-    /**
-     * \brief Transport callback: queue an ACK or NAK.
-     * \param p the packet
-     * \param meta its addressing
-     */
-    void SendRdmaControl(Ptr<Packet> p, const RdmaPacketMeta& meta);
-
-    /// Transport callback: a QP has data.
-    void DataReady();
 
     /**
      * \brief Flow-control callback: queue a flow-control packet ahead of data, and send it
@@ -349,43 +306,19 @@ class IbNetDevice
      */
     Ptr<Packet> Take(uint8_t vl);
 
-    /**
-     * \brief A VL15 packet arrived: a switch port forwards it if its VL15 buffer has room
-     *        (else drops it), an adapter hands the MAD to the management callback.
-     * \param p the packet
-     * \param lrh its first bytes (the LRH)
-     */
-    void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh);
-
     /// \param text the SL-to-VL table (attribute setter; aborts on a malformed table)
     void SetSlToVl(std::string text);
     /// \return the SL-to-VL table's text
     std::string GetSlToVl() const;
 
-    /// Ingress of a packet that did not come through a switch
-    static constexpr uint16_t NO_INGRESS = 0xFFFF;
-
     Time m_readyLimit{Time::Max()};         //!< heads ready by this may be chosen (dequeue)
-    ForwardCallback m_forwardCb;            //!< switch forwarding (null on a NIC port)
-    uint32_t m_delayedEnqueues{0};          //!< forwarded packets still in the pipeline
-    DepartureCallback m_departureCb;        //!< to the switch: a forwarded packet left
-    Ptr<RdmaTransport> m_transport;         //!< NIC transport
-    uint16_t m_lid{0};                      //!< local identifier (base LID)
-    uint32_t m_lmc{0};                      //!< LID mask control
-    bool m_pathBitsFromQp{true};            //!< DLID path bits from the QP entropy
-    uint32_t m_dataVls{1};                  //!< data VLs
-    uint8_t m_sl{0};                        //!< service level of the transport's traffic
     std::string m_slToVlText;               //!< SlToVl attribute
     std::vector<uint8_t> m_slToVl;          //!< SL-to-VL table (empty: SL mod DataVls)
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
-    uint32_t m_vl15BufferBytes{0};          //!< Vl15BufferBytes: receive buffer of VL15
-    uint32_t m_vl15Occupied{0};             //!< VL15 receive buffer in use (switch ports)
-    uint64_t m_mgmtSent{0};                 //!< management packets sent
-    ManagementCallback m_mgmtCb;            //!< MADs for this adapter
+    uint64_t m_mgmtSent{0};                                   //!< management packets sent
     Ptr<FabricCongestionMarker> m_marker;   //!< FECN at switch egress (attribute Marker)
-    Ptr<IbCreditFlowControl> m_fc;          //!< per-VL credits (attribute FlowControl)
     Ptr<FabricEgressScheduler> m_scheduler; //!< VL arbitration (attribute Scheduler)
 };
 

@@ -63,7 +63,7 @@ IbSwitch::DoDispose()
 }
 
 uint32_t
-IbSwitch::AddPort(Ptr<IbNetDevice> port)
+IbSwitch::AddPort(Ptr<IbSwitchPort> port)
 {
     const auto index = static_cast<uint32_t>(m_ports.size());
     NS_ABORT_MSG_IF(port->GetIfIndex() != index,
@@ -81,7 +81,7 @@ IbSwitch::GetNPorts() const
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<IbNetDevice>
+Ptr<IbSwitchPort>
 IbSwitch::GetPort(uint32_t i) const
 {
     return m_ports.at(i);
@@ -115,7 +115,7 @@ IbSwitch::GetFabricPort(uint32_t i) const
 }
 
 void
-IbSwitch::Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl)
+IbSwitch::Forward(Ptr<IbSwitchPort> in, Ptr<Packet> p, uint8_t vl)
 {
     uint8_t h[4];
     p->CopyData(h, sizeof(h));

@@ -7,7 +7,7 @@
 #ifndef IB_SWITCH_H
 #define IB_SWITCH_H
 
-#include "ib-net-device.h"
+#include "ib-switch-port.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -20,7 +20,7 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * \brief The forwarding object of an InfiniBand switch, aggregated to a Node whose devices
- * are its IbNetDevice ports, in order.
+ * are its IbSwitchPort ports, in order.
  *
  * A data packet is looked up by its DLID in the linear forwarding table (one array read) and
  * queued at the output port on the VL it arrived on (every port has the same SL-to-VL table,
@@ -51,7 +51,7 @@ class IbSwitch : public FabricSwitch
      * \param port the port
      * \return its port number
      */
-    uint32_t AddPort(Ptr<IbNetDevice> port);
+    uint32_t AddPort(Ptr<IbSwitchPort> port);
 
     /// \return the number of ports
     uint32_t GetNPorts() const override;
@@ -60,7 +60,7 @@ class IbSwitch : public FabricSwitch
      * \param i a port number
      * \return the port
      */
-    Ptr<IbNetDevice> GetPort(uint32_t i) const;
+    Ptr<IbSwitchPort> GetPort(uint32_t i) const;
 
     /**
      * \brief Install the linear forwarding table.
@@ -86,7 +86,7 @@ class IbSwitch : public FabricSwitch
      * \param p the packet
      * \param vl its VL
      */
-    void Forward(Ptr<IbNetDevice> in, Ptr<Packet> p, uint8_t vl);
+    void Forward(Ptr<IbSwitchPort> in, Ptr<Packet> p, uint8_t vl);
 
     /**
      * \brief A forwarded packet left its output port: its ingress port frees its blocks.
@@ -96,10 +96,10 @@ class IbSwitch : public FabricSwitch
      */
     void Departed(uint16_t ingress, uint8_t vl, uint32_t bytes);
 
-    std::vector<Ptr<IbNetDevice>> m_ports; //!< ports by number
-    std::vector<uint16_t> m_lft;           //!< output port by DLID
-    std::vector<uint8_t> m_classes;        //!< dateline class by DLID (or empty)
-    bool m_cutThrough{true};               //!< cut-through forwarding
+    std::vector<Ptr<IbSwitchPort>> m_ports; //!< ports by number
+    std::vector<uint16_t> m_lft;            //!< output port by DLID
+    std::vector<uint8_t> m_classes;         //!< dateline class by DLID (or empty)
+    bool m_cutThrough{true};                //!< cut-through forwarding
 };
 
 } // namespace ns3
