@@ -12,8 +12,9 @@
 #include "ns3/mac48-address.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
-#include "ns3/nvlink-net-device.h"
+#include "ns3/nvlink-gpu-port.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/nvswitch-port.h"
 #include "ns3/nvswitch.h"
 
 #include <algorithm>
@@ -84,9 +85,11 @@ Presets()
 
 ServerHelper::ServerHelper()
     : m_delay(NanoSeconds(5))
-    , m_parts("ServerHelper", NvLinkNetDevice::GetTypeId())
+    , m_parts("ServerHelper", NvLinkGpuPort::GetTypeId())
 {
-    m_deviceFactory.SetTypeId(NvLinkNetDevice::GetTypeId());
+    m_gpuPortFactory.SetTypeId(NvLinkGpuPort::GetTypeId());
+    m_switchPortFactory.SetTypeId(NvSwitchPort::GetTypeId());
+    m_parts.SetPortTypes(NvLinkGpuPort::GetTypeId(), NvSwitchPort::GetTypeId());
     m_switchFactory.SetTypeId(NvSwitch::GetTypeId());
     m_transportFactory.SetTypeId(NvLinkTransport::GetTypeId());
     SetPreset("dgx-h100");
@@ -185,7 +188,8 @@ ServerHelper::GetPcieRate() const
 void
 ServerHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_deviceFactory.Set(name, value);
+    m_gpuPortFactory.Set(name, value); // the roles add no attributes of their own
+    m_switchPortFactory.Set(name, value);
 }
 
 void
@@ -324,12 +328,12 @@ ServerHelper::Install(NodeContainer gpus)
             const DataRate rate(m_server.linkRate.GetBitRate() * links[c]);
             for (uint32_t i = 0; i < perServer; ++i)
             {
-                Ptr<NvLinkNetDevice> gpuPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                Ptr<NvLinkGpuPort> gpuPort = m_gpuPortFactory.Create<NvLinkGpuPort>();
                 m_parts.Configure(gpuPort);
                 gpuPort->SetAddress(Mac48Address::Allocate());
                 gpuPort->SetAttribute("DataRate", DataRateValue(rate));
                 gpus.Get(d * perServer + i)->AddDevice(gpuPort);
-                Ptr<NvLinkNetDevice> swPort = m_deviceFactory.Create<NvLinkNetDevice>();
+                Ptr<NvSwitchPort> swPort = m_switchPortFactory.Create<NvSwitchPort>();
                 m_parts.Configure(swPort);
                 swPort->SetAddress(Mac48Address::Allocate());
                 swPort->SetAttribute("DataRate", DataRateValue(rate));

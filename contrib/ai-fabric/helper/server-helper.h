@@ -184,7 +184,8 @@ class ServerHelper
     ServerPreset m_server;                 //!< values in force
     bool m_single{false};                  //!< one logical switch
     Time m_delay;                          //!< NVLink delay
-    ObjectFactory m_deviceFactory;         //!< NvLinkNetDevice
+    ObjectFactory m_gpuPortFactory;        //!< NvLinkGpuPort
+    ObjectFactory m_switchPortFactory;     //!< NvSwitchPort
     FabricPortParts m_parts;               //!< parts of the NvLinkNetDevices
     ObjectFactory m_switchFactory;         //!< NvSwitch
     ObjectFactory m_transportFactory;      //!< NvLinkTransport

@@ -10,8 +10,10 @@
 
 #include "ai-fabric-test-fixture.h"
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-buffer-manager.h"
+#include "ns3/fabric-channel.h"
 #include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-link-flow-control.h"
 #include "ns3/fabric-stats-helper.h"
@@ -19,22 +21,29 @@
 #include "ns3/ib-credit-flow-control.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-fecn-marker.h"
+#include "ns3/ib-nic-port.h"
+#include "ns3/ib-switch-port.h"
 #include "ns3/ib-switch.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node-container.h"
 #include "ns3/nvlink-credit-flow-control.h"
+#include "ns3/nvlink-gpu-port.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/nvswitch-port.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-ecn-marker.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-host-interface.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/roce-nic-port.h"
 #include "ns3/roce-pfc-watchdog.h"
 #include "ns3/roce-pfc.h"
 #include "ns3/roce-switch-mmu.h"
+#include "ns3/roce-switch-port.h"
 #include "ns3/roce-switch.h"
 #include "ns3/server-helper.h"
 #include "ns3/uinteger.h"
@@ -553,7 +562,7 @@ TEST_F(PortPartsTest, NvLinkCreditsAreTheLinkFlowControl)
     EXPECT_FALSE(fc->IsHeld(0));
     EXPECT_EQ(port->GetCredits(), 200000u); // every credit came back
     EXPECT_DEATH(server.SetPortPartAttribute("Marker", "Kmin", UintegerValue(1)),
-                 "has no part called Marker");
+                 "NvLinkGpuPort and ns3::NvSwitchPort have no part called Marker");
 }
 
 // A part serves one port, and is replaced only before the simulation starts: a part given to
@@ -581,4 +590,72 @@ TEST_F(PortPartsTest, PartsServeOnePortAndAreReplacedBeforeTheRun)
                  "replaced after the simulation started");
     EXPECT_DEATH(a->SetAttribute("Marker", PointerValue(CreateObject<RoceEcnMarker>())),
                  "replaced after the simulation started");
+}
+
+// A port's role is its type: the fabric helpers make NIC ports and switch ports of their own
+// classes, each with its role's attributes and parts; SetDeviceAttribute reaches the role
+// types that have the attribute, and refuses one that neither has.
+TEST_F(PortPartsTest, RolesAreTypes)
+{
+    NodeContainer hosts;
+    hosts.Create(1);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper roce;
+    roce.SetDeviceAttribute("MaxQueueBytes", UintegerValue(100000));         // NIC ports only
+    roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("200Gbps"))); // both
+    roce.InstallHosts(hosts);
+    roce.InstallSwitches(sw);
+    roce.Connect(hosts.Get(0), sw.Get(0));
+    Ptr<RoceNicPort> nic = roce.GetNic(hosts.Get(0));
+    Ptr<RoceSwitchPort> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    EXPECT_EQ(nic->GetInstanceTypeId(), RoceNicPort::GetTypeId());
+    EXPECT_EQ(port->GetInstanceTypeId(), RoceSwitchPort::GetTypeId());
+    EXPECT_EQ(nic->GetRole(), FabricPortRole::HOST);
+    EXPECT_EQ(port->GetRole(), FabricPortRole::SWITCH);
+    EXPECT_EQ(nic->GetMaxQueueBytes(), 100000u);
+    EXPECT_EQ(nic->GetDataRate(), DataRate("200Gbps"));
+    EXPECT_EQ(port->GetDataRate(), DataRate("200Gbps"));
+    EXPECT_NE(nic->GetHostInterface(), nullptr);
+    EXPECT_NE(port->GetPfcWatchdog(), nullptr);
+    TypeId::AttributeInformation info;
+    EXPECT_FALSE(RoceSwitchPort::GetTypeId().LookupAttributeByName("HostInterface", &info));
+    EXPECT_FALSE(RoceNicPort::GetTypeId().LookupAttributeByName("PfcWatchdog", &info));
+    EXPECT_DEATH(roce.SetDeviceAttribute("NoSuchAttribute", UintegerValue(1)),
+                 "its ports have no attribute NoSuchAttribute");
+
+    NodeContainer ibHosts;
+    ibHosts.Create(1);
+    NodeContainer ibSw;
+    ibSw.Create(1);
+    IbFabricHelper ib;
+    ib.SetDeviceAttribute("Vl15BufferBytes", UintegerValue(580)); // switch ports only
+    ib.SetDeviceAttribute("Sl", UintegerValue(3));                // adapter ports only
+    ib.InstallHosts(ibHosts);
+    ib.InstallSwitches(ibSw);
+    ib.Connect(ibHosts.Get(0), ibSw.Get(0));
+    Ptr<IbNicPort> hca = ib.GetNic(ibHosts.Get(0));
+    Ptr<IbSwitchPort> ibPort = ibSw.Get(0)->GetObject<IbSwitch>()->GetPort(0);
+    EXPECT_EQ(hca->GetRole(), FabricPortRole::HOST);
+    EXPECT_EQ(ibPort->GetRole(), FabricPortRole::SWITCH);
+    UintegerValue value;
+    hca->GetAttribute("Sl", value);
+    EXPECT_EQ(value.Get(), 3u);
+    ibPort->GetAttribute("Vl15BufferBytes", value);
+    EXPECT_EQ(value.Get(), 580u);
+    EXPECT_FALSE(IbNicPort::GetTypeId().LookupAttributeByName("Vl15BufferBytes", &info));
+
+    ServerHelper server;
+    server.SetPreset("dgx-h100");
+    server.SetGpusPerServer(2);
+    server.SetSingleSwitch(true);
+    NodeContainer gpus;
+    gpus.Create(2);
+    server.Install(gpus);
+    Ptr<NvLinkGpuPort> gpuPort = gpus.Get(0)->GetObject<NvLinkTransport>()->GetPorts()[0];
+    EXPECT_EQ(gpuPort->GetRole(), FabricPortRole::HOST);
+    Ptr<NvSwitchPort> chipPort
+        = DynamicCast<NvSwitchPort>(gpuPort->GetFabricChannel()->GetPeer(PeekPointer(gpuPort)));
+    ASSERT_NE(chipPort, nullptr);
+    EXPECT_EQ(chipPort->GetRole(), FabricPortRole::SWITCH);
 }

@@ -14,7 +14,6 @@
 #include "ns3/uinteger.h"
 #include "nvlink-credit-flow-control.h"
 #include "nvlink-header.h"
-#include "nvlink-transport.h"
 
 namespace ns3
 {
@@ -35,7 +34,6 @@ NvLinkNetDevice::GetTypeId()
         = TypeId("ns3::NvLinkNetDevice")
               .SetParent<FabricNetDevice>()
               .SetGroupName("AiFabric")
-              .AddConstructor<NvLinkNetDevice>()
               .AddAttribute("FlowControl",
                             "The port's credit-based link-level flow control "
                             "(NvLinkCreditFlowControl: its BufferBytes, the credits the port "
@@ -86,11 +84,7 @@ NvLinkNetDevice::~NvLinkNetDevice()
 void
 NvLinkNetDevice::DoDispose()
 {
-    m_transport = nullptr;
-    m_forwardCb = ForwardCallback();
-    m_departureCb = DepartureCallback();
     m_control.clear();
-    m_queue.clear();
     if (m_fc)
     {
         m_fc->Dispose();
@@ -111,36 +105,6 @@ NvLinkNetDevice::DoLinkChange(bool up)
     m_fc->LinkChange(up);
 }
 
-void
-NvLinkNetDevice::SetTransport(Ptr<NvLinkTransport> transport, uint32_t index)
-{
-    m_transport = transport;
-    m_portIndex = index;
-}
-
-Ptr<NvLinkTransport>
-NvLinkNetDevice::GetTransport() const
-{
-    return m_transport;
-}
-
-void
-NvLinkNetDevice::AttachToSwitch(ForwardCallback forward, DepartureCallback departure)
-{
-    NS_ASSERT(!forward.IsNull() && !departure.IsNull());
-    m_forwardCb = forward;
-    m_departureCb = departure;
-    SetRole(FabricPortRole::SWITCH);
-}
-
-void
-NvLinkNetDevice::DetachFromSwitch()
-{
-    m_forwardCb = ForwardCallback();
-    m_departureCb = DepartureCallback();
-    SetRole(FabricPortRole::HOST);
-}
-
 uint32_t
 NvLinkNetDevice::GetBufferBytes() const
 {
@@ -151,18 +115,6 @@ uint64_t
 NvLinkNetDevice::GetCredits() const
 {
     return m_fc->GetCredits();
-}
-
-uint64_t
-NvLinkNetDevice::GetQueuedBytes() const
-{
-    return m_queuedBytes;
-}
-
-uint64_t
-NvLinkNetDevice::GetMaxQueuedBytes() const
-{
-    return m_maxQueuedBytes;
 }
 
 Time
@@ -201,132 +153,21 @@ NvLinkNetDevice::SendCredit(uint32_t bytes, bool absolute)
 }
 
 void
-NvLinkNetDevice::DataReady()
-{
-    TryTransmit();
-}
-
-void
-NvLinkNetDevice::EnqueueForwarded(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
-{
-    m_queuedBytes += p->GetSize();
-    m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
-    m_queue.push_back({p, ingress, dataBytes});
-    TryTransmit();
-}
-
-void
-NvLinkNetDevice::EnqueueAfter(Time delay, Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
-{
-    // Packets still in the pipeline as events go first: order is kept.
-    if (m_delayedEnqueues == 0 && !IsCompletionPerFrame() && IsLinkUp() && !m_transport)
-    {
-        const Time ready = Simulator::Now() + delay;
-        const bool alone
-            = m_queue.empty() && m_control.empty() && p->GetSize() <= m_fc->GetCredits();
-        m_queuedBytes += p->GetSize();
-        m_maxQueuedBytes = std::max(m_maxQueuedBytes, m_queuedBytes);
-        m_queue.push_back({p, ingress, dataBytes, ready});
-        if (alone && CanChooseAhead(ready))
-        {
-            TransmitAhead(); // alone, with credits: it leaves when ready or the wire frees
-            return;
-        }
-        TryTransmit();
-        return;
-    }
-    ++m_delayedEnqueues;
-    Simulator::Schedule(delay, &NvLinkNetDevice::DelayedEnqueue, this, p, ingress, dataBytes);
-}
-
-void
-NvLinkNetDevice::DelayedEnqueue(Ptr<Packet> p, uint32_t ingress, uint32_t dataBytes)
-{
-    --m_delayedEnqueues;
-    EnqueueForwarded(p, ingress, dataBytes);
-}
-
-bool
-NvLinkNetDevice::HasPendingFrames() const
-{
-    // A GPU port's transport hears of every frame's end (Sent()): always an event there.
-    return m_transport || !m_queue.empty() || !m_control.empty();
-}
-
-void
 NvLinkNetDevice::ReleaseBytes(uint32_t bytes)
 {
     m_fc->Release(bytes, GetDataRate());
 }
 
 Ptr<Packet>
-NvLinkNetDevice::DequeueForTransmit()
+NvLinkNetDevice::DequeueCredit()
 {
-    if (!m_control.empty())
+    if (m_control.empty())
     {
-        Ptr<Packet> p = m_control.front();
-        m_control.pop_front();
-        m_txData = false;
-        return p;
-    }
-    if (!IsLinkUp())
-    {
-        return nullptr; // no credit is spent on a dead link
-    }
-    NvLinkCreditFlowControl& fc = *m_fc;
-    if (m_transport)
-    {
-        bool creditBlocked = false;
-        Ptr<Packet> p
-            = m_transport->Dequeue(m_portIndex, fc.GetCredits(), creditBlocked, m_txHeader);
-        fc.NoteStall(!creditBlocked);
-        if (p)
-        {
-            fc.Spend(p->GetSize());
-            m_txData = true; // its end tells the transport (DoTransmitComplete)
-            ++m_dataFramesSent;
-        }
-        return p;
-    }
-    if (m_queue.empty())
-    {
-        fc.NoteStall(true);
         return nullptr;
     }
-    const uint32_t size = m_queue.front().packet->GetSize();
-    if (size > fc.GetCredits())
-    {
-        fc.NoteStall(false);
-        return nullptr;
-    }
-    fc.NoteStall(true);
-    const Queued q = m_queue.front();
-    m_queue.pop_front();
-    SetFrameReady(q.ready);
-    m_queuedBytes -= size;
-    fc.Spend(size);
-    if (q.ingress != NO_INGRESS && IsSwitchPort())
-    {
-        m_departureCb(q.ingress, size); // the ingress port's buffer frees it
-    }
-    m_dataBytesSent += q.dataBytes; // counted when chosen: a switch port's frame end may pass
-    ++m_dataFramesSent;
-    return q.packet;
-}
-
-void
-NvLinkNetDevice::DoTransmitComplete(Ptr<const Packet> /* p */)
-{
-    // A GPU port sends one frame at a time and hears of each frame's end (HasPendingFrames):
-    // the header it kept when the transport made the frame is this frame's. Credit frames
-    // come from the control queue and leave m_txData false.
-    if (!m_txData)
-    {
-        return;
-    }
-    m_txData = false;
-    m_dataBytesSent += m_txHeader.bytes; // a switch port counted it when it chose the frame
-    m_transport->Sent(m_txHeader);
+    Ptr<Packet> p = m_control.front();
+    m_control.pop_front();
+    return p;
 }
 
 void
@@ -347,20 +188,7 @@ NvLinkNetDevice::DoReceive(Ptr<Packet> p)
         CountDrop(p, FabricDropReason::CREDIT_VIOLATION);
         return;
     }
-    if (IsSwitchPort())
-    {
-        m_forwardCb(this, p, h); // held in the buffer until it leaves the switch
-        return;
-    }
-    if (m_transport)
-    {
-        m_transport->Receive(h);
-    }
-    else
-    {
-        CountDrop(p, FabricDropReason::NOT_FOR_US);
-    }
-    ReleaseBytes(size); // the GPU takes it into memory at once
+    ReceiveData(p, h, size);
 }
 
 bool
@@ -376,12 +204,6 @@ NvLinkNetDevice::SendFrom(Ptr<Packet> /* packet */,
                           uint16_t /* protocol */)
 {
     return false;
-}
-
-uint64_t
-NvLinkNetDevice::GetPeakQueuedBytes() const
-{
-    return GetMaxQueuedBytes();
 }
 
 } // namespace ns3

@@ -11,8 +11,8 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/uinteger.h"
+#include "nvlink-gpu-port.h"
 #include "nvlink-header.h"
-#include "nvlink-net-device.h"
 
 #include <algorithm>
 #include <cmath>
@@ -106,7 +106,7 @@ NvLinkTransport::GetDomain() const
 }
 
 void
-NvLinkTransport::AddPort(Ptr<NvLinkNetDevice> port)
+NvLinkTransport::AddPort(Ptr<NvLinkGpuPort> port)
 {
     NS_ABORT_MSG_IF(!m_nvlsActive.empty() || !m_active.empty(),
                     "NvLinkTransport: a port added while messages are being sent");
@@ -121,7 +121,7 @@ NvLinkTransport::AddPort(Ptr<NvLinkNetDevice> port)
     m_pattern.clear(); // rebuilt for the new set of ports
 }
 
-const std::vector<Ptr<NvLinkNetDevice>>&
+const std::vector<Ptr<NvLinkGpuPort>>&
 NvLinkTransport::GetPorts() const
 {
     return m_ports;

@@ -8,6 +8,7 @@
 #define NVLINK_TRANSPORT_H
 
 #include "ns3/callback.h"
+#include "ns3/nvlink-gpu-port.h"
 #include "ns3/object.h"
 
 #include <deque>
@@ -17,7 +18,6 @@
 namespace ns3
 {
 
-class NvLinkNetDevice;
 class NvLinkHeader;
 class Packet;
 
@@ -71,10 +71,10 @@ class NvLinkTransport : public Object
      * \brief Add one of the GPU's NVLink ports (it pulls its packets from this transport).
      * \param port the port
      */
-    void AddPort(Ptr<NvLinkNetDevice> port);
+    void AddPort(Ptr<NvLinkGpuPort> port);
 
     /// \return the GPU's NVLink ports
-    const std::vector<Ptr<NvLinkNetDevice>>& GetPorts() const;
+    const std::vector<Ptr<NvLinkGpuPort>>& GetPorts() const;
 
     /**
      * \brief Send a message to a GPU of the domain.
@@ -193,7 +193,7 @@ class NvLinkTransport : public Object
     uint32_t m_unit{0};                             //!< TransferUnit
     double m_efficiency{1.0};                       //!< ProtocolEfficiency
     double m_nvlsEfficiency{1.0};                   //!< NvlsEfficiency
-    std::vector<Ptr<NvLinkNetDevice>> m_ports;      //!< the GPU's NVLink ports
+    std::vector<Ptr<NvLinkGpuPort>> m_ports;        //!< the GPU's NVLink ports
     std::vector<Outgoing> m_out;                    //!< by slot
     std::vector<uint16_t> m_freeSlots;              //!< slots to reuse
     std::deque<uint16_t> m_active;                  //!< unicast slots with bytes to packetize

@@ -13,7 +13,7 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "nvlink-header.h"
-#include "nvlink-net-device.h"
+#include "nvswitch-port.h"
 
 namespace ns3
 {
@@ -75,7 +75,7 @@ NvSwitch::DoDispose()
 }
 
 uint32_t
-NvSwitch::AddPort(Ptr<NvLinkNetDevice> port)
+NvSwitch::AddPort(Ptr<NvSwitchPort> port)
 {
     const auto index = static_cast<uint32_t>(m_ports.size());
     NS_ABORT_MSG_IF(port->GetIfIndex() != index,
@@ -93,7 +93,7 @@ NvSwitch::GetNPorts() const
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<NvLinkNetDevice>
+Ptr<NvSwitchPort>
 NvSwitch::GetPort(uint32_t i) const
 {
     return m_ports.at(i);
@@ -165,7 +165,7 @@ NvSwitch::Schedule(
 }
 
 void
-NvSwitch::Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h)
+NvSwitch::Forward(Ptr<NvSwitchPort> in, Ptr<Packet> p, const NvLinkHeader& h)
 {
     const uint32_t ingress = in->GetIfIndex();
     const uint32_t size = p->GetSize();

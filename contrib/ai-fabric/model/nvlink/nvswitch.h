@@ -9,6 +9,7 @@
 
 #include "ns3/fabric-switch.h"
 #include "ns3/nstime.h"
+#include "ns3/nvswitch-port.h"
 #include "ns3/object.h"
 
 #include <unordered_map>
@@ -18,13 +19,13 @@ namespace ns3
 {
 
 class NvLinkHeader;
-class NvLinkNetDevice;
+
 class Packet;
 
 /**
  * \ingroup ai-fabric
  * \brief The forwarding object of one NVSwitch chip, aggregated to a Node whose devices are
- *        its NvLinkNetDevice ports, in order: a crossbar indexed by destination GPU.
+ *        its NvSwitchPort ports, in order: a crossbar indexed by destination GPU.
  *
  * A data packet is looked up by its destination GPU (one array read) and queued at that
  * output port; it holds its bytes in the ingress port's buffer until it leaves the output, and
@@ -59,7 +60,7 @@ class NvSwitch : public FabricSwitch
      * \param port the port
      * \return its port number
      */
-    uint32_t AddPort(Ptr<NvLinkNetDevice> port);
+    uint32_t AddPort(Ptr<NvSwitchPort> port);
 
     /// \return the number of ports
     uint32_t GetNPorts() const override;
@@ -68,7 +69,7 @@ class NvSwitch : public FabricSwitch
      * \param i a port number
      * \return the port
      */
-    Ptr<NvLinkNetDevice> GetPort(uint32_t i) const;
+    Ptr<NvSwitchPort> GetPort(uint32_t i) const;
 
     /**
      * \brief Route a GPU of the NVLink domain to a port.
@@ -104,7 +105,7 @@ class NvSwitch : public FabricSwitch
      * \param p the packet
      * \param dstGpu its destination GPU
      */
-    void Forward(Ptr<NvLinkNetDevice> in, Ptr<Packet> p, const NvLinkHeader& h);
+    void Forward(Ptr<NvSwitchPort> in, Ptr<Packet> p, const NvLinkHeader& h);
 
     /**
      * \param out the output port
@@ -135,7 +136,7 @@ class NvSwitch : public FabricSwitch
      */
     void Departed(uint32_t ingress, uint32_t bytes);
 
-    std::vector<Ptr<NvLinkNetDevice>> m_ports;           //!< by port number
+    std::vector<Ptr<NvSwitchPort>> m_ports;              //!< by port number
     std::vector<uint32_t> m_table;                       //!< output port by destination GPU
     bool m_nvls{true};                                   //!< Nvls
     bool m_cutThrough{true};                             //!< CutThrough
