@@ -260,6 +260,9 @@ TEST_F(EgressSchedulerTest, VlArbiterRefusesAMalformedTable)
 {
     Ptr<IbVlArbiter> arbiter = CreateObject<IbVlArbiter>();
     EXPECT_DEATH(arbiter->SetAttribute("HighTable", StringValue("0-3")), "is not VL:weight");
+    EXPECT_DEATH(arbiter->SetAttribute("HighTable", StringValue("a:1")), "is not VL:weight");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:")), "is not VL:weight");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:-2")), "is not VL:weight");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("15:1")), "data VL \\(0-14\\)");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:256")), "weight of 0-255");
 }

@@ -92,7 +92,12 @@ IbVlArbiter::Parse(const std::string& text)
     while (std::getline(is, item, ','))
     {
         const std::size_t colon = item.find(':');
-        NS_ABORT_MSG_IF(colon == std::string::npos,
+        const auto isNumber = [](const std::string& t) {
+            return !t.empty() && t.size() <= 3
+                   && t.find_first_not_of("0123456789") == std::string::npos;
+        };
+        NS_ABORT_MSG_IF(colon == std::string::npos || !isNumber(item.substr(0, colon))
+                            || !isNumber(item.substr(colon + 1)),
                         "IbVlArbiter: VL arbitration entry '" << item << "' is not VL:weight");
         const unsigned long vl = std::stoul(item.substr(0, colon));
         const unsigned long weight = std::stoul(item.substr(colon + 1));
