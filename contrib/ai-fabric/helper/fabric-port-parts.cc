@@ -22,13 +22,6 @@ FabricPortParts::FabricPortParts(std::string helper, TypeId portType)
 }
 
 void
-FabricPortParts::SetPortType(TypeId portType)
-{
-    m_portType = portType;
-    m_otherPortType = portType;
-}
-
-void
 FabricPortParts::SetPortTypes(TypeId nicPort, TypeId switchPort)
 {
     m_portType = nicPort;
@@ -97,7 +90,7 @@ FabricPortParts::Configure(Ptr<NetDevice> port) const
         Ptr<Object> object = value.Get<Object>();
         if (!object)
         {
-            continue; // a part of the other role (a switch port's watchdog on a NIC port)
+            continue; // the port has the part's attribute but no part in it
         }
         for (const auto& [name, v] : p.attributes)
         {

@@ -37,12 +37,6 @@ class FabricPortParts
     FabricPortParts(std::string helper, TypeId portType);
 
     /**
-     * \brief Set the port type (the helper's may change after construction).
-     * \param portType the type of the ports it creates
-     */
-    void SetPortType(TypeId portType);
-
-    /**
      * \brief The ports are of two role types (NIC and switch ports): a part is known if either
      *        has it, and each port takes the parts its type has.
      * \param nicPort the NIC ports' type
@@ -52,14 +46,14 @@ class FabricPortParts
 
     /**
      * \brief Give every port a part of this type instead of its own. Aborts if the port type
-     *        has no such part or there is no such type.
+     *        has no such part (neither role type has, SetPortTypes()) or there is no such type.
      * \param part the port's pointer attribute
      * \param type the TypeId name of the part to create for each port
      */
     void SetPart(const std::string& part, const std::string& type);
 
     /**
-     * \brief Set an attribute of a part of every port. Aborts if the port type has no such
+     * \brief Set an attribute of a part of every port. Aborts if no port type has such a
      *        part; ns-3 aborts when a port is configured if the part has no such attribute.
      * \param part the port's pointer attribute
      * \param name an attribute of the part
@@ -88,7 +82,7 @@ class FabricPortParts
 
     /**
      * \param part a port's pointer attribute
-     * \return its settings, added if new; aborts if the port type has no such part
+     * \return its settings, added if new; aborts if no port type has such a part
      */
     Part& Get(const std::string& part);
 

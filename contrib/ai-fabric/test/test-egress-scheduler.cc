@@ -122,6 +122,44 @@ class VirtualStrictPriority : public FabricStrictPriorityScheduler
 
 NS_OBJECT_ENSURE_REGISTERED(VirtualStrictPriority);
 
+/// Asks every candidate class, the lowest first, before it chooses the highest that may send:
+/// a port must keep what a question made ready (a NIC's frame from its transport) until the
+/// scheduler chooses that class.
+class AskEveryClassScheduler : public FabricEgressScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestAskEveryClassScheduler")
+                                .SetParent<FabricEgressScheduler>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<AskEveryClassScheduler>();
+        return tid;
+    }
+
+    int32_t Select(FabricEgressClasses& port, uint32_t nClasses, uint32_t candidates) override
+    {
+        int32_t chosen = -1;
+        for (uint32_t c = 0; c < nClasses; ++c)
+        {
+            if ((candidates & (1U << c)) != 0 && port.IsSendable(static_cast<uint8_t>(c)))
+            {
+                chosen = static_cast<int32_t>(c);
+            }
+        }
+        return chosen;
+    }
+
+    void Served(uint8_t /* cls */, uint32_t bytes) override
+    {
+        served += bytes;
+    }
+
+    uint64_t served{0}; //!< bytes sent
+};
+
+NS_OBJECT_ENSURE_REGISTERED(AskEveryClassScheduler);
+
 /// What an incast leaves behind: when each flow finished, and what each port sent.
 struct IncastResult
 {
@@ -329,6 +367,51 @@ TEST_F(EgressSchedulerTest, EveryRocePortSendsThroughItsScheduler)
     Ptr<CountingScheduler> sender = DynamicCast<CountingScheduler>(ports[0]->GetScheduler());
     EXPECT_GT(sender->served[3], 64u * 4096); // the data, with their headers
     EXPECT_EQ(sender->served[6], 0u);         // the sender sends no ACK
+}
+
+// Two hosts write to each other, so each NIC has data from its transport (priority 3) and ACKs
+// (priority 6) to send; its scheduler asks priority 3 (the NIC takes a frame from the
+// transport to answer) and then chooses 6. The frame waits for the next turn: every byte
+// arrives once, nothing is dropped or sent again, and the scheduler saw every byte sent.
+TEST_F(EgressSchedulerTest, ANicKeepsTheFrameItsSchedulerAskedFor)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    NodeContainer sw;
+    sw.Create(1);
+    RoceFabricHelper fabric;
+    fabric.SetPortPart("Scheduler", "ns3::TestAskEveryClassScheduler");
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    fabric.Connect(hosts.Get(0), sw.Get(0));
+    fabric.Connect(hosts.Get(1), sw.Get(0));
+    fabric.ComputeRoutes();
+    std::vector<Ptr<RdmaQueuePair>> receivers;
+    std::vector<Ptr<RdmaQueuePair>> senders;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
+        Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1 - h));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->PostWrite(256 * 1024, h + 1);
+        senders.push_back(a);
+        receivers.push_back(b);
+    }
+    Simulator::Run();
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        EXPECT_EQ(receivers[h]->GetDeliveredBytes(), 256u * 1024);
+        EXPECT_EQ(senders[h]->GetRetransmissions(), 0u);
+        Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(h));
+        EXPECT_EQ(nic->GetCounters().TotalDrops(), 0u);
+        Ptr<AskEveryClassScheduler> scheduler
+            = DynamicCast<AskEveryClassScheduler>(nic->GetScheduler());
+        ASSERT_NE(scheduler, nullptr);
+        EXPECT_EQ(scheduler->served, nic->GetCounters().txBytes);
+        EXPECT_GT(nic->GetQueueCounters(6).enqueuedPackets, 0u); // ACKs, chosen over data
+    }
 }
 
 // The same on InfiniBand: the VL arbiter is a port part like any other, and a scheduler of this

@@ -7,10 +7,12 @@
 #include "fabric-egress-scheduler.h"
 
 #include "fabric-part.h"
+#include "ns3/log.h"
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("FabricEgressScheduler");
 NS_OBJECT_ENSURE_REGISTERED(FabricEgressScheduler);
 
 TypeId

@@ -74,9 +74,10 @@ struct FabricPortCounters
 
 /**
  * \ingroup ai-fabric
- * What a port is: a host's (a NIC, a GPU's NVLink port) or a switch's. The switch that adopts
- * a port makes it a switch port (each fabric's AttachToSwitch()); the port's behaviour
- * follows its role, never a test of which callbacks happen to be set.
+ * What a port is: a host's (a NIC, a GPU's NVLink port) or a switch's. Each role is a type of
+ * its own (RoceNicPort and RoceSwitchPort, IbNicPort and IbSwitchPort, NvLinkGpuPort and
+ * NvSwitchPort), which sets it when constructed; the port's behaviour follows its type, never
+ * a test of which callbacks happen to be set.
  */
 enum class FabricPortRole : uint8_t
 {
@@ -326,7 +327,7 @@ class FabricNetDevice : public NetDevice
 
   protected:
     /**
-     * \brief Set the port's role (the switch that adopts it makes it a switch port).
+     * \brief Set the port's role (a role class's constructor: RoceSwitchPort, ...).
      * \param role the role
      */
     void SetRole(FabricPortRole role)

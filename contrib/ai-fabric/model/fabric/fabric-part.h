@@ -9,6 +9,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/object.h"
+#include "ns3/ptr.h"
 
 namespace ns3
 {
@@ -36,6 +37,24 @@ FabricAdoptPart(const Object& part, const Object*& partOwner, const Object* owne
                     part.GetInstanceTypeId().GetName()
                         << ": one " << what << " given to two owners; each needs its own");
     partOwner = owner;
+}
+
+/**
+ * \ingroup ai-fabric
+ * \brief Put an adopted part in its owner's slot: the part it replaces is disposed (it stops
+ *        acting on the owner), the new one takes its place.
+ * \param slot the owner's member holding the part
+ * \param part the new part (already adopted: FabricAdoptPart())
+ */
+template<class T, class U>
+void
+FabricReplacePart(Ptr<T>& slot, const Ptr<U>& part)
+{
+    if (slot)
+    {
+        slot->Dispose();
+    }
+    slot = part;
 }
 
 } // namespace ns3

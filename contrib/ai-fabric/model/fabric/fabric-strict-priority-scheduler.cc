@@ -6,9 +6,12 @@
 
 #include "fabric-strict-priority-scheduler.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("FabricStrictPriorityScheduler");
 NS_OBJECT_ENSURE_REGISTERED(FabricStrictPriorityScheduler);
 
 TypeId

@@ -9,6 +9,7 @@
 #include "ib-headers.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -19,6 +20,7 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("IbCreditFlowControl");
 NS_OBJECT_ENSURE_REGISTERED(IbCreditFlowControl);
 
 namespace
@@ -89,6 +91,12 @@ IbCreditFlowControl::DoDispose()
         v.fcTimer.Cancel();
     }
     m_send = SendCallback();
+    if (m_port)
+    {
+        // Still readable after its port is gone: the VLs and the period it had.
+        m_dataVls = m_port->GetNTrafficClasses();
+        m_fcPeriod = GetFlowControlPeriod();
+    }
     m_port = nullptr;
     FabricLinkFlowControl::DoDispose();
 }
@@ -162,7 +170,7 @@ IbCreditFlowControl::GetPacketsSent() const
 Time
 IbCreditFlowControl::GetFlowControlPeriod() const
 {
-    if (!m_fcPeriod.IsZero())
+    if (!m_fcPeriod.IsZero() || !m_port)
     {
         return m_fcPeriod;
     }
@@ -390,7 +398,7 @@ IbCreditFlowControl::Receive(Ptr<const Packet> p)
 uint32_t
 IbCreditFlowControl::GetNClasses() const
 {
-    return m_port ? m_port->GetNTrafficClasses() : 0;
+    return m_port ? m_port->GetNTrafficClasses() : m_dataVls;
 }
 
 bool

@@ -9,11 +9,10 @@
 #include "ib-fecn-marker.h"
 #include "ib-headers.h"
 #include "ib-vl-arbiter.h"
-#include "ns3/boolean.h"
+#include "ns3/fabric-part.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
-#include "ns3/rdma-headers.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -268,11 +267,7 @@ void
 IbNetDevice::SetFlowControl(Ptr<IbCreditFlowControl> fc)
 {
     fc->SetPort(this, MakeCallback(&IbNetDevice::QueueFlowControl, this)); // adopts it
-    if (m_fc)
-    {
-        m_fc->Dispose();
-    }
-    m_fc = fc;
+    FabricReplacePart(m_fc, fc);
 }
 
 Ptr<IbCreditFlowControl>
@@ -285,11 +280,7 @@ void
 IbNetDevice::SetScheduler(Ptr<FabricEgressScheduler> scheduler)
 {
     scheduler->Adopt(this);
-    if (m_scheduler)
-    {
-        m_scheduler->Dispose();
-    }
-    m_scheduler = scheduler;
+    FabricReplacePart(m_scheduler, scheduler);
 }
 
 Ptr<FabricEgressScheduler>
@@ -394,11 +385,7 @@ void
 IbNetDevice::SetMarker(Ptr<FabricCongestionMarker> marker)
 {
     marker->Adopt(this);
-    if (m_marker)
-    {
-        m_marker->Dispose();
-    }
-    m_marker = marker;
+    FabricReplacePart(m_marker, marker);
 }
 
 Ptr<FabricCongestionMarker>

@@ -7,13 +7,10 @@
 #ifndef IB_NET_DEVICE_H
 #define IB_NET_DEVICE_H
 
-#include "ns3/event-id.h"
 #include "ns3/fabric-congestion-marker.h"
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/ib-credit-flow-control.h"
-#include "ns3/rdma-transport.h"
-#include "ns3/traced-callback.h"
 
 #include <array>
 #include <deque>
@@ -26,7 +23,7 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * \brief An InfiniBand port (IBTA vol. 1, chapter 7) carrying the RC transport: LRH / BTH /
+ * \brief An InfiniBand port (IBTA vol. 1, chapter 7), what its two roles share: LRH / BTH /
  * payload / ICRC / VCRC data packets, virtual lanes, and credit-based link-level flow control.
  *
  * Credits are counted per data VL in 64-byte blocks, as the IBTA counts them. The receiving

@@ -12,7 +12,6 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-headers.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -61,7 +60,7 @@ IbNicPort::DoDispose()
     NS_LOG_FUNCTION(this);
     if (m_transport)
     {
-        m_transport->Dispose();
+        m_transport->Dispose(); // the adapter owns its transport, and so its QPs
     }
     m_transport = nullptr;
     m_mgmtCb = ManagementCallback();

@@ -60,12 +60,16 @@ IbSwitchPort::DoDispose()
 void
 IbSwitchPort::ReceiveData(Ptr<Packet> p, uint8_t vl, uint32_t /* blocks */, const uint8_t* /* h */)
 {
+    NS_ABORT_MSG_IF(m_forwardCb.IsNull(),
+                    "IbSwitchPort: a packet arrived at a port no switch adopted");
     m_forwardCb(this, p, vl); // its blocks are held until it leaves the switch
 }
 
 void
 IbSwitchPort::ReceiveManagement(Ptr<Packet> p, const uint8_t* /* lrh */)
 {
+    NS_ABORT_MSG_IF(m_forwardCb.IsNull(),
+                    "IbSwitchPort: a packet arrived at a port no switch adopted");
     const uint32_t size = p->GetSize();
     if (m_vl15Occupied + size > m_vl15BufferBytes)
     {

@@ -8,6 +8,7 @@
 
 #include "ib-credit-flow-control.h"
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -16,6 +17,7 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("IbVlArbiter");
 NS_OBJECT_ENSURE_REGISTERED(IbVlArbiter);
 
 TypeId

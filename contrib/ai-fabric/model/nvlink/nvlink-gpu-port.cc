@@ -40,6 +40,7 @@ NvLinkGpuPort::~NvLinkGpuPort()
 void
 NvLinkGpuPort::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_transport = nullptr;
     NvLinkNetDevice::DoDispose();
 }
@@ -83,6 +84,11 @@ NvLinkGpuPort::DequeueForTransmit()
         return nullptr; // no credit is spent on a dead link
     }
     NvLinkCreditFlowControl& fc = *m_fc;
+    if (!m_transport)
+    {
+        fc.NoteStall(true);
+        return nullptr; // no GPU behind the port yet
+    }
     bool creditBlocked = false;
     Ptr<Packet> p = m_transport->Dequeue(m_portIndex, fc.GetCredits(), creditBlocked, m_txHeader);
     fc.NoteStall(!creditBlocked);

@@ -7,11 +7,10 @@
 #include "nvlink-net-device.h"
 
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-part.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
-#include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 #include "nvlink-credit-flow-control.h"
 #include "nvlink-header.h"
 
@@ -56,11 +55,7 @@ void
 NvLinkNetDevice::SetFlowControl(Ptr<NvLinkCreditFlowControl> fc)
 {
     fc->Adopt(this);
-    if (m_fc)
-    {
-        m_fc->Dispose();
-    }
-    m_fc = fc;
+    FabricReplacePart(m_fc, fc);
     m_fc->SetCreditCallback(MakeCallback(&NvLinkNetDevice::SendCredit, this));
 }
 

@@ -43,6 +43,7 @@ NvSwitchPort::~NvSwitchPort()
 void
 NvSwitchPort::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     DetachFromSwitch();
     m_queue.clear();
     NvLinkNetDevice::DoDispose();
@@ -162,6 +163,8 @@ NvSwitchPort::DequeueForTransmit()
 void
 NvSwitchPort::ReceiveData(Ptr<Packet> p, const NvLinkHeader& h, uint32_t /* size */)
 {
+    NS_ABORT_MSG_IF(m_forwardCb.IsNull(),
+                    "NvSwitchPort: a packet arrived at a port no switch adopted");
     m_forwardCb(this, p, h); // held in the buffer until it leaves the switch
 }
 

@@ -46,7 +46,8 @@ class NvSwitchPort : public NvLinkNetDevice
      */
     void AttachToSwitch(ForwardCallback forward, DepartureCallback departure);
 
-    /// Forget the switch (it is disposed): no callback holds it any longer.
+    /// Forget the switch (it is disposed): no callback holds it any longer (a packet that
+    /// arrives after that aborts the run: the port serves no switch).
     void DetachFromSwitch();
 
     /**

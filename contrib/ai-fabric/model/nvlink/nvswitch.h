@@ -19,7 +19,6 @@ namespace ns3
 {
 
 class NvLinkHeader;
-
 class Packet;
 
 /**

@@ -6,6 +6,7 @@
 
 #include "roce-net-device.h"
 
+#include "ns3/fabric-part.h"
 #include "ns3/fabric-strict-priority-scheduler.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -122,11 +123,7 @@ void
 RoceNetDevice::SetMarker(Ptr<FabricCongestionMarker> marker)
 {
     marker->Adopt(this);
-    if (m_marker)
-    {
-        m_marker->Dispose();
-    }
-    m_marker = marker;
+    FabricReplacePart(m_marker, marker);
 }
 
 Ptr<FabricCongestionMarker>
@@ -139,11 +136,7 @@ void
 RoceNetDevice::SetScheduler(Ptr<FabricEgressScheduler> scheduler)
 {
     scheduler->Adopt(this);
-    if (m_scheduler)
-    {
-        m_scheduler->Dispose();
-    }
-    m_scheduler = scheduler;
+    FabricReplacePart(m_scheduler, scheduler);
     m_strictPriority = scheduler->IsPlainStrictPriority();
 }
 
@@ -284,11 +277,7 @@ void
 RoceNetDevice::SetPfc(Ptr<RocePfc> pfc)
 {
     pfc->Adopt(this);
-    if (m_pfc)
-    {
-        m_pfc->Dispose();
-    }
-    m_pfc = pfc;
+    FabricReplacePart(m_pfc, pfc);
     m_pfc->SetCallbacks(MakeCallback(&RoceNetDevice::PauseArrived, this),
                         MakeCallback(&RoceNetDevice::PauseExpired, this));
 }

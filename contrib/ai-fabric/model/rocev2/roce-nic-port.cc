@@ -7,6 +7,7 @@
 #include "roce-nic-port.h"
 
 #include "ns3/ethernet-header.h"
+#include "ns3/fabric-part.h"
 #include "ns3/fabric-strict-priority-scheduler.h"
 #include "ns3/frame-bytes-header.h"
 #include "ns3/log.h"
@@ -214,10 +215,23 @@ RoceNicPort::EnqueueLimited(Ptr<Packet> p, uint8_t priority)
     return true;
 }
 
+void
+RoceNicPort::DoLinkChange(bool up)
+{
+    if (!up && m_transportFrame)
+    {
+        // A frame a scheduler took from the transport and has not sent is lost with the link.
+        CountDrop(m_transportFrame, FabricDropReason::LINK_DOWN);
+        m_transportFrame = nullptr;
+    }
+    RoceNetDevice::DoLinkChange(up);
+}
+
 bool
 RoceNicPort::HasPendingFrames() const
 {
-    return RoceNetDevice::HasPendingFrames() || (m_transport && m_transport->HasReadyData());
+    return RoceNetDevice::HasPendingFrames() || m_transportFrame
+           || (m_transport && m_transport->HasReadyData());
 }
 
 inline bool
@@ -247,6 +261,11 @@ RoceNicPort::Sendable(uint8_t cls, Ptr<Packet>& fromTransport)
 bool
 RoceNicPort::IsSendable(uint8_t cls)
 {
+    if (m_transportFrame && cls == (m_rdmaDscp >> 3))
+    {
+        // A frame taken from the transport for an earlier question still waits to be sent.
+        return !m_pfc->IsPaused(cls, m_selectNow);
+    }
     return Sendable(cls, m_transportFrame);
 }
 
@@ -292,9 +311,10 @@ RoceNicPort::DequeueForTransmit()
         return nullptr;
     }
     const auto prio = static_cast<uint8_t>(chosen);
-    Ptr<Packet> p = m_transportFrame;
-    if (p)
+    Ptr<Packet> p;
+    if (m_transportFrame && prio == (m_rdmaDscp >> 3) && !QueuedSendable(prio))
     {
+        p = m_transportFrame; // the transport's frame the scheduler asked for
         m_transportFrame = nullptr;
     }
     else
@@ -371,11 +391,7 @@ void
 RoceNicPort::SetHostInterface(Ptr<RoceHostInterface> host)
 {
     host->SetPort(this); // adopts it (FabricAdoptPart)
-    if (m_host)
-    {
-        m_host->Dispose();
-    }
-    m_host = host;
+    FabricReplacePart(m_host, host);
 }
 
 Ptr<RoceHostInterface>

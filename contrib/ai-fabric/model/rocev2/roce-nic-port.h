@@ -100,6 +100,7 @@ class RoceNicPort
     Ptr<Packet> DequeueForTransmit() override;
     bool HasPendingFrames() const override;
     void DoReceive(Ptr<Packet> p) override;
+    void DoLinkChange(bool up) override;
 
   private:
     /**

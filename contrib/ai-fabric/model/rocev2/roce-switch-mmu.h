@@ -94,7 +94,7 @@ class RoceSwitchMmu : public FabricBufferManager
 
     /**
      * \brief A frame will leave its egress port at \p at (a frame a switch port chose ahead,
-     * see RoceNetDevice::EnqueueAfter()): free its bytes then. Without an event: the MMU
+     * see RoceSwitchPort::EnqueueAfter()): free its bytes then. Without an event: the MMU
      * catches up with the releases due whenever it is consulted (Admit(), the getters, its
      * refresh timer), which is exact for every decision it takes; a release that may resume
      * a paused queue (XON) is an event at \p at.

@@ -6,6 +6,7 @@
 
 #include "roce-switch-port.h"
 
+#include "ns3/fabric-part.h"
 #include "ns3/fabric-strict-priority-scheduler.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -303,6 +304,8 @@ RoceSwitchPort::DoReceive(Ptr<Packet> p)
         ReceivePfc(p);
         return;
     }
+    NS_ABORT_MSG_IF(m_forwardCb.IsNull(),
+                    "RoceSwitchPort: a frame arrived at a port no switch adopted");
     m_forwardCb(this, p);
 }
 
@@ -373,11 +376,7 @@ void
 RoceSwitchPort::SetPfcWatchdog(Ptr<RocePfcWatchdog> watchdog)
 {
     watchdog->SetPort(this); // adopts it (FabricAdoptPart)
-    if (m_pfcWatchdog)
-    {
-        m_pfcWatchdog->Dispose();
-    }
-    m_pfcWatchdog = watchdog;
+    FabricReplacePart(m_pfcWatchdog, watchdog);
 }
 
 Ptr<RocePfcWatchdog>

@@ -9,6 +9,7 @@
 #include "ns3/abort.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-part.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -101,11 +102,7 @@ RoceSwitch::SetBufferManager(Ptr<FabricBufferManager> manager)
     NS_ABORT_MSG_IF(!m_ports.empty(),
                     "RoceSwitch: the buffer manager is replaced before ports are added");
     manager->Adopt(this);
-    if (m_mmu)
-    {
-        m_mmu->Dispose();
-    }
-    m_mmu = manager;
+    FabricReplacePart(m_mmu, manager);
     m_mmu->SetPauseCallback(MakeCallback(&RoceSwitch::SendPause, this));
 }
 

@@ -21,7 +21,6 @@ namespace ns3
 {
 
 class Packet;
-
 class RoceSwitchMmu;
 
 /**
