@@ -122,6 +122,22 @@ class VirtualStrictPriority : public FabricStrictPriorityScheduler
 
 NS_OBJECT_ENSURE_REGISTERED(VirtualStrictPriority);
 
+/// VL arbitration asked through its virtual functions: a subclass that changes nothing.
+class VirtualVlArbiter : public IbVlArbiter
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestVirtualVlArbiter")
+                                .SetParent<IbVlArbiter>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<VirtualVlArbiter>();
+        return tid;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(VirtualVlArbiter);
+
 /// Asks every candidate class, the lowest first, before it chooses the highest that may send:
 /// a port must keep what a question made ready (a NIC's frame from its transport) until the
 /// scheduler chooses that class.
@@ -221,6 +237,61 @@ Incast(const std::string& scheduler)
     return result;
 }
 
+/**
+ * \brief Hosts 0 (SL 0, VL0) and 1 (SL 1, VL1) write 2 MiB each to host 2 through one
+ *        InfiniBand switch, every port with the given VL arbiter and low-priority table.
+ * \param scheduler the arbiter's type name
+ * \param lowTable its LowTable
+ * \return when each flow finished, and what each switch port sent
+ */
+IncastResult
+IbIncast(const std::string& scheduler, const std::string& lowTable)
+{
+    NodeContainer hosts;
+    hosts.Create(3);
+    NodeContainer sw;
+    sw.Create(1);
+    IbFabricHelper fabric;
+    fabric.SetPortPart("Scheduler", scheduler);
+    fabric.SetPortPartAttribute("Scheduler", "LowTable", StringValue(lowTable));
+    fabric.InstallHosts(hosts);
+    fabric.InstallSwitches(sw);
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        fabric.Connect(hosts.Get(h), sw.Get(0));
+    }
+    fabric.ComputeRoutes();
+    fabric.GetNic(hosts.Get(1))->SetAttribute("Sl", UintegerValue(1));
+    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
+    IncastResult result;
+    result.finished.assign(2, -1);
+    std::vector<Ptr<RdmaQueuePair>> qps;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
+        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
+        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
+        tx->ConnectQueuePairs(a, b, rx);
+        a->SetCompletionCallback(Callback<void, Ptr<RdmaQueuePair>, const RdmaCompletion&>(
+            [&result, h](Ptr<RdmaQueuePair>, const RdmaCompletion& c)
+            { result.finished[h] = c.completionTime.GetTimeStep(); }));
+        a->PostWrite(2 << 20, h + 1);
+        qps.push_back(b);
+    }
+    Simulator::Run();
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        EXPECT_EQ(qps[h]->GetDeliveredBytes(), 2u << 20);
+    }
+    Ptr<IbSwitch> s = sw.Get(0)->GetObject<IbSwitch>();
+    for (uint32_t i = 0; i < s->GetNPorts(); ++i)
+    {
+        result.portBytes.push_back(s->GetPort(i)->GetCounters().txBytes);
+    }
+    Simulator::Destroy();
+    return result;
+}
+
 } // namespace
 
 // Strict priority asks from the highest class down, only those in the candidates, and stops at
@@ -303,6 +374,15 @@ TEST_F(EgressSchedulerTest, VlArbiterRefusesAMalformedTable)
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:-2")), "is not VL:weight");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("15:1")), "data VL \\(0-14\\)");
     EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:256")), "weight of 0-255");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:2,")), "has an empty entry");
+    EXPECT_DEATH(arbiter->SetAttribute("LowTable", StringValue("1:2,,3:4")), "has an empty entry");
+    // Spaces around entries and numbers are allowed; a blank table is no table.
+    arbiter->SetAttribute("LowTable", StringValue(" 0 : 2 , 1:1 "));
+    arbiter->SetAttribute("HighTable", StringValue("  "));
+    FakeClasses port;
+    port.sendable = 0x3;
+    // VL0 sends two 64-byte units, VL1 one, in turn: as "0:2,1:1" without a high table.
+    EXPECT_EQ(Serve(arbiter, port, 2, 6, 64), (std::vector<int>{0, 0, 1, 0, 0, 1}));
 }
 
 // A port runs plain strict priority inline (its per-frame path); a subclass is asked through
@@ -319,6 +399,24 @@ TEST_F(EgressSchedulerTest, InlineStrictPriorityIsTheScheduler)
     EXPECT_EQ(inline_.finished, virtual_.finished);
     EXPECT_EQ(inline_.portBytes, virtual_.portBytes);
     EXPECT_GT(inline_.finished[0], 0);
+}
+
+// The plain VL arbiter runs inline in an InfiniBand port; a subclass is asked through its
+// virtual functions. Both choose the same packets, with tables (3:1 between the two VLs) and
+// without (turns): the two flows end at the same picosecond, every port having sent the same.
+TEST_F(EgressSchedulerTest, InlineVlArbiterIsTheScheduler)
+{
+    EXPECT_TRUE(CreateObject<IbVlArbiter>()->IsPlain());
+    EXPECT_FALSE(CreateObject<VirtualVlArbiter>()->IsPlain());
+    for (const std::string table : {"0:192,1:64", ""})
+    {
+        const IncastResult inline_ = IbIncast("ns3::IbVlArbiter", table);
+        const IncastResult virtual_ = IbIncast("ns3::TestVirtualVlArbiter", table);
+        EXPECT_EQ(inline_.finished, virtual_.finished) << table;
+        EXPECT_EQ(inline_.portBytes, virtual_.portBytes) << table;
+        EXPECT_GT(inline_.finished[0], 0);
+        EXPECT_NE(inline_.finished[0], inline_.finished[1]) << table;
+    }
 }
 
 // A scheduler of this file given to every RoCEv2 port by the helper: each port sends all its

@@ -99,6 +99,7 @@ IbNetDevice::DoDispose()
     {
         lane.queue.clear();
     }
+    m_nonEmptyLanes = 0;
     m_fcQueue.clear();
     m_mgmtQueue.clear();
     if (m_marker)
@@ -113,6 +114,7 @@ IbNetDevice::DoDispose()
     {
         m_scheduler->Dispose();
     }
+    m_plainArbiter = nullptr;
     FabricNetDevice::DoDispose();
 }
 
@@ -159,6 +161,7 @@ IbNetDevice::Flush()
                 Departed(q.ingress, q.inVl, size);
             }
         }
+        m_nonEmptyLanes &= ~(1U << vl);
     }
     m_fcQueue.clear();
     while (!m_mgmtQueue.empty())
@@ -183,13 +186,20 @@ IbNetDevice::FillFromTransport(uint8_t /* vl */)
 {
 }
 
+uint32_t
+IbNetDevice::TransportLanes() const
+{
+    return 0;
+}
+
 void
 IbNetDevice::EnqueueData(
     Ptr<Packet> p, uint8_t vl, uint16_t ingress, uint8_t inVl, Time ready, bool peak)
 {
     Lane& lane = m_lanes[vl];
-    lane.queue.push_back({p, ingress, inVl, ready});
     lane.queuedBytes += p->GetSize();
+    lane.queue.push_back({std::move(p), ingress, inVl, ready});
+    m_nonEmptyLanes |= 1U << vl;
     if (peak)
     {
         lane.maxQueuedBytes = std::max(lane.maxQueuedBytes, lane.queuedBytes);
@@ -200,23 +210,6 @@ void
 IbNetDevice::EnqueueManagement(Ptr<Packet> p, uint16_t ingress)
 {
     m_mgmtQueue.emplace_back(p, ingress);
-}
-
-bool
-IbNetDevice::QueuesEmpty() const
-{
-    if (!m_fcQueue.empty() || !m_mgmtQueue.empty())
-    {
-        return false;
-    }
-    for (uint8_t v = 0; v < m_dataVls; ++v)
-    {
-        if (!m_lanes[v].queue.empty())
-        {
-            return false;
-        }
-    }
-    return true;
 }
 
 uint8_t
@@ -281,6 +274,8 @@ IbNetDevice::SetScheduler(Ptr<FabricEgressScheduler> scheduler)
 {
     scheduler->Adopt(this);
     FabricReplacePart(m_scheduler, scheduler);
+    Ptr<IbVlArbiter> arbiter = DynamicCast<IbVlArbiter>(scheduler);
+    m_plainArbiter = arbiter && arbiter->IsPlain() ? PeekPointer(arbiter) : nullptr;
 }
 
 Ptr<FabricEgressScheduler>
@@ -322,27 +317,42 @@ IbNetDevice::QueueFlowControl(Ptr<Packet> p)
     TryTransmit();
 }
 
-bool
-IbNetDevice::IsSendable(uint8_t vl)
+inline bool
+IbNetDevice::Sendable(uint8_t vl)
 {
     Lane& lane = m_lanes[vl];
     if (lane.queue.empty())
     {
-        FillFromTransport(vl); // an adapter's transport VL
+        FillFromTransport(vl); // an adapter's transport VL (the only empty VLs asked)
+        if (lane.queue.empty())
+        {
+            return false;
+        }
     }
-    if (lane.queue.empty() || lane.queue.front().ready > m_readyLimit)
+    const Queued& head = lane.queue.front();
+    if (head.ready > m_readyLimit)
     {
-        return false; // none, or still in the switch's pipeline (EnqueueAfter)
+        return false; // still in the switch's pipeline (EnqueueAfter)
     }
-    return m_fc->CanSend(vl, Blocks(lane.queue.front().packet->GetSize()));
+    return m_fc->CanSend(vl, Blocks(head.packet->GetSize()));
+}
+
+bool
+IbNetDevice::IsSendable(uint8_t vl)
+{
+    return Sendable(vl);
 }
 
 Ptr<Packet>
 IbNetDevice::Take(uint8_t vl)
 {
     Lane& lane = m_lanes[vl];
-    const Queued q = lane.queue.front();
+    const Queued q = std::move(lane.queue.front());
     lane.queue.pop_front();
+    if (lane.queue.empty())
+    {
+        m_nonEmptyLanes &= ~(1U << vl);
+    }
     SetFrameReady(q.ready);
     const Ptr<Packet>& p = q.packet;
     const uint16_t ingress = q.ingress;
@@ -423,26 +433,42 @@ IbNetDevice::DequeueForTransmit()
     // now compete; if none is, those ready first (the only ones there, before issue 13).
     // (An adapter's packets are ready when queued: the limit stays now.)
     m_readyLimit = Simulator::Now();
+    if (m_nonEmptyLanes != 0)
     {
-        bool anyReady = false;
-        Time earliest = Time::Max();
-        for (uint8_t vl = 0; vl < m_dataVls; ++vl)
+        int64_t earliest = INT64_MAX;
+        const int64_t now = m_readyLimit.GetTimeStep();
+        for (uint32_t lanes = m_nonEmptyLanes; lanes != 0; lanes &= lanes - 1)
         {
-            if (!m_lanes[vl].queue.empty())
+            const int64_t ready = m_lanes[__builtin_ctz(lanes)].queue.front().ready.GetTimeStep();
+            if (ready <= now)
             {
-                const Time ready = m_lanes[vl].queue.front().ready;
-                anyReady = anyReady || ready <= m_readyLimit;
-                earliest = std::min(earliest, ready);
+                earliest = INT64_MAX; // one is ready: the limit stays now
+                break;
             }
+            earliest = std::min(earliest, ready);
         }
-        if (!anyReady && earliest != Time::Max())
+        if (earliest != INT64_MAX)
         {
-            m_readyLimit = earliest;
+            m_readyLimit = TimeStep(earliest);
         }
     }
-    // The scheduler (VL arbitration) asks the VLs in its order (IsSendable): every data VL may
-    // have a packet, the transport's by pulling one.
-    const int32_t vl = m_scheduler->Select(*this, m_dataVls, (1U << m_dataVls) - 1);
+    // The scheduler (VL arbitration) asks the VLs in its order (IsSendable): the VLs that hold
+    // a packet, and the transport's, which pulls one when asked.
+    const uint32_t candidates = (m_nonEmptyLanes | TransportLanes()) & ((1U << m_dataVls) - 1);
+    if (m_plainArbiter)
+    {
+        // The default scheduler, without its virtual calls (the per-packet path).
+        const int32_t vl = m_plainArbiter->SelectWith(
+            m_dataVls, candidates, [this](uint8_t v) { return Sendable(v); });
+        if (vl < 0)
+        {
+            return nullptr;
+        }
+        Ptr<Packet> p = Take(static_cast<uint8_t>(vl));
+        m_plainArbiter->IbVlArbiter::Served(static_cast<uint8_t>(vl), p->GetSize());
+        return p;
+    }
+    const int32_t vl = m_scheduler->Select(*this, m_dataVls, candidates);
     if (vl < 0)
     {
         return nullptr;

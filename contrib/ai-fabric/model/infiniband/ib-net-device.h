@@ -11,6 +11,7 @@
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/ib-credit-flow-control.h"
+#include "ns3/ib-vl-arbiter.h"
 
 #include <array>
 #include <deque>
@@ -225,9 +226,14 @@ class IbNetDevice
     /**
      * \brief A data VL is empty when the scheduler asks for it: an adapter fills the
      *        transport's VL with the transport's next packet (the base class: nothing).
+     *        Asked only for the VLs in TransportLanes().
      * \param vl the VL
      */
     virtual void FillFromTransport(uint8_t vl);
+
+    /// \return bit mask of the data VLs a transport fills when asked (FillFromTransport());
+    ///         the base class: none
+    virtual uint32_t TransportLanes() const;
 
     /**
      * \brief Queue a packet at a data VL.
@@ -253,7 +259,10 @@ class IbNetDevice
     void EnqueueManagement(Ptr<Packet> p, uint16_t ingress);
 
     /// \return true if no data VL, nor the flow-control or VL15 queue, holds a packet
-    bool QueuesEmpty() const;
+    bool QueuesEmpty() const
+    {
+        return m_nonEmptyLanes == 0 && m_fcQueue.empty() && m_mgmtQueue.empty();
+    }
 
     /// Ingress of a packet that did not come through a switch
     static constexpr uint16_t NO_INGRESS = 0xFFFF;
@@ -297,6 +306,13 @@ class IbNetDevice
     bool IsSendable(uint8_t vl) override;
 
     /**
+     * \brief IsSendable() itself, for the scheduler run inline.
+     * \param vl the VL
+     * \return true if it has a packet and the credits for it
+     */
+    bool Sendable(uint8_t vl);
+
+    /**
      * \brief Send the head packet of an eligible VL.
      * \param vl the VL
      * \return the packet
@@ -312,11 +328,13 @@ class IbNetDevice
     std::string m_slToVlText;               //!< SlToVl attribute
     std::vector<uint8_t> m_slToVl;          //!< SL-to-VL table (empty: SL mod DataVls)
     std::array<Lane, MAX_DATA_VLS> m_lanes; //!< per data VL
+    uint32_t m_nonEmptyLanes{0};            //!< bit v: data VL v holds a packet
     std::deque<Ptr<Packet>> m_fcQueue;      //!< flow-control packets to send, ahead of data
     std::deque<std::pair<Ptr<Packet>, uint16_t>> m_mgmtQueue; //!< VL15: (packet, ingress)
     uint64_t m_mgmtSent{0};                                   //!< management packets sent
     Ptr<FabricCongestionMarker> m_marker;   //!< FECN at switch egress (attribute Marker)
     Ptr<FabricEgressScheduler> m_scheduler; //!< VL arbitration (attribute Scheduler)
+    IbVlArbiter* m_plainArbiter{nullptr};   //!< m_scheduler, run inline, if plain IbVlArbiter
 };
 
 } // namespace ns3

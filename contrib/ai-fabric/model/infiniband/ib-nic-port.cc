@@ -163,6 +163,12 @@ IbNicPort::FillFromTransport(uint8_t vl)
     }
 }
 
+uint32_t
+IbNicPort::TransportLanes() const
+{
+    return m_transport ? 1U << VlOfSl(m_sl) : 0;
+}
+
 bool
 IbNicPort::HasPendingFrames() const
 {

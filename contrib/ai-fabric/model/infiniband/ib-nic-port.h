@@ -81,6 +81,7 @@ class IbNicPort
     void ReceiveData(Ptr<Packet> p, uint8_t vl, uint32_t blocks, const uint8_t* h) override;
     void ReceiveManagement(Ptr<Packet> p, const uint8_t* lrh) override;
     void FillFromTransport(uint8_t vl) override;
+    uint32_t TransportLanes() const override;
 
   private:
     /**

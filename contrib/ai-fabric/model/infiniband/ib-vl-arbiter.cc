@@ -12,8 +12,6 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
-#include <sstream>
-
 namespace ns3
 {
 
@@ -88,53 +86,47 @@ IbVlArbiter::GetLowTable() const
 std::vector<IbVlArbiter::Entry>
 IbVlArbiter::Parse(const std::string& text)
 {
-    std::vector<Entry> table;
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
+    const auto trim = [](const std::string& t)
     {
+        const std::size_t first = t.find_first_not_of(" \t");
+        return first == std::string::npos ? std::string()
+                                          : t.substr(first, t.find_last_not_of(" \t") - first + 1);
+    };
+    const auto isNumber = [](const std::string& t) {
+        return !t.empty() && t.size() <= 3
+               && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    std::vector<Entry> table;
+    if (trim(text).empty())
+    {
+        return table; // no table
+    }
+    std::size_t start = 0;
+    while (true)
+    {
+        // Entries are separated by commas, each "VL:weight", spaces around either allowed.
+        const std::size_t comma = text.find(',', start);
+        const std::string item = trim(text.substr(start, comma - start));
+        NS_ABORT_MSG_IF(item.empty(),
+                        "IbVlArbiter: VL arbitration table '" << text << "' has an empty entry");
         const std::size_t colon = item.find(':');
-        const auto isNumber = [](const std::string& t) {
-            return !t.empty() && t.size() <= 3
-                   && t.find_first_not_of("0123456789") == std::string::npos;
-        };
-        NS_ABORT_MSG_IF(colon == std::string::npos || !isNumber(item.substr(0, colon))
-                            || !isNumber(item.substr(colon + 1)),
+        const std::string vlText = colon == std::string::npos ? "" : trim(item.substr(0, colon));
+        const std::string weightText
+            = colon == std::string::npos ? "" : trim(item.substr(colon + 1));
+        NS_ABORT_MSG_IF(!isNumber(vlText) || !isNumber(weightText),
                         "IbVlArbiter: VL arbitration entry '" << item << "' is not VL:weight");
-        const unsigned long vl = std::stoul(item.substr(0, colon));
-        const unsigned long weight = std::stoul(item.substr(colon + 1));
+        const unsigned long vl = std::stoul(vlText);
+        const unsigned long weight = std::stoul(weightText);
         NS_ABORT_MSG_IF(vl >= IbCreditFlowControl::MAX_DATA_VLS || weight > 255,
                         "IbVlArbiter: VL arbitration entry '"
                             << item << "' needs a data VL (0-14) and a weight of 0-255");
         table.push_back({static_cast<uint8_t>(vl), static_cast<uint32_t>(weight)});
-    }
-    return table;
-}
-
-int32_t
-IbVlArbiter::ServeTable(FabricEgressClasses& port,
-                        uint32_t nClasses,
-                        uint32_t candidates,
-                        const std::vector<Entry>& table,
-                        Position& pos)
-{
-    for (std::size_t tries = 0; tries < table.size(); ++tries)
-    {
-        const Entry& entry = table[pos.index];
-        if (pos.fresh)
+        if (comma == std::string::npos)
         {
-            pos.remaining = static_cast<int64_t>(entry.weight) * IbCreditFlowControl::BLOCK_BYTES;
-            pos.fresh = false;
+            return table;
         }
-        if (pos.remaining > 0 && entry.vl < nClasses && (candidates & (1U << entry.vl))
-            && port.IsSendable(entry.vl))
-        {
-            return entry.vl; // Charge() moves on once its weight is spent
-        }
-        pos.index = (pos.index + 1) % table.size();
-        pos.fresh = true;
+        start = comma + 1;
     }
-    return -1;
 }
 
 void
@@ -151,47 +143,13 @@ IbVlArbiter::Charge(const std::vector<Entry>& table, Position& pos, uint32_t byt
 int32_t
 IbVlArbiter::Select(FabricEgressClasses& port, uint32_t nClasses, uint32_t candidates)
 {
-    m_from = From::NONE;
-    if (m_high.empty() && m_low.empty())
-    {
-        // No tables: every data VL in turn, one packet each.
-        for (uint32_t k = 0; k < nClasses; ++k)
-        {
-            const auto vl = static_cast<uint8_t>((m_next + k) % nClasses);
-            if ((candidates & (1U << vl)) && port.IsSendable(vl))
-            {
-                m_next = (vl + 1) % nClasses;
-                m_from = From::TURNS;
-                return vl;
-            }
-        }
-        return -1;
-    }
-    // The high-priority table first, until it has sent its limit (HighLimit x 4096 bytes;
-    // 255: no limit) while the low-priority table has a packet. A limit of 0 still lets one
-    // high-priority packet go first (IBTA).
-    const bool highBounded = m_highLimit != 255;
-    if (!highBounded || m_highSent == 0 || m_highSent < uint64_t(m_highLimit) * 4096)
-    {
-        const int32_t vl = ServeTable(port, nClasses, candidates, m_high, m_highPos);
-        if (vl >= 0)
-        {
-            m_from = From::HIGH;
-            return vl;
-        }
-    }
-    int32_t vl = ServeTable(port, nClasses, candidates, m_low, m_lowPos);
-    if (vl >= 0)
-    {
-        m_from = From::LOW;
-        return vl;
-    }
-    vl = ServeTable(port, nClasses, candidates, m_high, m_highPos);
-    if (vl >= 0)
-    {
-        m_from = From::HIGH_BEYOND; // the low table had nothing: the high table may go on
-    }
-    return vl;
+    return SelectWith(nClasses, candidates, [&port](uint8_t vl) { return port.IsSendable(vl); });
+}
+
+bool
+IbVlArbiter::IsPlain() const
+{
+    return GetInstanceTypeId() == IbVlArbiter::GetTypeId();
 }
 
 void

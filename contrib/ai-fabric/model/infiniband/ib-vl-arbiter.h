@@ -44,7 +44,24 @@ class IbVlArbiter : public FabricEgressScheduler
     int32_t Select(FabricEgressClasses& port, uint32_t nClasses, uint32_t candidates) override;
     void Served(uint8_t cls, uint32_t bytes) override;
 
+    /// \return true for this class itself: a port may run SelectWith() and Served() without
+    ///         virtual calls (its per-packet path); a subclass is asked through Select()
+    bool IsPlain() const;
+
+    /**
+     * \brief VL arbitration itself, for Select() and for a port that runs it inline.
+     * \param nClasses the port's data VLs
+     * \param candidates bit mask of the VLs that may have a packet (the others are not asked)
+     * \param sendable asked for a VL in the arbitration's order: may it send now?
+     * \return the VL chosen, or -1
+     */
+    template<class Sendable>
+    int32_t SelectWith(uint32_t nClasses, uint32_t candidates, Sendable&& sendable);
+
   private:
+    /// A table's weights count 64-byte units (IBTA vol. 1, 7.6.9).
+    static constexpr uint32_t ENTRY_UNIT_BYTES = 64;
+
     /// One entry of a VL arbitration table.
     struct Entry
     {
@@ -94,11 +111,12 @@ class IbVlArbiter : public FabricEgressScheduler
      * \param pos its position (advanced past the entries passed over)
      * \return the VL, or -1
      */
-    static int32_t ServeTable(FabricEgressClasses& port,
-                              uint32_t nClasses,
+    template<class Sendable>
+    static int32_t ServeTable(uint32_t nClasses,
                               uint32_t candidates,
                               const std::vector<Entry>& table,
-                              Position& pos);
+                              Position& pos,
+                              Sendable& sendable);
 
     /**
      * \brief Count a packet sent by the entry a table chose.
@@ -119,6 +137,82 @@ class IbVlArbiter : public FabricEgressScheduler
     uint32_t m_next{0};        //!< the VL whose turn is next (no tables)
     From m_from{From::NONE};   //!< what chose the last VL
 };
+
+template<class Sendable>
+int32_t
+IbVlArbiter::ServeTable(uint32_t nClasses,
+                        uint32_t candidates,
+                        const std::vector<Entry>& table,
+                        Position& pos,
+                        Sendable& sendable)
+{
+    for (std::size_t tries = 0; tries < table.size(); ++tries)
+    {
+        const Entry& entry = table[pos.index];
+        if (pos.fresh)
+        {
+            pos.remaining = static_cast<int64_t>(entry.weight) * ENTRY_UNIT_BYTES;
+            pos.fresh = false;
+        }
+        if (pos.remaining > 0 && entry.vl < nClasses && (candidates & (1U << entry.vl))
+            && sendable(entry.vl))
+        {
+            return entry.vl; // Charge() moves on once its weight is spent
+        }
+        pos.index = (pos.index + 1) % table.size();
+        pos.fresh = true;
+    }
+    return -1;
+}
+
+template<class Sendable>
+int32_t
+IbVlArbiter::SelectWith(uint32_t nClasses, uint32_t candidates, Sendable&& sendable)
+{
+    m_from = From::NONE;
+    if (m_high.empty() && m_low.empty())
+    {
+        // No tables: every data VL in turn, one packet each.
+        const uint32_t first = m_next < nClasses ? m_next : m_next % nClasses;
+        for (uint32_t k = 0; k < nClasses; ++k)
+        {
+            uint32_t vl = first + k;
+            vl = vl >= nClasses ? vl - nClasses : vl;
+            if ((candidates & (1U << vl)) && sendable(static_cast<uint8_t>(vl)))
+            {
+                m_next = vl + 1 == nClasses ? 0 : vl + 1;
+                m_from = From::TURNS;
+                return static_cast<int32_t>(vl);
+            }
+        }
+        return -1;
+    }
+    // The high-priority table first, until it has sent its limit (HighLimit x 4096 bytes;
+    // 255: no limit) while the low-priority table has a packet. A limit of 0 still lets one
+    // high-priority packet go first (IBTA).
+    const bool highBounded = m_highLimit != 255;
+    if (!highBounded || m_highSent == 0 || m_highSent < uint64_t(m_highLimit) * 4096)
+    {
+        const int32_t vl = ServeTable(nClasses, candidates, m_high, m_highPos, sendable);
+        if (vl >= 0)
+        {
+            m_from = From::HIGH;
+            return vl;
+        }
+    }
+    int32_t vl = ServeTable(nClasses, candidates, m_low, m_lowPos, sendable);
+    if (vl >= 0)
+    {
+        m_from = From::LOW;
+        return vl;
+    }
+    vl = ServeTable(nClasses, candidates, m_high, m_highPos, sendable);
+    if (vl >= 0)
+    {
+        m_from = From::HIGH_BEYOND; // the low table had nothing: the high table may go on
+    }
+    return vl;
+}
 
 } // namespace ns3
 
