@@ -10,13 +10,13 @@
 // every frame a port sends from its queues, byte for byte.
 
 #include "ai-fabric-test-fixture.h"
+#include "fabric-star.h"
 #include "ns3/fabric-egress-scheduler.h"
 #include "ns3/fabric-strict-priority-scheduler.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/ib-switch.h"
 #include "ns3/ib-vl-arbiter.h"
-#include "ns3/node-container.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric-helper.h"
@@ -192,32 +192,20 @@ struct IncastResult
 IncastResult
 Incast(const std::string& scheduler)
 {
-    NodeContainer hosts;
-    hosts.Create(4);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    if (!scheduler.empty())
-    {
-        fabric.SetPortPart("Scheduler", scheduler);
-    }
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t h = 0; h < 4; ++h)
-    {
-        fabric.Connect(hosts.Get(h), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(3));
+    FabricStar<RoceFabricHelper> star(4,
+                                      [&scheduler](RoceFabricHelper& fabric)
+                                      {
+                                          if (!scheduler.empty())
+                                          {
+                                              fabric.SetPortPart("Scheduler", scheduler);
+                                          }
+                                      });
     IncastResult result;
     result.finished.assign(3, -1);
     std::vector<Ptr<RdmaQueuePair>> qps;
     for (uint32_t h = 0; h < 3; ++h)
     {
-        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
-        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-        tx->ConnectQueuePairs(a, b, rx);
+        auto [a, b] = star.Connect(h, 3);
         a->SetCompletionCallback(Callback<void, Ptr<RdmaQueuePair>, const RdmaCompletion&>(
             [&result, h](Ptr<RdmaQueuePair>, const RdmaCompletion& c)
             { result.finished[h] = c.completionTime.GetTimeStep(); }));
@@ -229,7 +217,7 @@ Incast(const std::string& scheduler)
     {
         EXPECT_EQ(qps[h]->GetDeliveredBytes(), 1u << 20);
     }
-    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    Ptr<RoceSwitch> s = star.sw.Get(0)->GetObject<RoceSwitch>();
     for (uint32_t i = 0; i < s->GetNPorts(); ++i)
     {
         result.portBytes.push_back(s->GetPort(i)->GetCounters().txBytes);
@@ -247,31 +235,20 @@ Incast(const std::string& scheduler)
 IncastResult
 IbIncast(const std::string& scheduler, const std::string& lowTable)
 {
-    NodeContainer hosts;
-    hosts.Create(3);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.SetPortPart("Scheduler", scheduler);
-    fabric.SetPortPartAttribute("Scheduler", "LowTable", StringValue(lowTable));
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    for (uint32_t h = 0; h < 3; ++h)
-    {
-        fabric.Connect(hosts.Get(h), sw.Get(0));
-    }
-    fabric.ComputeRoutes();
-    fabric.GetNic(hosts.Get(1))->SetAttribute("Sl", UintegerValue(1));
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(2));
+    FabricStar<IbFabricHelper> star(3,
+                                    [&](IbFabricHelper& fabric)
+                                    {
+                                        fabric.SetPortPart("Scheduler", scheduler);
+                                        fabric.SetPortPartAttribute(
+                                            "Scheduler", "LowTable", StringValue(lowTable));
+                                    });
+    star.fabric.GetNic(star.hosts.Get(1))->SetAttribute("Sl", UintegerValue(1));
     IncastResult result;
     result.finished.assign(2, -1);
     std::vector<Ptr<RdmaQueuePair>> qps;
     for (uint32_t h = 0; h < 2; ++h)
     {
-        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
-        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-        tx->ConnectQueuePairs(a, b, rx);
+        auto [a, b] = star.Connect(h, 2);
         a->SetCompletionCallback(Callback<void, Ptr<RdmaQueuePair>, const RdmaCompletion&>(
             [&result, h](Ptr<RdmaQueuePair>, const RdmaCompletion& c)
             { result.finished[h] = c.completionTime.GetTimeStep(); }));
@@ -283,7 +260,7 @@ IbIncast(const std::string& scheduler, const std::string& lowTable)
     {
         EXPECT_EQ(qps[h]->GetDeliveredBytes(), 2u << 20);
     }
-    Ptr<IbSwitch> s = sw.Get(0)->GetObject<IbSwitch>();
+    Ptr<IbSwitch> s = star.sw.Get(0)->GetObject<IbSwitch>();
     for (uint32_t i = 0; i < s->GetNPorts(); ++i)
     {
         result.portBytes.push_back(s->GetPort(i)->GetCounters().txBytes);
@@ -424,27 +401,17 @@ TEST_F(EgressSchedulerTest, InlineVlArbiterIsTheScheduler)
 // port sent, byte for byte; the data go on priority 3, ACKs on priority 6.
 TEST_F(EgressSchedulerTest, EveryRocePortSendsThroughItsScheduler)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler");
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(hosts.Get(1), sw.Get(0));
-    fabric.ComputeRoutes();
-    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
-    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-    tx->ConnectQueuePairs(a, b, rx);
+    FabricStar<RoceFabricHelper> star(
+        2,
+        [](RoceFabricHelper& fabric)
+        { fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler"); });
+    auto [a, b] = star.Connect(0, 1);
     a->PostWrite(64 * 4096, 1);
     Simulator::Run();
     EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
-    std::vector<Ptr<RoceNetDevice>> ports{fabric.GetNic(hosts.Get(0)), fabric.GetNic(hosts.Get(1))};
-    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    std::vector<Ptr<RoceNetDevice>> ports{star.fabric.GetNic(star.hosts.Get(0)),
+                                          star.fabric.GetNic(star.hosts.Get(1))};
+    Ptr<RoceSwitch> s = star.sw.Get(0)->GetObject<RoceSwitch>();
     for (uint32_t i = 0; i < s->GetNPorts(); ++i)
     {
         ports.push_back(s->GetPort(i));
@@ -473,26 +440,15 @@ TEST_F(EgressSchedulerTest, EveryRocePortSendsThroughItsScheduler)
 // arrives once, nothing is dropped or sent again, and the scheduler saw every byte sent.
 TEST_F(EgressSchedulerTest, ANicKeepsTheFrameItsSchedulerAskedFor)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    fabric.SetPortPart("Scheduler", "ns3::TestAskEveryClassScheduler");
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(hosts.Get(1), sw.Get(0));
-    fabric.ComputeRoutes();
+    FabricStar<RoceFabricHelper> star(
+        2,
+        [](RoceFabricHelper& fabric)
+        { fabric.SetPortPart("Scheduler", "ns3::TestAskEveryClassScheduler"); });
     std::vector<Ptr<RdmaQueuePair>> receivers;
     std::vector<Ptr<RdmaQueuePair>> senders;
     for (uint32_t h = 0; h < 2; ++h)
     {
-        Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(h));
-        Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1 - h));
-        Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-        Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-        tx->ConnectQueuePairs(a, b, rx);
+        auto [a, b] = star.Connect(h, 1 - h);
         a->PostWrite(256 * 1024, h + 1);
         senders.push_back(a);
         receivers.push_back(b);
@@ -502,7 +458,7 @@ TEST_F(EgressSchedulerTest, ANicKeepsTheFrameItsSchedulerAskedFor)
     {
         EXPECT_EQ(receivers[h]->GetDeliveredBytes(), 256u * 1024);
         EXPECT_EQ(senders[h]->GetRetransmissions(), 0u);
-        Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(h));
+        Ptr<RoceNetDevice> nic = star.fabric.GetNic(star.hosts.Get(h));
         EXPECT_EQ(nic->GetCounters().TotalDrops(), 0u);
         Ptr<AskEveryClassScheduler> scheduler
             = DynamicCast<AskEveryClassScheduler>(nic->GetScheduler());
@@ -517,26 +473,15 @@ TEST_F(EgressSchedulerTest, ANicKeepsTheFrameItsSchedulerAskedFor)
 // ahead of it and are not counted).
 TEST_F(EgressSchedulerTest, EveryIbPortSendsThroughItsScheduler)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler");
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(sw.Get(0), hosts.Get(1));
-    fabric.ComputeRoutes();
-    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
-    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-    tx->ConnectQueuePairs(a, b, rx);
+    FabricStar<IbFabricHelper> star(
+        2,
+        [](IbFabricHelper& fabric)
+        { fabric.SetPortPart("Scheduler", "ns3::TestCountingScheduler"); });
+    auto [a, b] = star.Connect(0, 1);
     a->PostWrite(64 * 4096, 0);
     Simulator::Run();
     EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
-    Ptr<IbNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    Ptr<IbNetDevice> nic = star.fabric.GetNic(star.hosts.Get(0));
     Ptr<CountingScheduler> counted = DynamicCast<CountingScheduler>(nic->GetScheduler());
     ASSERT_NE(counted, nullptr);
     const uint64_t fcBytes = nic->GetFlowControlPacketsSent() * 6;

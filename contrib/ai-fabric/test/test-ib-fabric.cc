@@ -12,6 +12,7 @@
 #include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "collective-test-fabric.h"
+#include "fabric-star.h"
 #include "ns3/chain-broadcast-algorithm.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/double-binary-tree-algorithm.h"
@@ -52,33 +53,7 @@ class IbFabricTest : public AiFabricTest
 };
 
 /// Hosts on one InfiniBand switch, host i on switch port i.
-struct IbStar
-{
-    /**
-     * \param n hosts
-     * \param configure called on the helper before anything is installed (may be empty)
-     */
-    explicit IbStar(uint32_t n, const std::function<void(IbFabricHelper&)>& configure = {})
-    {
-        if (configure)
-        {
-            configure(fabric);
-        }
-        hosts.Create(n);
-        sw.Create(1);
-        fabric.InstallHosts(hosts);
-        fabric.InstallSwitches(sw);
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            fabric.Connect(hosts.Get(i), sw.Get(0));
-        }
-        fabric.ComputeRoutes();
-    }
-
-    NodeContainer hosts;   //!< the hosts
-    NodeContainer sw;      //!< the switch
-    IbFabricHelper fabric; //!< the fabric
-};
+using IbStar = FabricStar<IbFabricHelper>;
 
 /**
  * \param name attribute of ns3::IbSwitch

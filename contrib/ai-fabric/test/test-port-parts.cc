@@ -9,6 +9,7 @@
 // skipped (SetFloor) is withdrawn when a setting it rests on changes.
 
 #include "ai-fabric-test-fixture.h"
+#include "fabric-star.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/ethernet-header.h"
@@ -202,26 +203,15 @@ class PortPartsTest : public AiFabricTest
 // switch equal the frames its ports sent, exactly.
 TEST_F(PortPartsTest, HelperReplacesEveryPortsMarker)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker");
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(hosts.Get(1), sw.Get(0));
-    fabric.ComputeRoutes();
-    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
-    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-    tx->ConnectQueuePairs(a, b, rx);
+    FabricStar<RoceFabricHelper> star(
+        2,
+        [](RoceFabricHelper& fabric)
+        { fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker"); });
+    auto [a, b] = star.Connect(0, 1);
     a->PostWrite(64 * 4096, 1);
     Simulator::Run();
     EXPECT_EQ(b->GetDeliveredBytes(), 64u * 4096);
-    Ptr<RoceSwitch> s = sw.Get(0)->GetObject<RoceSwitch>();
+    Ptr<RoceSwitch> s = star.sw.Get(0)->GetObject<RoceSwitch>();
     uint64_t forwarded = 0;
     uint64_t marks = 0;
     for (uint32_t i = 0; i < s->GetNPorts(); ++i)
@@ -239,7 +229,7 @@ TEST_F(PortPartsTest, HelperReplacesEveryPortsMarker)
     EXPECT_EQ(marks, forwarded);
     for (uint32_t h = 0; h < 2; ++h)
     {
-        EXPECT_EQ(fabric.GetNic(hosts.Get(h))->GetCongestionMarks(), 0u);
+        EXPECT_EQ(star.fabric.GetNic(star.hosts.Get(h))->GetCongestionMarks(), 0u);
     }
 }
 
@@ -247,18 +237,16 @@ TEST_F(PortPartsTest, HelperReplacesEveryPortsMarker)
 // ports do not have.
 TEST_F(PortPartsTest, PartAttributesReachTheParts)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker");
-    fabric.SetPortPartAttribute("Marker", "Limit", UintegerValue(12345));
-    fabric.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true));
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    Ptr<RoceSwitchPort> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    FabricStar<RoceFabricHelper> star(
+        1,
+        [](RoceFabricHelper& fabric)
+        {
+            fabric.SetPortPart("Marker", "ns3::TestCountEveryFrameMarker");
+            fabric.SetPortPartAttribute("Marker", "Limit", UintegerValue(12345));
+            fabric.SetPortPartAttribute("PfcWatchdog", "Enabled", BooleanValue(true));
+        });
+    RoceFabricHelper& fabric = star.fabric;
+    Ptr<RoceSwitchPort> port = star.sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
     UintegerValue limit;
     port->GetCongestionMarker()->GetAttribute("Limit", limit);
     EXPECT_EQ(limit.Get(), 12345u);
@@ -440,16 +428,9 @@ TEST_F(PortPartsTest, SwitchTakesAnyBufferManager)
 // at both ends.
 TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
 {
-    NodeContainer hosts;
-    hosts.Create(1);
-    NodeContainer sw;
-    sw.Create(1);
-    RoceFabricHelper fabric;
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    Ptr<RoceNetDevice> nic = fabric.GetNic(hosts.Get(0));
-    Ptr<RoceNetDevice> port = sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
+    FabricStar<RoceFabricHelper> star(1);
+    Ptr<RoceNetDevice> nic = star.fabric.GetNic(star.hosts.Get(0));
+    Ptr<RoceNetDevice> port = star.sw.Get(0)->GetObject<RoceSwitch>()->GetPort(0);
     ASSERT_EQ(nic->GetDataRate(), DataRate("400Gbps"));
     Ptr<FabricLinkFlowControl> fc = nic->GetLinkFlowControl();
     ASSERT_NE(fc, nullptr);
@@ -486,19 +467,16 @@ TEST_F(PortPartsTest, PfcIsTheLinkFlowControl)
 // and nothing was dropped.
 TEST_F(PortPartsTest, IbCreditsAreTheLinkFlowControl)
 {
-    NodeContainer hosts;
-    hosts.Create(2);
-    NodeContainer sw;
-    sw.Create(1);
-    IbFabricHelper fabric;
-    ASSERT_EQ(fabric.SetSwitchBuffer(4160), "");
-    fabric.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
-    fabric.InstallHosts(hosts);
-    fabric.InstallSwitches(sw);
-    fabric.Connect(hosts.Get(0), sw.Get(0));
-    fabric.Connect(sw.Get(0), hosts.Get(1));
-    fabric.ComputeRoutes();
-    Ptr<IbNetDevice> nic = fabric.GetNic(hosts.Get(0));
+    std::string bufferError;
+    FabricStar<IbFabricHelper> star(2,
+                                    [&bufferError](IbFabricHelper& fabric)
+                                    {
+                                        bufferError = fabric.SetSwitchBuffer(4160);
+                                        fabric.SetChannelAttribute("Delay",
+                                                                   TimeValue(MicroSeconds(1)));
+                                    });
+    ASSERT_EQ(bufferError, "");
+    Ptr<IbNetDevice> nic = star.fabric.GetNic(star.hosts.Get(0));
     Ptr<FabricLinkFlowControl> fc = nic->GetLinkFlowControl();
     ASSERT_NE(fc, nullptr);
     EXPECT_EQ(fc, nic->GetFlowControl());
@@ -506,13 +484,9 @@ TEST_F(PortPartsTest, IbCreditsAreTheLinkFlowControl)
     EXPECT_EQ(nic->GetCreditClasses(), nic->GetDataVls());
     EXPECT_EQ(fc->GetNClasses(), 8u);
     EXPECT_EQ(nic->GetVlBufferBytes(), 4160u);
-    EXPECT_EQ(sw.Get(0)->GetObject<IbSwitch>()->GetPort(1)->GetVlBufferBytes(), 4160u);
+    EXPECT_EQ(star.sw.Get(0)->GetObject<IbSwitch>()->GetPort(1)->GetVlBufferBytes(), 4160u);
 
-    Ptr<RdmaTransport> tx = fabric.GetTransport(hosts.Get(0));
-    Ptr<RdmaTransport> rx = fabric.GetTransport(hosts.Get(1));
-    Ptr<RdmaQueuePair> a = tx->CreateQueuePair();
-    Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
-    tx->ConnectQueuePairs(a, b, rx);
+    auto [a, b] = star.Connect(0, 1);
     const uint32_t packets = 64;
     a->PostWrite(packets * 4096, 0);
     bool heldMidway = false;
