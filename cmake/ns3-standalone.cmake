@@ -30,6 +30,25 @@ foreach(_m core network internet applications stats point-to-point)
   endif()
 endforeach()
 
+# The MPI variant (./ns3 configure --mpi): ai-fabric built against an ns-3 with its mpi module
+# (Debian's ns-3 has none; ./ns3 builds one from Debian's source package). NS3_MPI is the
+# definition ns-3 itself sets in a tree configured with --enable-mpi.
+option(AI_FABRIC_MPI "Build against an ns-3 with its mpi module (./ns3 configure --mpi)" OFF)
+set(libmpi "")
+if(AI_FABRIC_MPI)
+  if(TARGET ns3::libmpi)
+    set(libmpi ns3::libmpi)
+  elseif(TARGET ns3::mpi)
+    set(libmpi ns3::mpi)
+  else()
+    message(FATAL_ERROR "ai-fabric: AI_FABRIC_MPI is on but the ns-3 found (${ns3_DIR}) has "
+                        "no mpi module; ./ns3 configure --mpi builds one")
+  endif()
+  find_package(MPI REQUIRED COMPONENTS CXX)
+  add_compile_definitions(NS3_MPI)
+  message(STATUS "ai-fabric: MPI variant, ns-3 from ${ns3_DIR}")
+endif()
+
 # Build profiles with ns-3's names. Debian's libraries are built without asserts and logs;
 # our own code gets them back in the debug and default profiles.
 set(AI_FABRIC_BUILD_PROFILE "release" CACHE STRING "debug, default, release, optimized or asan")
