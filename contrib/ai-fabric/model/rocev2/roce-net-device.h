@@ -262,6 +262,22 @@ class RoceNetDevice : public FabricNetDevice
     virtual void PauseArrived(uint8_t priority);
 
     /**
+     * \brief Both roles' dequeue starts here: MAC control frames (PFC) are not subject to
+     *        pauses or the scheduler and go first.
+     * \return the next MAC control frame, or null if none waits
+     */
+    Ptr<Packet> TakeMacControl()
+    {
+        if (m_macControl.empty())
+        {
+            return nullptr;
+        }
+        Ptr<Packet> p = std::move(m_macControl.front());
+        m_macControl.pop_front();
+        return p;
+    }
+
+    /**
      * \param cls a priority the peer does not pause
      * \return true if its queue has a head ready by the selection's ready limit
      */

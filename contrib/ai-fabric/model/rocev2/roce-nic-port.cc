@@ -272,12 +272,9 @@ RoceNicPort::IsSendable(uint8_t cls)
 Ptr<Packet>
 RoceNicPort::DequeueForTransmit()
 {
-    if (!m_macControl.empty())
+    if (Ptr<Packet> control = TakeMacControl())
     {
-        // MAC control frames are not subject to pauses and go first.
-        Ptr<Packet> p = m_macControl.front();
-        m_macControl.pop_front();
-        return p;
+        return control;
     }
     // The scheduler asks the priorities in its order: those with frames, and the RDMA
     // priority, whose frames the transport makes when asked. A NIC's own frames are ready

@@ -236,12 +236,9 @@ RoceSwitchPort::IsSendable(uint8_t cls)
 Ptr<Packet>
 RoceSwitchPort::DequeueForTransmit()
 {
-    if (!m_macControl.empty())
+    if (Ptr<Packet> control = TakeMacControl())
     {
-        // MAC control frames are not subject to pauses and go first.
-        Ptr<Packet> p = m_macControl.front();
-        m_macControl.pop_front();
-        return p;
+        return control;
     }
     const Time now = Simulator::Now();
     SetReadyLimit(now);
