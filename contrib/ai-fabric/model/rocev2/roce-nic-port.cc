@@ -272,9 +272,9 @@ RoceNicPort::IsSendable(uint8_t cls)
 Ptr<Packet>
 RoceNicPort::DequeueForTransmit()
 {
-    if (Ptr<Packet> control = TakeMacControl())
+    if (!m_macControl.empty())
     {
-        return control;
+        return TakeMacControl();
     }
     // The scheduler asks the priorities in its order: those with frames, and the RDMA
     // priority, whose frames the transport makes when asked. A NIC's own frames are ready

@@ -236,9 +236,9 @@ RoceSwitchPort::IsSendable(uint8_t cls)
 Ptr<Packet>
 RoceSwitchPort::DequeueForTransmit()
 {
-    if (Ptr<Packet> control = TakeMacControl())
+    if (!m_macControl.empty())
     {
-        return control;
+        return TakeMacControl();
     }
     const Time now = Simulator::Now();
     SetReadyLimit(now);
