@@ -169,22 +169,28 @@ FabricWatchdogScheduler::Remove(const Event& ev)
 FabricWatchdogScheduler::RemoveNext()
 {
     Event ev = m_inner->RemoveNext();
+    Note(ev.impl, ev.key.m_ts, ev.key.m_context);
+    return ev;
+}
+
+void
+FabricWatchdogScheduler::Note(EventImpl* impl, uint64_t ts, uint32_t context)
+{
     Recent& r = m_recent[m_events & (RECENT - 1)];
-    r.type = &typeid(*ev.impl);
-    r.context = ev.key.m_context;
+    r.type = &typeid(*impl);
+    r.context = context;
     ++m_events;
-    if (ev.key.m_ts != m_lastTs)
+    if (ts != m_lastTs)
     {
-        m_lastTs = ev.key.m_ts;
+        m_lastTs = ts;
         m_sameTime = 0;
     }
     ++m_sameTime;
     // One comparison per limit and event; the rest waits for the event that reaches one.
     if (m_events >= m_nextCheck || m_sameTime >= m_sameTimeLimit)
     {
-        Check(ev.key.m_ts);
+        Check(ts);
     }
-    return ev;
 }
 
 void

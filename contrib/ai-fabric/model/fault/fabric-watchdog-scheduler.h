@@ -8,6 +8,7 @@
 #define FABRIC_WATCHDOG_SCHEDULER_H
 
 #include "fabric-watchdog.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/scheduler.h"
 
 #include <array>
@@ -27,7 +28,9 @@ namespace ns3
  * last RECENT events, for the report. The wall clock is read once every WALL_CHECK_EVENTS
  * events.
  */
-class FabricWatchdogScheduler : public Scheduler
+class FabricWatchdogScheduler
+    : public Scheduler
+    , public FabricEventWatch
 {
   public:
     /**
@@ -44,6 +47,16 @@ class FabricWatchdogScheduler : public Scheduler
     Event PeekNext() const override;
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
+
+    /**
+     * \brief Count an event taken, check the limits and remember it for the report (what
+     *        RemoveNext() does with the inner scheduler's event; FabricSimulatorImpl calls it
+     *        for the events of its own queue).
+     * \param impl the event
+     * \param ts its time (time steps)
+     * \param context its context
+     */
+    void Note(EventImpl* impl, uint64_t ts, uint32_t context) override;
 
     /// Events remembered for the report (a power of two).
     static constexpr uint32_t RECENT = 4096;

@@ -8,6 +8,7 @@
 
 #include "fabric-watchdog-scheduler.h"
 #include "ns3/command-line.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
@@ -90,6 +91,15 @@ FabricWatchdog::Install()
     wrapper.SetTypeId(FabricWatchdogScheduler::GetTypeId());
     wrapper.Set("Inner", PointerValue(inner.Create<Scheduler>()));
     wrapper.Set("Watchdog", PointerValue(this));
+    Ptr<FabricSimulatorImpl> keyed
+        = DynamicCast<FabricSimulatorImpl>(Simulator::GetImplementation());
+    if (keyed && keyed->IsKeyed())
+    {
+        // ai-fabric's simulator with its own queue: the watchdog sees its events.
+        Ptr<FabricWatchdogScheduler> watch = wrapper.Create<FabricWatchdogScheduler>();
+        keyed->SetWatch(PeekPointer(watch), watch);
+        return;
+    }
     Simulator::SetScheduler(wrapper);
 }
 
@@ -102,6 +112,12 @@ FabricWatchdog::UseDefaultScheduler()
         return; // the user's choice, as ns-3 reads it
     }
     GlobalValue::Bind("SchedulerType", StringValue(DEFAULT_SCHEDULER));
+    if (!environment
+        || std::string(environment).find("SimulatorImplementationType=") == std::string::npos)
+    {
+        // ai-fabric's simulator: the same order of events in one process and across MPI ranks.
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
+    }
 }
 
 const std::string&

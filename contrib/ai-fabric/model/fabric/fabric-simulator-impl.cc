@@ -1,0 +1,760 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-simulator-impl.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-radix-scheduler.h"
+#include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricSimulatorImpl");
+NS_OBJECT_ENSURE_REGISTERED(FabricSimulatorImpl);
+
+namespace
+{
+/// The latest representable time (time steps).
+constexpr uint64_t NEVER = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+
+/// What precedes a message's payload.
+struct MessageHeader
+{
+    uint64_t ts;      //!< Key::ts
+    uint64_t sched;   //!< Key::sched
+    uint64_t seq;     //!< Key::seq
+    uint32_t origin;  //!< Key::origin
+    uint32_t context; //!< the receiving event's context
+    uint32_t handler; //!< the handler's id
+    uint32_t size;    //!< payload bytes
+};
+
+#ifdef NS3_MPI
+/// The MPI tag of ai-fabric's messages.
+constexpr int MESSAGE_TAG = 0xAF;
+#endif
+
+/// The running FabricSimulatorImpl (set while one exists).
+FabricSimulatorImpl* g_current = nullptr;
+} // namespace
+
+/// A send not yet known complete: its buffer must live until then.
+struct FabricSimulatorImpl::PendingSend
+{
+    std::vector<uint8_t> buffer; //!< header and payload
+#ifdef NS3_MPI
+    MPI_Request request; //!< the send
+#endif
+};
+
+TypeId
+FabricSimulatorImpl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricSimulatorImpl")
+                            .SetParent<SimulatorImpl>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricSimulatorImpl>();
+    return tid;
+}
+
+FabricSimulatorImpl::FabricSimulatorImpl()
+    : m_currentContext(Simulator::NO_CONTEXT)
+    , m_lookaheadBound(NEVER)
+{
+    NS_LOG_FUNCTION(this);
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        m_rank = MpiInterface::GetSystemId();
+        m_nRanks = MpiInterface::GetSize();
+    }
+#endif
+    g_current = this;
+}
+
+FabricSimulatorImpl::~FabricSimulatorImpl()
+{
+    NS_LOG_FUNCTION(this);
+    if (g_current == this)
+    {
+        g_current = nullptr;
+    }
+}
+
+FabricSimulatorImpl*
+FabricSimulatorImpl::Get()
+{
+    return g_current;
+}
+
+std::vector<FabricSimulatorImpl::Handler>&
+FabricSimulatorImpl::Handlers()
+{
+    static std::vector<Handler> handlers;
+    return handlers;
+}
+
+uint32_t
+FabricSimulatorImpl::RegisterHandler(Handler handler)
+{
+    Handlers().push_back(handler);
+    return static_cast<uint32_t>(Handlers().size() - 1);
+}
+
+void
+FabricSimulatorImpl::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    while (m_scheduler && !m_scheduler->IsEmpty())
+    {
+        m_scheduler->RemoveNext().impl->Unref();
+    }
+    m_scheduler = nullptr;
+    for (auto& bucket : m_buckets)
+    {
+        for (std::size_t i = (&bucket == &m_buckets[0] ? m_head : 0); i < bucket.size(); ++i)
+        {
+            bucket[i].impl->Unref();
+        }
+        bucket.clear();
+    }
+    m_head = 0;
+    m_size = 0;
+    m_nonEmpty = 0;
+    m_destroyEvents.clear();
+    m_watch = nullptr;
+    m_watchOwner = nullptr;
+#ifdef NS3_MPI
+    for (PendingSend* s : m_sends)
+    {
+        MPI_Wait(&s->request, MPI_STATUS_IGNORE);
+        delete s;
+    }
+#endif
+    m_sends.clear();
+    if (g_current == this)
+    {
+        g_current = nullptr;
+    }
+    SimulatorImpl::DoDispose();
+}
+
+void
+FabricSimulatorImpl::Destroy()
+{
+    NS_LOG_FUNCTION(this);
+    while (!m_destroyEvents.empty())
+    {
+        Ptr<EventImpl> ev = m_destroyEvents.front().PeekEventImpl();
+        m_destroyEvents.pop_front();
+        if (!ev->IsCancelled())
+        {
+            ev->Invoke();
+        }
+    }
+}
+
+bool
+FabricSimulatorImpl::IsFinished() const
+{
+    return m_size == 0 || m_stop;
+}
+
+void
+FabricSimulatorImpl::Stop()
+{
+    m_stop = true;
+}
+
+void
+FabricSimulatorImpl::StopNow()
+{
+    m_stop = true;
+}
+
+void
+FabricSimulatorImpl::Stop(const Time& delay)
+{
+    Schedule(delay, MakeEvent(&FabricSimulatorImpl::StopNow, this));
+}
+
+bool
+FabricSimulatorImpl::IsLocal(uint32_t node)
+{
+    if (m_nRanks == 1 || node == Simulator::NO_CONTEXT)
+    {
+        return true;
+    }
+    if (node >= m_remoteNode.size())
+    {
+        const uint32_t n = NodeList::GetNNodes();
+        for (uint32_t i = static_cast<uint32_t>(m_remoteNode.size()); i < n; ++i)
+        {
+            m_remoteNode.push_back(NodeList::GetNode(i)->GetSystemId() != m_rank ? 1 : 0);
+        }
+        if (node >= m_remoteNode.size())
+        {
+            return true; // not a node's context
+        }
+    }
+    return m_remoteNode[node] == 0;
+}
+
+void
+FabricSimulatorImpl::Insert(const Ev& ev)
+{
+    if (m_scheduler)
+    {
+        Scheduler::Event e;
+        e.impl = ev.impl;
+        e.key.m_ts = ev.key.ts;
+        e.key.m_uid = m_uid++;
+        e.key.m_context = ev.context;
+        m_scheduler->Insert(e);
+        ++m_size;
+        return;
+    }
+    NS_ABORT_MSG_IF(ev.key.ts < m_last,
+                    "FabricSimulatorImpl: an event before the current time (" << ev.key.ts << " < "
+                                                                              << m_last << ")");
+    const uint32_t b = BucketOf(ev.key.ts);
+    std::vector<Ev>& bucket = m_buckets[b];
+    if (b == 0 && bucket.size() > m_head && Before(ev, bucket.back()))
+    {
+        // The current instant's events stay sorted by their keys.
+        const auto at = std::upper_bound(bucket.begin() + static_cast<std::ptrdiff_t>(m_head),
+                                         bucket.end(),
+                                         ev,
+                                         &FabricSimulatorImpl::Before);
+        bucket.insert(at, ev);
+    }
+    else
+    {
+        bucket.push_back(ev);
+    }
+    m_nonEmpty |= uint64_t{1} << b;
+    ++m_size;
+}
+
+uint64_t
+FabricSimulatorImpl::NextTs()
+{
+    if (m_scheduler)
+    {
+        return m_scheduler->PeekNext().key.m_ts;
+    }
+    if (m_buckets[0].size() > m_head)
+    {
+        return m_last;
+    }
+    const auto& bucket = m_buckets[__builtin_ctzll(m_nonEmpty & ~uint64_t{1})];
+    uint64_t smallest = bucket.front().key.ts;
+    for (const Ev& e : bucket)
+    {
+        smallest = std::min(smallest, e.key.ts);
+    }
+    return smallest;
+}
+
+void
+FabricSimulatorImpl::Refill()
+{
+    std::vector<Ev>& zero = m_buckets[0];
+    const uint32_t from = __builtin_ctzll(m_nonEmpty);
+    std::vector<Ev>& bucket = m_buckets[from];
+    uint64_t smallest = bucket.front().key.ts;
+    for (const Ev& e : bucket)
+    {
+        smallest = std::min(smallest, e.key.ts);
+    }
+    m_last = smallest;
+    for (const Ev& e : bucket)
+    {
+        const uint32_t b = BucketOf(e.key.ts);
+        m_buckets[b].push_back(e);
+        m_nonEmpty |= uint64_t{1} << b;
+    }
+    bucket.clear();
+    m_nonEmpty &= ~(uint64_t{1} << from);
+    if (zero.size() > 1 && !std::is_sorted(zero.begin(), zero.end(), &FabricSimulatorImpl::Before))
+    {
+        std::sort(zero.begin(), zero.end(), &FabricSimulatorImpl::Before);
+    }
+}
+
+void
+FabricSimulatorImpl::ProcessOne()
+{
+    if (m_scheduler)
+    {
+        const Scheduler::Event e = m_scheduler->RemoveNext();
+        --m_size;
+        m_currentTs = e.key.m_ts;
+        m_currentContext = e.key.m_context;
+        ++m_eventCount;
+        m_running = e.impl;
+        e.impl->Invoke();
+        m_running = nullptr;
+        e.impl->Cancel();
+        e.impl->Unref();
+        return;
+    }
+    std::vector<Ev>& zero = m_buckets[0];
+    if (zero.empty())
+    {
+        Refill();
+    }
+    const Ev ev = zero[m_head++];
+    if (m_head == zero.size())
+    {
+        zero.clear(); // keeps its capacity
+        m_head = 0;
+        m_nonEmpty &= ~uint64_t{1};
+    }
+    --m_size;
+    m_currentTs = ev.key.ts;
+    m_currentContext = ev.context;
+    ++m_eventCount;
+    if (m_watch)
+    {
+        m_watch->Note(ev.impl, ev.key.ts, ev.context);
+    }
+    m_running = ev.impl; // expired while it runs, as in ns-3's simulators
+    ev.impl->Invoke();
+    m_running = nullptr;
+    ev.impl->Cancel(); // run: expired from now on (IsExpired())
+    ev.impl->Unref();
+}
+
+FabricSimulatorImpl::Key
+FabricSimulatorImpl::MakeKey(Time delay)
+{
+    NS_ASSERT_MSG(!delay.IsStrictlyNegative(), "FabricSimulatorImpl: a negative delay");
+    Key key;
+    key.ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
+    key.sched = m_currentTs;
+    key.origin = m_currentContext;
+    key.seq = m_seq++;
+    return key;
+}
+
+FabricSimulatorImpl::Key
+FabricSimulatorImpl::Enqueue(const Time& delay, uint32_t context, EventImpl* event)
+{
+    const Key key = MakeKey(delay);
+    if (m_nRanks > 1 && !IsLocal(context))
+    {
+        event->Unref(); // another rank's node: it runs there
+        return key;
+    }
+    Insert(Ev{key, context, event});
+    return key;
+}
+
+void
+FabricSimulatorImpl::ScheduleKeyed(const Key& key, uint32_t context, EventImpl* event)
+{
+    NS_ABORT_MSG_IF(key.ts < m_currentTs, "FabricSimulatorImpl: a keyed event in the past");
+    if (m_nRanks > 1 && !IsLocal(context))
+    {
+        event->Unref();
+        return;
+    }
+    Insert(Ev{key, context, event});
+}
+
+namespace
+{
+/**
+ * \param key an event's key
+ * \return the id an EventId of it carries (never one of EventId's reserved ids)
+ */
+uint32_t
+UidOf(const FabricSimulatorImpl::Key& key)
+{
+    constexpr uint32_t FIRST = EventId::UID::VALID;
+    return FIRST + static_cast<uint32_t>(key.seq % (std::numeric_limits<uint32_t>::max() - FIRST));
+}
+} // namespace
+
+EventId
+FabricSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
+{
+    const Key key = Enqueue(delay, m_currentContext, event);
+    return EventId(event, key.ts, m_currentContext, UidOf(key));
+}
+
+void
+FabricSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
+{
+    Enqueue(delay, context, event);
+}
+
+EventId
+FabricSimulatorImpl::ScheduleNow(EventImpl* event)
+{
+    return Schedule(Time(0), event);
+}
+
+EventId
+FabricSimulatorImpl::ScheduleDestroy(EventImpl* event)
+{
+    EventId id(
+        Ptr<EventImpl>(event, false), m_currentTs, Simulator::NO_CONTEXT, EventId::UID::DESTROY);
+    m_destroyEvents.push_back(id);
+    return id;
+}
+
+void
+FabricSimulatorImpl::Remove(const EventId& id)
+{
+    if (id.GetUid() == EventId::UID::DESTROY)
+    {
+        for (auto i = m_destroyEvents.begin(); i != m_destroyEvents.end(); ++i)
+        {
+            if (*i == id)
+            {
+                m_destroyEvents.erase(i);
+                return;
+            }
+        }
+        return;
+    }
+    Cancel(id); // stays queued, and does not run
+}
+
+void
+FabricSimulatorImpl::Cancel(const EventId& id)
+{
+    if (!IsExpired(id))
+    {
+        id.PeekEventImpl()->Cancel();
+    }
+}
+
+bool
+FabricSimulatorImpl::IsExpired(const EventId& id) const
+{
+    EventImpl* impl = id.PeekEventImpl(); // IsCancelled() is not const
+    if (!impl || impl == m_running || impl->IsCancelled())
+    {
+        return true; // none, running, cancelled, or run (ProcessOne() cancels what ran)
+    }
+    if (id.GetUid() == EventId::UID::DESTROY)
+    {
+        return std::find(m_destroyEvents.begin(), m_destroyEvents.end(), id)
+               == m_destroyEvents.end();
+    }
+    return false;
+}
+
+void
+FabricSimulatorImpl::Run()
+{
+    NS_LOG_FUNCTION(this);
+    m_stop = false;
+    if (m_nRanks > 1)
+    {
+        RunDistributed();
+        return;
+    }
+    while (m_size > 0 && !m_stop)
+    {
+        ProcessOne();
+    }
+}
+
+Time
+FabricSimulatorImpl::Now() const
+{
+    return TimeStep(m_currentTs);
+}
+
+Time
+FabricSimulatorImpl::GetDelayLeft(const EventId& id) const
+{
+    if (IsExpired(id))
+    {
+        return TimeStep(0);
+    }
+    return TimeStep(id.GetTs() - m_currentTs);
+}
+
+Time
+FabricSimulatorImpl::GetMaximumSimulationTime() const
+{
+    return TimeStep(static_cast<int64_t>(NEVER));
+}
+
+void
+FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
+{
+    if (!m_scheduler && m_size == 0 && m_eventCount == 0
+        && schedulerFactory.GetTypeId() == FabricRadixScheduler::GetTypeId())
+    {
+        return; // the keyed queue, a radix heap
+    }
+    NS_ABORT_MSG_IF(m_nRanks > 1,
+                    "FabricSimulatorImpl: SchedulerType " << schedulerFactory.GetTypeId().GetName()
+                                                          << " runs in one process only (MPI "
+                                                             "runs take ai-fabric's own queue)");
+    Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
+    // Move what is queued, in its order.
+    std::vector<Ev> queued;
+    while (m_size > 0)
+    {
+        if (m_scheduler)
+        {
+            const Scheduler::Event e = m_scheduler->RemoveNext();
+            queued.push_back(Ev{Key{e.key.m_ts, 0, 0, 0}, e.key.m_context, e.impl});
+        }
+        else
+        {
+            std::vector<Ev>& zero = m_buckets[0];
+            if (zero.empty())
+            {
+                Refill();
+            }
+            queued.push_back(zero[m_head++]);
+            if (m_head == zero.size())
+            {
+                zero.clear();
+                m_head = 0;
+                m_nonEmpty &= ~uint64_t{1};
+            }
+        }
+        --m_size;
+    }
+    m_scheduler = scheduler;
+    for (const Ev& ev : queued)
+    {
+        Insert(ev);
+    }
+}
+
+uint32_t
+FabricSimulatorImpl::GetSystemId() const
+{
+    return m_rank;
+}
+
+uint32_t
+FabricSimulatorImpl::GetContext() const
+{
+    return m_currentContext;
+}
+
+uint64_t
+FabricSimulatorImpl::GetEventCount() const
+{
+    return m_eventCount;
+}
+
+void
+FabricSimulatorImpl::SetWatch(FabricEventWatch* watch, Ptr<Object> owner)
+{
+    m_watch = watch;
+    m_watchOwner = owner;
+}
+
+void
+FabricSimulatorImpl::BoundLookahead(Time lookahead)
+{
+    NS_ABORT_MSG_IF(!lookahead.IsStrictlyPositive(),
+                    "FabricSimulatorImpl: a lookahead must be positive (a cable between ranks "
+                    "needs a delay)");
+    m_lookaheadBound = std::min<uint64_t>(m_lookaheadBound, lookahead.GetTimeStep());
+}
+
+Time
+FabricSimulatorImpl::GetLookahead() const
+{
+    return TimeStep(static_cast<int64_t>(m_lookahead));
+}
+
+uint64_t
+FabricSimulatorImpl::GetWindows() const
+{
+    return m_windows;
+}
+
+void
+FabricSimulatorImpl::Send(uint32_t rank,
+                          const Key& key,
+                          uint32_t context,
+                          uint32_t handler,
+                          const uint8_t* data,
+                          uint32_t size)
+{
+#ifdef NS3_MPI
+    NS_ABORT_MSG_IF(rank >= m_nRanks || rank == m_rank, "FabricSimulatorImpl: no rank " << rank);
+    NS_ABORT_MSG_IF(m_lookahead > 0 && key.ts < m_currentTs + m_lookahead,
+                    "FabricSimulatorImpl: a message less than the lookahead ahead");
+    auto* s = new PendingSend;
+    s->buffer.resize(sizeof(MessageHeader) + size);
+    MessageHeader h{key.ts, key.sched, key.seq, key.origin, context, handler, size};
+    std::memcpy(s->buffer.data(), &h, sizeof(h));
+    if (size > 0)
+    {
+        std::memcpy(s->buffer.data() + sizeof(h), data, size);
+    }
+    MPI_Isend(s->buffer.data(),
+              static_cast<int>(s->buffer.size()),
+              MPI_BYTE,
+              static_cast<int>(rank),
+              MESSAGE_TAG,
+              MpiInterface::GetCommunicator(),
+              &s->request);
+    m_sends.push_back(s);
+    ++m_txMessages;
+#else
+    NS_FATAL_ERROR("FabricSimulatorImpl: Send() in a build without MPI (rank "
+                   << rank << ", handler " << handler << ", " << size << " bytes, key time "
+                   << key.ts << ", context " << context << ", data " << (void*) data << ")");
+#endif
+}
+
+void
+FabricSimulatorImpl::ReceiveMessages()
+{
+#ifdef NS3_MPI
+    while (true)
+    {
+        int flag = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, MESSAGE_TAG, MpiInterface::GetCommunicator(), &flag, &status);
+        if (!flag)
+        {
+            return;
+        }
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        m_rxBuffer.resize(static_cast<std::size_t>(count));
+        MPI_Recv(m_rxBuffer.data(),
+                 count,
+                 MPI_BYTE,
+                 status.MPI_SOURCE,
+                 MESSAGE_TAG,
+                 MpiInterface::GetCommunicator(),
+                 MPI_STATUS_IGNORE);
+        ++m_rxMessages;
+        MessageHeader h;
+        NS_ABORT_MSG_IF(static_cast<std::size_t>(count) < sizeof(h),
+                        "FabricSimulatorImpl: a short message");
+        std::memcpy(&h, m_rxBuffer.data(), sizeof(h));
+        NS_ABORT_MSG_IF(h.handler >= Handlers().size() || sizeof(h) + h.size != m_rxBuffer.size(),
+                        "FabricSimulatorImpl: a malformed message");
+        Key key;
+        key.ts = h.ts;
+        key.sched = h.sched;
+        key.seq = h.seq;
+        key.origin = h.origin;
+        Handlers()[h.handler](key, h.context, m_rxBuffer.data() + sizeof(h), h.size);
+    }
+#endif
+}
+
+void
+FabricSimulatorImpl::TestSends()
+{
+#ifdef NS3_MPI
+    for (auto it = m_sends.begin(); it != m_sends.end();)
+    {
+        int flag = 0;
+        MPI_Test(&(*it)->request, &flag, MPI_STATUS_IGNORE);
+        if (flag)
+        {
+            delete *it;
+            it = m_sends.erase(it);
+        }
+        else
+        {
+            ++it;
+        }
+    }
+#endif
+}
+
+void
+FabricSimulatorImpl::RunDistributed()
+{
+#ifdef NS3_MPI
+    MPI_Comm comm = MpiInterface::GetCommunicator();
+    uint64_t bound = m_lookaheadBound;
+    uint64_t lookahead = NEVER;
+    MPI_Allreduce(&bound, &lookahead, 1, MPI_UINT64_T, MPI_MIN, comm);
+    m_lookahead = lookahead;
+    m_windows = 0;
+    std::vector<uint64_t> all(4 * m_nRanks);
+    while (true)
+    {
+        uint64_t next = NEVER;
+        bool stop = false;
+        while (true)
+        {
+            ReceiveMessages();
+            TestSends();
+            const uint64_t mine[4] = {m_size == 0 || m_stop ? NEVER : NextTs(),
+                                      m_txMessages,
+                                      m_rxMessages,
+                                      m_stop ? 1U : 0U};
+            MPI_Allgather(mine, 4, MPI_UINT64_T, all.data(), 4, MPI_UINT64_T, comm);
+            uint64_t tx = 0;
+            uint64_t rx = 0;
+            next = NEVER;
+            stop = false;
+            for (uint32_t r = 0; r < m_nRanks; ++r)
+            {
+                next = std::min(next, all[4 * r]);
+                tx += all[4 * r + 1];
+                rx += all[4 * r + 2];
+                stop = stop || all[4 * r + 3] != 0;
+            }
+            if (tx == rx)
+            {
+                break; // no message is on its way
+            }
+        }
+        ++m_windows;
+        if (stop)
+        {
+            m_stop = true; // one rank stopped: every rank does
+            break;
+        }
+        if (next == NEVER)
+        {
+            break; // every rank is out of events
+        }
+        const uint64_t end = next > NEVER - m_lookahead ? NEVER : next + m_lookahead;
+        while (m_size > 0 && !m_stop && NextTs() < end)
+        {
+            ProcessOne();
+        }
+    }
+    for (PendingSend* s : m_sends)
+    {
+        MPI_Wait(&s->request, MPI_STATUS_IGNORE);
+        delete s;
+    }
+    m_sends.clear();
+#endif
+}
+
+} // namespace ns3
