@@ -8,10 +8,13 @@
 
 #include "fabric-helper.h"
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/node.h"
 #include "ns3/nvlink-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <cstring>
 
 namespace ns3
 {
@@ -87,6 +90,86 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         m_transports.push_back(transport);
         m_communicators.push_back(comm);
     }
+    // Which GPUs this process runs (all, in one process).
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+    const uint32_t self = impl ? impl->GetRank() : 0;
+    std::vector<bool> holds(impl ? impl->GetNRanks() : 1, false);
+    m_local = 0;
+    for (uint32_t rank = 0; rank < n; ++rank)
+    {
+        const uint32_t owner = gpus.Get(rank)->GetSystemId();
+        NS_ABORT_MSG_IF(owner >= holds.size(),
+                        "CollectiveHelper: GPU " << rank << " is on MPI rank " << owner
+                                                 << ", and the run has " << holds.size());
+        holds[owner] = true;
+        m_local += owner == self ? 1 : 0;
+    }
+    m_otherRanks.clear();
+    m_processes = 0;
+    for (uint32_t r = 0; r < holds.size(); ++r)
+    {
+        m_processes += holds[r] ? 1 : 0;
+        if (holds[r] && r != self)
+        {
+            m_otherRanks.push_back(r);
+        }
+    }
+    if (impl && impl->GetNRanks() > 1)
+    {
+        m_id = impl->Register(this);
+        impl->BoundLookahead(m_gap);
+    }
+}
+
+void
+CollectiveHelper::SetIterationGap(Time gap)
+{
+    NS_ABORT_MSG_IF(!gap.IsStrictlyPositive(), "CollectiveHelper: the iteration gap is positive");
+    NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: set the gap before Install()");
+    m_gap = gap;
+}
+
+Time
+CollectiveHelper::GetIterationGap() const
+{
+    return m_gap;
+}
+
+namespace
+{
+/// A process's GPUs are done: what the message to another rank carries.
+struct DoneMessage
+{
+    uint32_t helper; //!< the CollectiveHelper's id
+    uint32_t pad;    //!< zero
+    int64_t end;     //!< when its last GPU finished (time steps)
+};
+
+/// Registered at load, so in the same order on every rank.
+[[maybe_unused]] const uint32_t g_doneHandler = CollectiveHelper::DoneHandler();
+} // namespace
+
+uint32_t
+CollectiveHelper::DoneHandler()
+{
+    static const uint32_t id = FabricSimulatorImpl::RegisterHandler(&CollectiveHelper::ReceiveDone);
+    return id;
+}
+
+void
+CollectiveHelper::ReceiveDone(const FabricSimulatorImpl::Key& key,
+                              uint32_t context,
+                              const uint8_t* data,
+                              uint32_t size)
+{
+    DoneMessage m;
+    NS_ABORT_MSG_IF(size != sizeof(m), "CollectiveHelper: a malformed message");
+    std::memcpy(&m, data, sizeof(m));
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+    auto* helper = static_cast<CollectiveHelper*>(impl->Lookup(m.helper));
+    NS_ABORT_MSG_IF(!helper, "CollectiveHelper: a message for no helper");
+    impl->ScheduleKeyed(
+        key, context, MakeEvent(&CollectiveHelper::ProcessDone, helper, TimeStep(m.end)));
 }
 
 uint32_t
@@ -147,13 +230,36 @@ CollectiveHelper::InstallApplications(const std::vector<GpuWorkloadStep>& worklo
 void
 CollectiveHelper::Run(Ptr<const CollectiveSchedule> plan, RunCallback done)
 {
-    NS_ABORT_MSG_IF(m_running != 0, "CollectiveHelper: a collective is already running");
-    m_running = GetNRanks();
+    NS_ABORT_MSG_IF(m_running != 0 || m_heard != 0,
+                    "CollectiveHelper: a collective is already running");
+    m_running = m_local;
+    m_heard = 0;
+    m_end = Time(0);
     m_start = Simulator::Now();
     m_done = done;
-    for (const auto& comm : m_communicators)
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+    for (uint32_t rank = 0; rank < GetNRanks(); ++rank)
     {
-        comm->Run(plan, MakeCallback(&CollectiveHelper::RankDone, this));
+        Ptr<Node> node = m_transports[rank]->GetObject<Node>();
+        if (impl && !impl->IsLocal(node->GetId()))
+        {
+            continue; // another MPI rank's GPU
+        }
+        // In the GPU's own context: what it schedules is its own, on any split.
+        Simulator::ScheduleWithContext(node->GetId(),
+                                       Time(0),
+                                       &Communicator::Run,
+                                       m_communicators[rank],
+                                       plan,
+                                       MakeCallback(&CollectiveHelper::RankDone, this));
+    }
+    if (m_local == 0 && m_processes == 0)
+    {
+        Simulator::ScheduleWithContext(Simulator::NO_CONTEXT,
+                                       m_gap,
+                                       &CollectiveHelper::ProcessDone,
+                                       this,
+                                       Simulator::Now()); // no GPUs at all
     }
 }
 
@@ -161,11 +267,42 @@ void
 CollectiveHelper::RankDone(uint32_t /* rank */)
 {
     NS_ASSERT(m_running > 0);
-    if (--m_running == 0 && !m_done.IsNull())
+    if (--m_running > 0)
+    {
+        return;
+    }
+    // This process's GPUs are done: every process holding GPUs hears it the gap later.
+    const Time now = Simulator::Now();
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+    for (uint32_t rank : m_otherRanks)
+    {
+        const FabricSimulatorImpl::Key key = impl->MakeKey(m_gap);
+        const DoneMessage m{m_id, 0, now.GetTimeStep()};
+        impl->Send(rank,
+                   key,
+                   Simulator::NO_CONTEXT,
+                   DoneHandler(),
+                   reinterpret_cast<const uint8_t*>(&m),
+                   sizeof(m));
+    }
+    Simulator::ScheduleWithContext(
+        Simulator::NO_CONTEXT, m_gap, &CollectiveHelper::ProcessDone, this, now);
+}
+
+void
+CollectiveHelper::ProcessDone(Time end)
+{
+    m_end = std::max(m_end, end);
+    if (++m_heard < std::max<uint32_t>(m_processes, 1))
+    {
+        return;
+    }
+    m_heard = 0;
+    if (!m_done.IsNull())
     {
         RunCallback done = m_done;
         m_done = RunCallback();
-        done(m_start, Simulator::Now());
+        done(m_start, m_end);
     }
 }
 

@@ -11,6 +11,7 @@
 #include "ns3/callback.h"
 #include "ns3/collective-plan.h"
 #include "ns3/communicator.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/gpu-application.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/node-container.h"
@@ -109,11 +110,27 @@ class CollectiveHelper
     typedef Callback<void, Time, Time> RunCallback;
 
     /**
-     * \brief Start a schedule (or plan) on every rank now.
+     * \brief Start a schedule (or plan) on every rank now: each GPU starts in its own node's
+     *        context (on its MPI rank).
+     *
+     * When every GPU is done, at time T, \p done is called at T + the iteration gap (with T as
+     * the end): the host's barrier before the next collective. Across MPI ranks each rank's
+     * last GPU tells every other rank, which hears it the gap later; the gap is the same in
+     * one process, so the runs agree.
      * \param plan the schedule (connections must be open)
      * \param done called when every rank is done
      */
     void Run(Ptr<const CollectiveSchedule> plan, RunCallback done);
+
+    /**
+     * \param gap the time from the last GPU's completion to Run()'s callback (default 10 ns:
+     *        the default cable's delay, so that it does not shorten the lookahead across
+     *        MPI ranks; it must be positive)
+     */
+    void SetIterationGap(Time gap);
+
+    /// \return the iteration gap
+    Time GetIterationGap() const;
 
   private:
     /**
@@ -125,12 +142,43 @@ class CollectiveHelper
     /// \param rank a rank that finished its part
     void RankDone(uint32_t rank);
 
+    /**
+     * \brief A process's GPUs are all done (this one's, or another MPI rank's, heard the
+     *        iteration gap later).
+     * \param end when its last GPU finished
+     */
+    void ProcessDone(Time end);
+
+    /**
+     * \brief The handler of another rank's ProcessDone message (FabricSimulatorImpl).
+     * \param key the message's key
+     * \param context its context
+     * \param data the message
+     * \param size its size
+     */
+    static void ReceiveDone(const FabricSimulatorImpl::Key& key,
+                            uint32_t context,
+                            const uint8_t* data,
+                            uint32_t size);
+
+  public:
+    /// \return the id of the done messages between ranks (registered at load)
+    static uint32_t DoneHandler();
+
+  private:
     ObjectFactory m_communicatorFactory;            //!< communicators
     uint32_t m_channels{1};                         //!< channels
     uint64_t m_chunkBytes{512 * 1024};              //!< pipelining unit
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
     std::vector<Ptr<Communicator>> m_communicators; //!< by rank
-    uint32_t m_running{0};                          //!< ranks still running
+    uint32_t m_running{0};                          //!< this process's ranks still running
+    uint32_t m_local{0};                            //!< this process's GPUs
+    std::vector<uint32_t> m_otherRanks;             //!< other MPI ranks holding GPUs
+    uint32_t m_processes{1};                        //!< processes holding GPUs
+    uint32_t m_heard{0};                            //!< processes done in this run
+    Time m_end;                                     //!< the last GPU's completion so far
+    Time m_gap{NanoSeconds(10)};                    //!< the iteration gap
+    uint32_t m_id{0};                               //!< FabricSimulatorImpl::Register()'s
     Time m_start;                                   //!< start of the current run
     RunCallback m_done;                             //!< caller's callback
 };

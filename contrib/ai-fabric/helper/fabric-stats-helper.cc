@@ -8,6 +8,7 @@
 
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -34,46 +35,103 @@ NodeName(Ptr<Node> node)
 }
 } // namespace
 
-FabricTotals
-FabricStatsHelper::Totals()
+namespace
 {
-    FabricTotals totals;
+/// Every fabric port, in node and device order.
+std::vector<Ptr<FabricNetDevice>>
+Ports()
+{
+    std::vector<Ptr<FabricNetDevice>> ports;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
         Ptr<Node> node = NodeList::GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
-            Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d));
-            if (!port)
+            if (Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d)))
             {
-                continue;
-            }
-            totals.drops += port->GetCounters().TotalDrops();
-            for (std::size_t r = 0; r < totals.dropsByReason.size(); ++r)
-            {
-                totals.dropsByReason[r] += port->GetCounters().drops[r];
-            }
-            totals.ecnMarks += port->GetCongestionMarks();
-            totals.pfcPauseFrames += port->GetPauseFramesSent();
-            totals.maxQueueBytes = std::max(totals.maxQueueBytes, port->GetPeakQueuedBytes());
-            for (uint32_t c = 0; c < port->GetCreditClasses(); ++c)
-            {
-                totals.creditStallUs
-                    += port->GetCreditStallTime(static_cast<uint8_t>(c)).GetSeconds() * 1e6;
-            }
-            const auto* nic = dynamic_cast<const RdmaNicPort*>(PeekPointer(port));
-            Ptr<RdmaTransport> transport = nic ? nic->GetTransport() : nullptr;
-            if (!transport)
-            {
-                continue;
-            }
-            for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
-            {
-                Ptr<RdmaQueuePair> qp = transport->GetQueuePair(RdmaTransport::FIRST_QPN + q);
-                totals.retransmits += qp->GetRetransmissions();
-                totals.cnps += qp->GetCnpsSent();
+                ports.push_back(port);
             }
         }
+    }
+    return ports;
+}
+
+/**
+ * \brief Every rank's values, added up (across MPI ranks; in one process, nothing changes).
+ * \param values this rank's
+ */
+template<typename T>
+void
+SumAcrossRanks(std::vector<T>& values)
+{
+    if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get())
+    {
+        impl->SumAcrossRanks(values);
+    }
+}
+
+/// Counters of a port, in Totals().
+constexpr std::size_t REASONS = static_cast<std::size_t>(FabricDropReason::COUNT);
+constexpr std::size_t PORT_COUNTERS = REASONS + 6;
+} // namespace
+
+FabricTotals
+FabricStatsHelper::Totals()
+{
+    // Each port's counters first (across MPI ranks, each rank has its own ports'; their sums
+    // are the ports' values), then the totals in port order, as in one process.
+    const std::vector<Ptr<FabricNetDevice>> ports = Ports();
+    std::vector<uint64_t> counters(ports.size() * PORT_COUNTERS, 0);
+    std::vector<double> stalls;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        const Ptr<FabricNetDevice>& port = ports[i];
+        uint64_t* c = &counters[i * PORT_COUNTERS];
+        c[0] = port->GetCounters().TotalDrops();
+        for (std::size_t r = 0; r < REASONS; ++r)
+        {
+            c[1 + r] = port->GetCounters().drops[r];
+        }
+        c[REASONS + 1] = port->GetCongestionMarks();
+        c[REASONS + 2] = port->GetPauseFramesSent();
+        c[REASONS + 3] = port->GetPeakQueuedBytes();
+        for (uint32_t k = 0; k < port->GetCreditClasses(); ++k)
+        {
+            stalls.push_back(port->GetCreditStallTime(static_cast<uint8_t>(k)).GetSeconds() * 1e6);
+        }
+        const auto* nic = dynamic_cast<const RdmaNicPort*>(PeekPointer(port));
+        Ptr<RdmaTransport> transport = nic ? nic->GetTransport() : nullptr;
+        if (!transport)
+        {
+            continue;
+        }
+        for (uint32_t q = 0; q < transport->GetNQueuePairs(); ++q)
+        {
+            Ptr<RdmaQueuePair> qp = transport->GetQueuePair(RdmaTransport::FIRST_QPN + q);
+            c[REASONS + 4] += qp->GetRetransmissions();
+            c[REASONS + 5] += qp->GetCnpsSent();
+        }
+    }
+    SumAcrossRanks(counters);
+    SumAcrossRanks(stalls);
+    FabricTotals totals;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        const uint64_t* c = &counters[i * PORT_COUNTERS];
+        totals.drops += c[0];
+        for (std::size_t r = 0; r < REASONS; ++r)
+        {
+            totals.dropsByReason[r] += c[1 + r];
+        }
+        totals.ecnMarks += c[REASONS + 1];
+        totals.pfcPauseFrames += c[REASONS + 2];
+        totals.maxQueueBytes = std::max(totals.maxQueueBytes, c[REASONS + 3]);
+        totals.retransmits += c[REASONS + 4];
+        totals.cnps += c[REASONS + 5];
+    }
+    for (double s : stalls)
+    {
+        totals.creditStallUs += s;
     }
     return totals;
 }
@@ -81,31 +139,43 @@ FabricStatsHelper::Totals()
 std::vector<LinkStats>
 FabricStatsHelper::Links(Time duration)
 {
-    std::vector<LinkStats> links;
-    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    std::vector<Ptr<FabricNetDevice>> ports = Ports();
+    ports.erase(std::remove_if(ports.begin(),
+                               ports.end(),
+                               [](const Ptr<FabricNetDevice>& p)
+                               { return !p->GetFabricChannel(); }),
+                ports.end());
+    std::vector<uint64_t> bytes(2 * ports.size(), 0);
+    std::vector<double> stalls;
+    for (std::size_t i = 0; i < ports.size(); ++i)
     {
-        Ptr<Node> node = NodeList::GetNode(n);
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        bytes[2 * i] = ports[i]->GetCounters().txBytes;
+        bytes[2 * i + 1] = ports[i]->GetCounters().txWireBytes;
+        for (uint32_t c = 0; c < ports[i]->GetCreditClasses(); ++c)
         {
-            Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d));
-            if (!port || !port->GetFabricChannel())
-            {
-                continue;
-            }
-            Ptr<FabricNetDevice> peer = port->GetFabricChannel()->GetPeer(PeekPointer(port));
-            LinkStats link;
-            link.name = NodeName(node) + "->" + NodeName(peer->GetNode());
-            link.txBytes = port->GetCounters().txBytes;
-            link.txWireBytes = port->GetCounters().txWireBytes;
-            const double capacity = port->GetDataRate().GetBitRate() * duration.GetSeconds();
-            link.utilization = capacity > 0 ? link.txWireBytes * 8.0 / capacity : 0;
-            for (uint32_t c = 0; c < port->GetCreditClasses(); ++c)
-            {
-                link.creditStallUs.push_back(
-                    port->GetCreditStallTime(static_cast<uint8_t>(c)).GetSeconds() * 1e6);
-            }
-            links.push_back(link);
+            stalls.push_back(ports[i]->GetCreditStallTime(static_cast<uint8_t>(c)).GetSeconds()
+                             * 1e6);
         }
+    }
+    SumAcrossRanks(bytes);
+    SumAcrossRanks(stalls);
+    std::vector<LinkStats> links;
+    std::size_t stall = 0;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        const Ptr<FabricNetDevice>& port = ports[i];
+        Ptr<FabricNetDevice> peer = port->GetFabricChannel()->GetPeer(PeekPointer(port));
+        LinkStats link;
+        link.name = NodeName(port->GetNode()) + "->" + NodeName(peer->GetNode());
+        link.txBytes = bytes[2 * i];
+        link.txWireBytes = bytes[2 * i + 1];
+        const double capacity = port->GetDataRate().GetBitRate() * duration.GetSeconds();
+        link.utilization = capacity > 0 ? link.txWireBytes * 8.0 / capacity : 0;
+        for (uint32_t c = 0; c < port->GetCreditClasses(); ++c)
+        {
+            link.creditStallUs.push_back(stalls[stall++]);
+        }
+        links.push_back(link);
     }
     return links;
 }

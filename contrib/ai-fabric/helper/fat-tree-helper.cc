@@ -282,7 +282,105 @@ std::string
 FatTreeHelper::Check() const
 {
     Layout layout;
-    return Plan(layout);
+    const std::string why = Plan(layout);
+    if (!why.empty() || m_ranks == 1)
+    {
+        return why;
+    }
+    // Every rank must hold a node.
+    std::vector<bool> held(m_ranks, false);
+    for (uint32_t s = 0; s < m_servers; ++s)
+    {
+        held[RankOfServer(s)] = true;
+    }
+    for (uint32_t i = 0; i < layout.leaves; ++i)
+    {
+        held[RankOfLeaf(layout, i)] = true;
+    }
+    const uint32_t uppers = layout.spines + layout.cores;
+    for (uint32_t j = 0; j < uppers && j < m_ranks; ++j)
+    {
+        held[j] = true;
+    }
+    const auto empty = static_cast<uint32_t>(std::count(held.begin(), held.end(), false));
+    if (empty > 0)
+    {
+        return "cannot split this fat-tree over " + std::to_string(m_ranks) + " MPI ranks: "
+               + std::to_string(empty) + " would hold no node (a server stays whole on one rank; "
+               + std::to_string(m_servers) + " server(s), " + std::to_string(layout.leaves)
+               + " leaves, " + std::to_string(uppers) + " upper switches)";
+    }
+    return "";
+}
+
+uint32_t
+FatTreeHelper::RankOfLeaf(const Layout& l, uint32_t i) const
+{
+    if (m_ranks > m_servers)
+    {
+        return i % m_ranks; // more ranks than servers: the leaves spread over all
+    }
+    uint32_t server = 0;
+    if (m_rail)
+    {
+        // The group's servers share its leaves: leaf (rail) k on the k-th server's rank.
+        const uint32_t first = i / m_gpusPerServer * l.down;
+        const uint32_t inGroup = std::min(l.down, m_servers - first);
+        server = first + (i % m_gpusPerServer) % inGroup;
+    }
+    else
+    {
+        server = std::min(i * l.down, l.gpus - 1) / m_gpusPerServer;
+    }
+    return RankOfServer(server);
+}
+
+void
+FatTreeHelper::SetRanks(uint32_t ranks)
+{
+    RequireNotInstalled();
+    NS_ABORT_MSG_IF(ranks == 0, "FatTreeHelper: at least one rank");
+    m_ranks = ranks;
+}
+
+uint32_t
+FatTreeHelper::RankOfServer(uint32_t s) const
+{
+    if (m_ranks > m_servers)
+    {
+        return s; // one server per rank; the other ranks hold switches
+    }
+    return static_cast<uint32_t>(static_cast<uint64_t>(s) * m_ranks / m_servers);
+}
+
+std::string
+FatTreeHelper::GetSplit() const
+{
+    RequireInstalled();
+    std::vector<uint32_t> servers(m_ranks, 0);
+    std::vector<uint32_t> switches(m_ranks, 0);
+    for (uint32_t s = 0; s < m_servers; ++s)
+    {
+        ++servers[RankOfServer(s)];
+    }
+    for (const NodeContainer* c : {&m_leaves, &m_spines, &m_aggregations, &m_cores})
+    {
+        for (uint32_t i = 0; i < c->GetN(); ++i)
+        {
+            ++switches[c->Get(i)->GetSystemId()];
+        }
+    }
+    std::string line = "split over " + std::to_string(m_ranks)
+                       + " MPI ranks (servers in blocks, leaves with their servers, upper "
+                         "switches round robin):";
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        line += (r == 0 ? " " : "; ") + std::string("rank ") + std::to_string(r) + " "
+                + std::to_string(servers[r]) + " server(s), "
+                + std::to_string(servers[r] * m_gpusPerServer) + " GPUs, "
+                + std::to_string(switches[r]) + " switches";
+    }
+    return line;
 }
 
 FatTreeHelper::Layout
@@ -333,22 +431,45 @@ FatTreeHelper::Install(FabricHelper& fabric)
     {
         fabric.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
     }
-    m_gpus.Create(l.gpus);
+    NS_ABORT_MSG_IF(m_ranks > 1 && !Check().empty(), "FatTreeHelper: " << Check());
+    // Nodes by MPI rank (SetRanks()): the node ids are the same on any split.
+    for (uint32_t r = 0; r < l.gpus; ++r)
+    {
+        m_gpus.Add(CreateObject<Node>(RankOfServer(r / m_gpusPerServer)));
+    }
     fabric.InstallHosts(m_gpus);
     m_linkRate = fabric.GetHostPort(m_gpus.Get(0))->GetDataRate();
 
-    m_leaves.Create(l.leaves);
+    for (uint32_t i = 0; i < l.leaves; ++i)
+    {
+        m_leaves.Add(CreateObject<Node>(RankOfLeaf(l, i)));
+    }
     fabric.InstallSwitches(m_leaves);
     if (m_tiers == 2)
     {
-        m_spines.Create(l.spines);
+        for (uint32_t j = 0; j < l.spines; ++j)
+        {
+            m_spines.Add(CreateObject<Node>(j % m_ranks));
+        }
         fabric.InstallSwitches(m_spines);
     }
     else
     {
-        m_aggregations.Create(l.pods * l.aggsPerPod);
+        for (uint32_t p = 0; p < l.pods; ++p)
+        {
+            for (uint32_t j = 0; j < l.aggsPerPod; ++j)
+            {
+                // With the pod's leaves (a pod's first leaves exist: pods are filled in order).
+                const uint32_t leaf
+                    = std::min(p * l.leavesPerPod + j % l.leavesPerPod, l.leaves - 1);
+                m_aggregations.Add(CreateObject<Node>(m_leaves.Get(leaf)->GetSystemId()));
+            }
+        }
         fabric.InstallSwitches(m_aggregations);
-        m_cores.Create(l.cores);
+        for (uint32_t c = 0; c < l.cores; ++c)
+        {
+            m_cores.Add(CreateObject<Node>(c % m_ranks));
+        }
         fabric.InstallSwitches(m_cores);
     }
 

@@ -118,6 +118,22 @@ class FatTreeHelper
     void SetLinkRate(DataRate rate);
 
     /**
+     * \brief Split the nodes over MPI ranks (ns-3's system ids): servers in contiguous blocks,
+     *        a server's GPUs (and NVSwitches, ServerHelper) together; a leaf with the servers
+     *        it serves (a rail group's leaves spread over the group's servers' ranks); spines,
+     *        and cores, round robin; a pod's aggregation switches with its leaves. With more
+     *        ranks than servers, one server per rank and the leaves round robin over all.
+     *        Check() fails if a rank would hold no node.
+     * \param ranks the number of ranks (default 1: every node on rank 0)
+     */
+    void SetRanks(uint32_t ranks);
+
+    /**
+     * \return one line: how many servers, GPUs and switches each rank holds (after Install())
+     */
+    std::string GetSplit() const;
+
+    /**
      * \brief Check that the parameters describe a fat-tree that can be built.
      * \return an empty string if it can be built, else one line naming the first violated
      *         constraint with its numbers
@@ -304,6 +320,20 @@ class FatTreeHelper
     /// Abort if Install() has run (the parameters are fixed once the tree is built)
     void RequireNotInstalled() const;
 
+    /**
+     * \param s a server
+     * \return its rank
+     */
+    uint32_t RankOfServer(uint32_t s) const;
+
+    /**
+     * \param layout the sizes
+     * \param i a leaf
+     * \return its rank
+     */
+    uint32_t RankOfLeaf(const Layout& layout, uint32_t i) const;
+
+    uint32_t m_ranks{1};            //!< MPI ranks the nodes are split over
     uint32_t m_tiers{2};            //!< 2 or 3
     uint32_t m_servers{1};          //!< servers
     uint32_t m_gpusPerServer{1};    //!< GPUs per server

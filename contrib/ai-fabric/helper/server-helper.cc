@@ -315,7 +315,8 @@ ServerHelper::Install(NodeContainer gpus)
             {
                 continue;
             }
-            Ptr<Node> chip = CreateObject<Node>();
+            // On its server's MPI rank (its GPUs').
+            Ptr<Node> chip = CreateObject<Node>(gpus.Get(d * perServer)->GetSystemId());
             Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();
             sw->SetAttribute("Nvls", BooleanValue(m_server.nvls));
             chip->AggregateObject(sw);

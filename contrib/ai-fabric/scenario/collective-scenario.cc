@@ -13,6 +13,7 @@
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
 #include "ns3/fabric-helper.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/names.h"
 #include "ns3/rdma-cc-dcqcn.h"
@@ -52,6 +53,12 @@ ScenarioTopology::ConfigureTuner(CollectiveTuner& /* tuner */, const Communicato
 void
 ScenarioTopology::Watch(CollectiveHelper& /* collectives */)
 {
+}
+
+std::string
+ScenarioTopology::GetSplit() const
+{
+    return "";
 }
 
 void
@@ -219,6 +226,11 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     m_topology->Check(o, *m_probe);
     if (!o.Get("failures").empty())
     {
+        if (FabricCli::GetRanks() > 1)
+        {
+            o.Fail("--failures=" + o.Get("failures")
+                   + ": failures do not run across MPI ranks yet (run it in one process)");
+        }
         std::string error;
         if (!FaultSchedule::Read(o.Get("failures"), m_faults, error))
         {
@@ -261,7 +273,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
         o.Fail("--pcap=" + o.Get("pcap") + ": cannot write files with this prefix");
     }
     // Checked and created before anything runs; renamed over the target at the end.
-    if (!o.Get("json").empty())
+    if (!o.Get("json").empty() && FabricCli::IsMainRank()) // rank 0 writes the output
     {
         m_json->OpenOrFail(m_program, "json", o.Get("json"));
     }
@@ -322,7 +334,8 @@ CollectiveScenario::Simulate(bool inject, bool print)
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);
     CollectiveSweepConfig runConfig = m_sweep;
-    runConfig.progress = m_sweep.progress && print; // the baseline run is silent
+    // The baseline run is silent; across MPI ranks, rank 0 speaks.
+    runConfig.progress = m_sweep.progress && print && FabricCli::IsMainRank();
     CollectiveSweep runner(collectives, tuner, runConfig);
     runner.Schedule();
 
@@ -340,6 +353,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
         FailClean("--failures=" + o.Get("failures") + ": " + error);
     }
     topology->Watch(collectives);
+    if (print && FabricCli::GetRanks() > 1 && FabricCli::IsMainRank())
+    {
+        // On stderr: stdout is the same on any number of ranks.
+        std::cerr << "# " << topology->GetSplit() << std::endl;
+    }
     if (print)
     {
         topology->PrintHeader(std::cout, *this);
@@ -355,6 +373,12 @@ CollectiveScenario::Simulate(bool inject, bool print)
     FailureReport::Collect(watch, out);
     out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
     out.events = Simulator::GetEventCount();
+    if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get())
+    {
+        std::vector<uint64_t> events{out.events};
+        impl->SumAcrossRanks(events); // every rank's
+        out.events = events[0];
+    }
     out.rows = runner.GetRows();
     out.protocol = NcclProtocolName(comm->GetProtocol());
     if (print)
@@ -442,6 +466,7 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         Time::SetResolution(Time::PS);
     }
     const auto wallStart = std::chrono::steady_clock::now();
+    FabricCli::StartMpi(&argc, &argv); // when started by mpirun or srun, in an MPI build
     if (m_topologyName.empty())
     {
         // Any registered topology, by --topology (read before the flags it declares).
@@ -481,7 +506,7 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     FailureReport::Finish(
         m_program, base, out, !m_faults.empty(), m_options.GetFlag("quiet"), wall);
-    if (!m_options.Get("json").empty() && !WriteJson(base, out, wall))
+    if (!m_options.Get("json").empty() && FabricCli::IsMainRank() && !WriteJson(base, out, wall))
     {
         return 1;
     }

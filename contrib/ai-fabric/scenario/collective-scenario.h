@@ -125,6 +125,12 @@ class ScenarioTopology
     virtual void Watch(CollectiveHelper& collectives);
 
     /**
+     * \brief How the nodes are split over the MPI ranks (after Install(); one line).
+     * \return the line, or empty if the topology does not say
+     */
+    virtual std::string GetSplit() const;
+
+    /**
      * \brief Print the lines before the "# collective" line: the topology's summary.
      * \param os the stream
      * \param scenario the driver

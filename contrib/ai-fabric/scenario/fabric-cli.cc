@@ -12,6 +12,9 @@
 #include "ns3/fabric-watchdog.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/global-value.h"
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#endif
 #include "ns3/rdma-congestion-control.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -41,8 +44,71 @@ CommandLineHelper::UserItemParse<std::string>(const std::string& value, std::str
 void
 FabricCli::Fail(const std::string& program, const std::string& message)
 {
-    std::cerr << program << ": " << message << std::endl;
+    if (IsMainRank()) // every rank reads the same flags: one line, from rank 0
+    {
+        std::cerr << program << ": " << message << std::endl;
+    }
     std::exit(2);
+}
+
+void
+FabricCli::StartMpi(int* argc, char*** argv)
+{
+#ifdef NS3_MPI
+    // Started by a launcher (Open MPI's mpirun, a PMI/PMIx one such as Slurm's srun, MPICH's).
+    bool launched = false;
+    for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    {
+        launched = launched || std::getenv(variable) != nullptr;
+    }
+    if (!launched || MpiInterface::IsEnabled())
+    {
+        return;
+    }
+    MpiInterface::Enable(argc, argv);
+    // MpiInterface::Enable() chose ns-3's distributed simulator: ai-fabric's runs across ranks.
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
+    std::atexit(
+        []()
+        {
+            if (MpiInterface::IsEnabled())
+            {
+                std::fflush(stdout);
+                MpiInterface::Disable();
+            }
+        });
+    if (MpiInterface::GetSystemId() != 0)
+    {
+        // Rank 0 prints the run's tables and writes its files.
+        if (!std::freopen("/dev/null", "w", stdout))
+        {
+            std::perror("/dev/null");
+        }
+    }
+#else
+    (void) argc;
+    (void) argv;
+#endif
+}
+
+bool
+FabricCli::IsMainRank()
+{
+#ifdef NS3_MPI
+    return !MpiInterface::IsEnabled() || MpiInterface::GetSystemId() == 0;
+#else
+    return true;
+#endif
+}
+
+uint32_t
+FabricCli::GetRanks()
+{
+#ifdef NS3_MPI
+    return MpiInterface::IsEnabled() ? MpiInterface::GetSize() : 1;
+#else
+    return 1;
+#endif
 }
 
 namespace

@@ -64,6 +64,22 @@ class FabricCli
     [[noreturn]] static void Fail(const std::string& program, const std::string& message);
 
     /**
+     * \brief Join the MPI run this process was started in (by mpirun, srun, or ./ns3 run --np),
+     *        if the build has ns-3's mpi module: MPI is started, ai-fabric's simulator runs
+     *        across the ranks, ranks other than 0 print nothing on stdout, and MPI is finished
+     *        at exit. Otherwise nothing.
+     * \param argc the program's argc
+     * \param argv the program's argv
+     */
+    static void StartMpi(int* argc, char*** argv);
+
+    /// \return true unless this is an MPI rank other than 0 (which writes no output)
+    static bool IsMainRank();
+
+    /// \return the number of MPI ranks of the run (1 without MPI)
+    static uint32_t GetRanks();
+
+    /**
      * \brief Refuse options the program does not know, before ns-3's CommandLine sees them.
      *
      * Accepted besides the program's own options: ns-3's global values (--RngRun, --RngSeed,

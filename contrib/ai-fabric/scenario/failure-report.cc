@@ -6,6 +6,7 @@
 
 #include "failure-report.h"
 
+#include "fabric-cli.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
@@ -61,7 +62,11 @@ FailureReport::Arm(FabricHelper& fabric,
         watch.detector->SetAttribute("RecoveryAllowance",
                                      TimeValue(detection.Get() + reroute.Get()));
     }
-    watch.detector->Start();
+    if (FabricCli::GetRanks() == 1)
+    {
+        // Across MPI ranks it would see one rank's queue pairs: not yet (the manual says).
+        watch.detector->Start();
+    }
     watch.watchdog = CreateObject<FabricWatchdog>();
     watch.watchdog->Install();
     return true;
@@ -122,6 +127,10 @@ FailureReport::Finish(const std::string& program,
                       double wallSeconds)
 {
     Print(std::cout, base, run, withFailures);
+    if (!FabricCli::IsMainRank())
+    {
+        return; // rank 0 speaks for the run
+    }
     if (!run.finding.empty())
     {
         std::cerr << program << ": " << run.finding << std::endl;

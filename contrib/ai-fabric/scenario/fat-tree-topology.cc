@@ -133,6 +133,7 @@ class FatTreeTopology : public ScenarioTopology
         m_tree.SetOversubscription(m_down, m_up);
         m_tree.SetRailOptimized(rail);
         m_tree.SetLinkRate(m_rate);
+        m_tree.SetRanks(FabricCli::GetRanks());
         const std::string topologyError = m_tree.Check();
         if (!topologyError.empty())
         {
@@ -241,6 +242,11 @@ class FatTreeTopology : public ScenarioTopology
                          ringEfficiency.Get(),
                          nvlsEfficiency.Get(),
                          m_server.GetServer().nvls);
+    }
+
+    std::string GetSplit() const override
+    {
+        return m_tree.GetSplit();
     }
 
     void PrintHeader(std::ostream& os, const CollectiveScenario& /* scenario */) const override

@@ -34,6 +34,14 @@ namespace
 /// The latest representable time (time steps).
 constexpr uint64_t NEVER = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
+/// What a window's batch to another rank starts with.
+struct WindowHeader
+{
+    uint64_t next; //!< the sender's next event time, or of a message it sent (time steps)
+    uint32_t stop; //!< 1 if the sender stopped
+    uint32_t pad;  //!< zero
+};
+
 /// What precedes a message's payload.
 struct MessageHeader
 {
@@ -55,15 +63,6 @@ constexpr int MESSAGE_TAG = 0xAF;
 FabricSimulatorImpl* g_current = nullptr;
 } // namespace
 
-/// A send not yet known complete: its buffer must live until then.
-struct FabricSimulatorImpl::PendingSend
-{
-    std::vector<uint8_t> buffer; //!< header and payload
-#ifdef NS3_MPI
-    MPI_Request request; //!< the send
-#endif
-};
-
 TypeId
 FabricSimulatorImpl::GetTypeId()
 {
@@ -77,6 +76,7 @@ FabricSimulatorImpl::GetTypeId()
 FabricSimulatorImpl::FabricSimulatorImpl()
     : m_currentContext(Simulator::NO_CONTEXT)
     , m_lookaheadBound(NEVER)
+    , m_sentNext(NEVER)
 {
     NS_LOG_FUNCTION(this);
 #ifdef NS3_MPI
@@ -141,14 +141,7 @@ FabricSimulatorImpl::DoDispose()
     m_destroyEvents.clear();
     m_watch = nullptr;
     m_watchOwner = nullptr;
-#ifdef NS3_MPI
-    for (PendingSend* s : m_sends)
-    {
-        MPI_Wait(&s->request, MPI_STATUS_IGNORE);
-        delete s;
-    }
-#endif
-    m_sends.clear();
+    m_outbox.clear();
     if (g_current == this)
     {
         g_current = nullptr;
@@ -589,6 +582,42 @@ FabricSimulatorImpl::GetLookahead() const
     return TimeStep(static_cast<int64_t>(m_lookahead));
 }
 
+void
+FabricSimulatorImpl::SumAcrossRanks(std::vector<uint64_t>& values) const
+{
+#ifdef NS3_MPI
+    if (m_nRanks > 1 && !values.empty())
+    {
+        MPI_Allreduce(MPI_IN_PLACE,
+                      values.data(),
+                      static_cast<int>(values.size()),
+                      MPI_UINT64_T,
+                      MPI_SUM,
+                      MpiInterface::GetCommunicator());
+    }
+#else
+    (void) values;
+#endif
+}
+
+void
+FabricSimulatorImpl::SumAcrossRanks(std::vector<double>& values) const
+{
+#ifdef NS3_MPI
+    if (m_nRanks > 1 && !values.empty())
+    {
+        MPI_Allreduce(MPI_IN_PLACE,
+                      values.data(),
+                      static_cast<int>(values.size()),
+                      MPI_DOUBLE,
+                      MPI_SUM,
+                      MpiInterface::GetCommunicator());
+    }
+#else
+    (void) values;
+#endif
+}
+
 uint64_t
 FabricSimulatorImpl::GetWindows() const
 {
@@ -603,93 +632,49 @@ FabricSimulatorImpl::Send(uint32_t rank,
                           const uint8_t* data,
                           uint32_t size)
 {
-#ifdef NS3_MPI
     NS_ABORT_MSG_IF(rank >= m_nRanks || rank == m_rank, "FabricSimulatorImpl: no rank " << rank);
-    NS_ABORT_MSG_IF(m_lookahead > 0 && key.ts < m_currentTs + m_lookahead,
+    NS_ABORT_MSG_IF(key.ts < m_currentTs + m_lookahead,
                     "FabricSimulatorImpl: a message less than the lookahead ahead");
-    auto* s = new PendingSend;
-    s->buffer.resize(sizeof(MessageHeader) + size);
-    MessageHeader h{key.ts, key.sched, key.seq, key.origin, context, handler, size};
-    std::memcpy(s->buffer.data(), &h, sizeof(h));
+    // Kept for the end of the window: one MPI message per rank and window.
+    if (m_outbox.size() != m_nRanks)
+    {
+        m_outbox.assign(m_nRanks, std::vector<uint8_t>(sizeof(WindowHeader)));
+    }
+    std::vector<uint8_t>& out = m_outbox[rank];
+    const MessageHeader h{key.ts, key.sched, key.seq, key.origin, context, handler, size};
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(h) + size);
+    std::memcpy(out.data() + at, &h, sizeof(h));
     if (size > 0)
     {
-        std::memcpy(s->buffer.data() + sizeof(h), data, size);
+        std::memcpy(out.data() + at + sizeof(h), data, size);
     }
-    MPI_Isend(s->buffer.data(),
-              static_cast<int>(s->buffer.size()),
-              MPI_BYTE,
-              static_cast<int>(rank),
-              MESSAGE_TAG,
-              MpiInterface::GetCommunicator(),
-              &s->request);
-    m_sends.push_back(s);
-    ++m_txMessages;
-#else
-    NS_FATAL_ERROR("FabricSimulatorImpl: Send() in a build without MPI (rank "
-                   << rank << ", handler " << handler << ", " << size << " bytes, key time "
-                   << key.ts << ", context " << context << ", data " << (void*) data << ")");
-#endif
+    m_sentNext = std::min(m_sentNext, key.ts);
+    ++m_messages;
 }
 
 void
-FabricSimulatorImpl::ReceiveMessages()
+FabricSimulatorImpl::Dispatch(const uint8_t* data, std::size_t size)
 {
-#ifdef NS3_MPI
-    while (true)
+    std::size_t at = 0;
+    while (at < size)
     {
-        int flag = 0;
-        MPI_Status status;
-        MPI_Iprobe(MPI_ANY_SOURCE, MESSAGE_TAG, MpiInterface::GetCommunicator(), &flag, &status);
-        if (!flag)
-        {
-            return;
-        }
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        m_rxBuffer.resize(static_cast<std::size_t>(count));
-        MPI_Recv(m_rxBuffer.data(),
-                 count,
-                 MPI_BYTE,
-                 status.MPI_SOURCE,
-                 MESSAGE_TAG,
-                 MpiInterface::GetCommunicator(),
-                 MPI_STATUS_IGNORE);
-        ++m_rxMessages;
         MessageHeader h;
-        NS_ABORT_MSG_IF(static_cast<std::size_t>(count) < sizeof(h),
-                        "FabricSimulatorImpl: a short message");
-        std::memcpy(&h, m_rxBuffer.data(), sizeof(h));
-        NS_ABORT_MSG_IF(h.handler >= Handlers().size() || sizeof(h) + h.size != m_rxBuffer.size(),
-                        "FabricSimulatorImpl: a malformed message");
+        NS_ABORT_MSG_IF(size - at < sizeof(h), "FabricSimulatorImpl: a short message");
+        std::memcpy(&h, data + at, sizeof(h));
+        at += sizeof(h);
+        NS_ABORT_MSG_IF(h.handler >= Handlers().size() || size - at < h.size,
+                        "FabricSimulatorImpl: a malformed message (handler "
+                            << h.handler << " of " << Handlers().size() << ", " << h.size
+                            << " bytes of " << size - at << ")");
         Key key;
         key.ts = h.ts;
         key.sched = h.sched;
         key.seq = h.seq;
         key.origin = h.origin;
-        Handlers()[h.handler](key, h.context, m_rxBuffer.data() + sizeof(h), h.size);
+        Handlers()[h.handler](key, h.context, data + at, h.size);
+        at += h.size;
     }
-#endif
-}
-
-void
-FabricSimulatorImpl::TestSends()
-{
-#ifdef NS3_MPI
-    for (auto it = m_sends.begin(); it != m_sends.end();)
-    {
-        int flag = 0;
-        MPI_Test(&(*it)->request, &flag, MPI_STATUS_IGNORE);
-        if (flag)
-        {
-            delete *it;
-            it = m_sends.erase(it);
-        }
-        else
-        {
-            ++it;
-        }
-    }
-#endif
 }
 
 void
@@ -702,36 +687,70 @@ FabricSimulatorImpl::RunDistributed()
     MPI_Allreduce(&bound, &lookahead, 1, MPI_UINT64_T, MPI_MIN, comm);
     m_lookahead = lookahead;
     m_windows = 0;
-    std::vector<uint64_t> all(4 * m_nRanks);
+    m_messages = 0;
+    if (m_outbox.size() != m_nRanks)
+    {
+        m_outbox.assign(m_nRanks, std::vector<uint8_t>(sizeof(WindowHeader)));
+    }
+    std::vector<MPI_Request> requests;
+    std::vector<uint8_t> inbox;
     while (true)
     {
-        uint64_t next = NEVER;
-        bool stop = false;
-        while (true)
+        // The window's end: every rank sends every other one its messages, its next event's
+        // time (the earliest of its queue and of what it sent) and whether it stopped, and
+        // reads theirs. The next window runs to the earliest of all plus the lookahead.
+        const uint64_t mine = std::min(m_size == 0 || m_stop ? NEVER : NextTs(), m_sentNext);
+        const WindowHeader header{mine, m_stop ? 1U : 0U, 0};
+        requests.clear();
+        for (uint32_t r = 0; r < m_nRanks; ++r)
         {
-            ReceiveMessages();
-            TestSends();
-            const uint64_t mine[4] = {m_size == 0 || m_stop ? NEVER : NextTs(),
-                                      m_txMessages,
-                                      m_rxMessages,
-                                      m_stop ? 1U : 0U};
-            MPI_Allgather(mine, 4, MPI_UINT64_T, all.data(), 4, MPI_UINT64_T, comm);
-            uint64_t tx = 0;
-            uint64_t rx = 0;
-            next = NEVER;
-            stop = false;
-            for (uint32_t r = 0; r < m_nRanks; ++r)
+            if (r == m_rank)
             {
-                next = std::min(next, all[4 * r]);
-                tx += all[4 * r + 1];
-                rx += all[4 * r + 2];
-                stop = stop || all[4 * r + 3] != 0;
+                continue;
             }
-            if (tx == rx)
-            {
-                break; // no message is on its way
-            }
+            std::memcpy(m_outbox[r].data(), &header, sizeof(header));
+            requests.emplace_back();
+            MPI_Isend(m_outbox[r].data(),
+                      static_cast<int>(m_outbox[r].size()),
+                      MPI_BYTE,
+                      static_cast<int>(r),
+                      MESSAGE_TAG,
+                      comm,
+                      &requests.back());
         }
+        uint64_t next = mine;
+        bool stop = m_stop;
+        for (uint32_t r = 0; r < m_nRanks; ++r)
+        {
+            if (r == m_rank)
+            {
+                continue;
+            }
+            MPI_Status status;
+            MPI_Probe(static_cast<int>(r), MESSAGE_TAG, comm, &status);
+            int count = 0;
+            MPI_Get_count(&status, MPI_BYTE, &count);
+            inbox.resize(static_cast<std::size_t>(count));
+            MPI_Recv(inbox.data(),
+                     count,
+                     MPI_BYTE,
+                     static_cast<int>(r),
+                     MESSAGE_TAG,
+                     comm,
+                     MPI_STATUS_IGNORE);
+            WindowHeader theirs;
+            NS_ABORT_MSG_IF(inbox.size() < sizeof(theirs), "FabricSimulatorImpl: a short window");
+            std::memcpy(&theirs, inbox.data(), sizeof(theirs));
+            next = std::min(next, theirs.next);
+            stop = stop || theirs.stop != 0;
+            Dispatch(inbox.data() + sizeof(theirs), inbox.size() - sizeof(theirs));
+        }
+        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+        for (auto& out : m_outbox)
+        {
+            out.resize(sizeof(WindowHeader)); // keeps its capacity
+        }
+        m_sentNext = NEVER;
         ++m_windows;
         if (stop)
         {
@@ -740,7 +759,7 @@ FabricSimulatorImpl::RunDistributed()
         }
         if (next == NEVER)
         {
-            break; // every rank is out of events
+            break; // no events and no messages anywhere
         }
         const uint64_t end = next > NEVER - m_lookahead ? NEVER : next + m_lookahead;
         while (m_size > 0 && !m_stop && NextTs() < end)
@@ -748,12 +767,6 @@ FabricSimulatorImpl::RunDistributed()
             ProcessOne();
         }
     }
-    for (PendingSend* s : m_sends)
-    {
-        MPI_Wait(&s->request, MPI_STATUS_IGNORE);
-        delete s;
-    }
-    m_sends.clear();
 #endif
 }
 

@@ -145,6 +145,17 @@ class FabricSimulatorImpl : public SimulatorImpl
      */
     void BoundLookahead(Time lookahead);
 
+    /**
+     * \brief Add up, element by element, every rank's values (after Run(); in one process,
+     *        nothing changes). Counters of a node are nonzero on its own rank only, so the sum
+     *        is the one-process value, exactly, doubles included.
+     * \param values this rank's values; every rank's sum on return
+     */
+    void SumAcrossRanks(std::vector<uint64_t>& values) const;
+
+    /// \copydoc SumAcrossRanks(std::vector<uint64_t>&) const
+    void SumAcrossRanks(std::vector<double>& values) const;
+
     /// \return the lookahead of the last Run() (0 in one process)
     Time GetLookahead() const;
 
@@ -208,6 +219,12 @@ class FabricSimulatorImpl : public SimulatorImpl
 
     /// \return synchronisation windows of the last Run() (0 in one process)
     uint64_t GetWindows() const;
+
+    /// \return messages this rank sent to others in the last Run()
+    uint64_t GetMessages() const
+    {
+        return m_messages;
+    }
 
     /**
      * \brief Let a watchdog see every event taken from the keyed queue (FabricWatchdog::Install()
@@ -310,11 +327,12 @@ class FabricSimulatorImpl : public SimulatorImpl
     /// Run across ranks (MPI).
     void RunDistributed();
 
-    /// Read every message that has arrived and hand each to its handler.
-    void ReceiveMessages();
-
-    /// Free the buffers of completed sends.
-    void TestSends();
+    /**
+     * \brief Hand each message of a batch to its handler.
+     * \param data the messages
+     * \param size their bytes
+     */
+    void Dispatch(const uint8_t* data, std::size_t size);
 
     /// \return the handlers
     static std::vector<Handler>& Handlers();
@@ -341,12 +359,10 @@ class FabricSimulatorImpl : public SimulatorImpl
     uint64_t m_lookaheadBound;                      //!< BoundLookahead() (time steps)
     uint64_t m_lookahead{0};                        //!< the last Run()'s lookahead
     uint64_t m_windows{0};                          //!< windows of the last Run()
-    uint64_t m_txMessages{0};                       //!< messages sent
-    uint64_t m_rxMessages{0};                       //!< messages read
-    struct PendingSend;
-    std::list<PendingSend*> m_sends; //!< sends not known complete
-    std::vector<uint8_t> m_rxBuffer; //!< message being read
-    std::vector<void*> m_objects;    //!< Register()'s
+    uint64_t m_messages{0};                         //!< messages sent in the last Run()
+    std::vector<std::vector<uint8_t>> m_outbox;     //!< by rank: the window's messages
+    uint64_t m_sentNext;                            //!< earliest time of the window's messages
+    std::vector<void*> m_objects;                   //!< Register()'s
 };
 
 } // namespace ns3
