@@ -126,6 +126,12 @@ TorusHelper::Check() const
     {
         return "a torus needs at least one GPU per switch";
     }
+    if (m_ranks > switches)
+    {
+        return "cannot split a torus of " + std::to_string(switches) + " switches over "
+               + std::to_string(m_ranks) + " MPI ranks: each rank holds whole switches, at "
+               "least one";
+    }
     if (switches * m_gpusPerSwitch > (1u << 20))
     {
         return "a torus of more than 2^20 GPUs";
@@ -280,6 +286,34 @@ TorusHelper::GetSwitches() const
 }
 
 void
+TorusHelper::SetRanks(uint32_t ranks)
+{
+    NS_ABORT_MSG_IF(ranks == 0 || m_switches.GetN() > 0,
+                    "TorusHelper: at least one rank, set before Install()");
+    m_ranks = ranks;
+}
+
+std::string
+TorusHelper::GetSplit() const
+{
+    std::vector<uint32_t> switches(m_ranks, 0);
+    for (uint32_t i = 0; i < m_switches.GetN(); ++i)
+    {
+        ++switches[m_switches.Get(i)->GetSystemId()];
+    }
+    std::string line = "split over " + std::to_string(m_ranks)
+                       + " MPI ranks (switches in blocks of their index, GPUs with their "
+                         "switch):";
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        line += (r == 0 ? " " : "; ") + std::string("rank ") + std::to_string(r) + " "
+                + std::to_string(switches[r]) + " switches, "
+                + std::to_string(switches[r] * m_gpusPerSwitch) + " GPUs";
+    }
+    return line;
+}
+
+void
 TorusHelper::Install(FabricHelper& fabric)
 {
     const std::string error = Check();
@@ -287,8 +321,17 @@ TorusHelper::Install(FabricHelper& fabric)
     NS_ABORT_MSG_IF(m_switches.GetN() > 0, "TorusHelper: installed twice");
     m_rates.resize(m_dims.size(), DataRate(0));
     const uint32_t nSwitches = GetNSwitches();
-    m_gpus.Create(nSwitches * m_gpusPerSwitch); // first, so rank r gets host address r + 1
-    m_switches.Create(nSwitches);
+    // First the GPUs, so rank r gets host address r + 1; each on its switch's MPI rank.
+    auto rankOf = [this, nSwitches](uint32_t i)
+    { return static_cast<uint32_t>(static_cast<uint64_t>(i) * m_ranks / nSwitches); };
+    for (uint32_t g = 0; g < nSwitches * m_gpusPerSwitch; ++g)
+    {
+        m_gpus.Add(CreateObject<Node>(rankOf(g / m_gpusPerSwitch)));
+    }
+    for (uint32_t i = 0; i < nSwitches; ++i)
+    {
+        m_switches.Add(CreateObject<Node>(rankOf(i)));
+    }
     fabric.InstallHosts(m_gpus);
     fabric.InstallSwitches(m_switches);
     for (uint32_t i = 0; i < nSwitches; ++i)

@@ -56,6 +56,17 @@ class TorusHelper
     void SetGpusPerSwitch(uint32_t gpus);
 
     /**
+     * \brief Split the nodes over MPI ranks (ns-3's system ids): the switches in contiguous
+     *        blocks of their linear index (slabs of the torus), each GPU with its switch.
+     *        Check() fails if there are more ranks than switches.
+     * \param ranks the number of ranks (default 1)
+     */
+    void SetRanks(uint32_t ranks);
+
+    /// \return one line: the switches and GPUs each rank holds (after Install())
+    std::string GetSplit() const;
+
+    /**
      * \param dimension a dimension
      * \param rate the line rate of its links (default: the fabric's DataRate)
      */
@@ -164,6 +175,7 @@ class TorusHelper
     std::vector<uint32_t> m_dims{4, 4}; //!< sizes
     bool m_wrap{true};                  //!< torus or mesh
     uint32_t m_gpusPerSwitch{1};        //!< GPUs per switch
+    uint32_t m_ranks{1};                //!< MPI ranks the nodes are split over
     std::vector<DataRate> m_rates;      //!< per dimension (0: the fabric's)
     bool m_dor{true};                   //!< dimension-order routing
     bool m_datelines{true};             //!< dateline classes

@@ -16,12 +16,15 @@
 #include "ns3/config.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-helper.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/torus-helper.h"
 
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <tuple>
 
 namespace ns3
 {
@@ -69,7 +72,8 @@ class DimensionStats
      * \param rankCoords the switch coordinates of every rank
      */
     explicit DimensionStats(std::vector<std::vector<uint32_t>> rankCoords)
-        : m_coords(std::move(rankCoords))
+        : m_log(FabricCli::GetRanks() > 1)
+        , m_coords(std::move(rankCoords))
         , m_bytes(m_coords[0].size(), 0)
         , m_busy(m_coords[0].size())
         , m_since(m_coords[0].size())
@@ -103,6 +107,54 @@ class DimensionStats
         return m_bytes;
     }
 
+    /**
+     * \brief Across MPI ranks: every rank's transfers, replayed in the order one process
+     *        sees them (the keys of the events they happened in), so that the statistics are
+     *        one process's. In one process, nothing.
+     */
+    void Merge()
+    {
+        if (!m_log)
+        {
+            return;
+        }
+        const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+        std::vector<uint8_t> mine(m_records.size() * sizeof(Record));
+        if (!m_records.empty())
+        {
+            std::memcpy(mine.data(), m_records.data(), mine.size());
+        }
+        const std::vector<uint8_t> all = impl->GatherAcrossRanks(mine);
+        std::vector<Record> records(all.size() / sizeof(Record));
+        if (!records.empty())
+        {
+            std::memcpy(records.data(), all.data(), records.size() * sizeof(Record));
+        }
+        std::stable_sort(records.begin(),
+                         records.end(),
+                         [](const Record& a, const Record& b) {
+                             return std::tie(a.ts, a.sched, a.origin, a.seq)
+                                    < std::tie(b.ts, b.sched, b.origin, b.seq);
+                         });
+        m_log = false;
+        m_scheduleIndex = UINT32_MAX;
+        for (const Record& r : records)
+        {
+            CollectiveTransfer t;
+            t.src = r.src;
+            t.dst = r.dst;
+            t.bytes = r.bytes;
+            if (r.sent)
+            {
+                Count(r.schedule, t, TimeStep(static_cast<int64_t>(r.ts)));
+            }
+            else
+            {
+                Arrive(t, TimeStep(static_cast<int64_t>(r.ts)));
+            }
+        }
+    }
+
     /// \return busy time per dimension
     const std::vector<Time>& Busy() const
     {
@@ -117,9 +169,51 @@ class DimensionStats
     void DoSent(const Communicator* comm, const CollectiveTransfer& t)
     {
         Ptr<const CollectiveSchedule> schedule = comm->GetSchedule();
-        if (schedule != m_schedule)
+        auto seen = std::find(m_schedules.begin(), m_schedules.end(), schedule);
+        const auto index = static_cast<uint32_t>(seen - m_schedules.begin());
+        if (seen == m_schedules.end())
         {
-            m_schedule = schedule; // a new size: count it alone
+            m_schedules.push_back(schedule); // the sweep's sizes come in order on every rank
+        }
+        if (m_log)
+        {
+            Log(true, index, t);
+            return;
+        }
+        Count(index, t, Simulator::Now());
+    }
+
+    /**
+     * \param sent true for a transfer sent, false for one that arrived
+     * \param schedule the schedule's index
+     * \param t the transfer
+     */
+    void Log(bool sent, uint32_t schedule, const CollectiveTransfer& t)
+    {
+        const FabricSimulatorImpl::Key& key = FabricSimulatorImpl::Get()->GetCurrentKey();
+        Record r{};
+        r.ts = key.ts;
+        r.sched = key.sched;
+        r.seq = key.seq;
+        r.origin = key.origin;
+        r.sent = sent ? 1 : 0;
+        r.schedule = schedule;
+        r.src = t.src;
+        r.dst = t.dst;
+        r.bytes = t.bytes;
+        m_records.push_back(r);
+    }
+
+    /**
+     * \param schedule the sender's schedule (index)
+     * \param t a transfer it sent
+     * \param now when
+     */
+    void Count(uint32_t schedule, const CollectiveTransfer& t, Time now)
+    {
+        if (schedule != m_scheduleIndex)
+        {
+            m_scheduleIndex = schedule; // a new size: count it alone
             std::fill(m_bytes.begin(), m_bytes.end(), 0);
             std::fill(m_busy.begin(), m_busy.end(), Time(0));
             std::fill(m_inFlight.begin(), m_inFlight.end(), 0);
@@ -132,12 +226,26 @@ class DimensionStats
         m_bytes[dim] += t.bytes;
         if (m_inFlight[dim]++ == 0)
         {
-            m_since[dim] = Simulator::Now();
+            m_since[dim] = now;
         }
     }
 
     /// \param t a transfer that arrived
     void DoArrived(const CollectiveTransfer& t)
+    {
+        if (m_log)
+        {
+            Log(false, 0, t);
+            return;
+        }
+        Arrive(t, Simulator::Now());
+    }
+
+    /**
+     * \param t a transfer that arrived
+     * \param now when
+     */
+    void Arrive(const CollectiveTransfer& t, Time now)
     {
         const uint32_t dim = Dimension(t);
         if (dim == NONE || dim == MIXED || m_inFlight[dim] == 0)
@@ -146,9 +254,24 @@ class DimensionStats
         }
         if (--m_inFlight[dim] == 0)
         {
-            m_busy[dim] += Simulator::Now() - m_since[dim];
+            m_busy[dim] += now - m_since[dim];
         }
     }
+
+    /// A transfer sent or arrived, with the key of its event (Merge()).
+    struct Record
+    {
+        uint64_t ts;       //!< the event's key
+        uint64_t sched;    //!< the event's key
+        uint64_t seq;      //!< the event's key
+        uint32_t origin;   //!< the event's key
+        uint32_t sent;     //!< 1: sent, 0: arrived
+        uint32_t schedule; //!< the sender's schedule (index)
+        uint32_t src;      //!< the transfer's sender
+        uint32_t dst;      //!< its receiver
+        uint32_t pad;      //!< zero
+        uint64_t bytes;    //!< its bytes
+    };
 
     /**
      * \param t a transfer
@@ -167,14 +290,17 @@ class DimensionStats
         return dim;
     }
 
-    static constexpr uint32_t NONE = UINT32_MAX;      //!< no dimension
-    static constexpr uint32_t MIXED = UINT32_MAX - 1; //!< several
-    std::vector<std::vector<uint32_t>> m_coords;      //!< by rank
-    Ptr<const CollectiveSchedule> m_schedule;         //!< schedule counted
-    std::vector<uint64_t> m_bytes;                    //!< by dimension
-    std::vector<Time> m_busy;                         //!< by dimension
-    std::vector<Time> m_since;                        //!< start of the current busy period
-    std::vector<uint32_t> m_inFlight;                 //!< transfers in flight
+    static constexpr uint32_t NONE = UINT32_MAX;            //!< no dimension
+    static constexpr uint32_t MIXED = UINT32_MAX - 1;       //!< several
+    bool m_log;                                             //!< across ranks: record, Merge() later
+    std::vector<Record> m_records;                          //!< what was recorded
+    std::vector<std::vector<uint32_t>> m_coords;            //!< by rank
+    std::vector<Ptr<const CollectiveSchedule>> m_schedules; //!< seen, in order
+    uint32_t m_scheduleIndex{UINT32_MAX};                   //!< schedule counted
+    std::vector<uint64_t> m_bytes;                          //!< by dimension
+    std::vector<Time> m_busy;                               //!< by dimension
+    std::vector<Time> m_since;                              //!< start of the current busy period
+    std::vector<uint32_t> m_inFlight;                       //!< transfers in flight
 };
 
 /// A 2D or 3D torus or mesh.
@@ -289,6 +415,7 @@ class TorusTopology : public ScenarioTopology
         m_torus.SetRouterInGpu(inGpu);
         m_torus.SetDimensionOrderRouting(m_routing == "dor");
         m_torus.SetDatelines(datelines);
+        m_torus.SetRanks(FabricCli::GetRanks());
         const std::string topologyError = m_torus.Check();
         if (!topologyError.empty())
         {
@@ -406,6 +533,11 @@ class TorusTopology : public ScenarioTopology
         }
     }
 
+    std::string GetSplit() const override
+    {
+        return m_torus.GetSplit();
+    }
+
     void PrintHeader(std::ostream& os, const CollectiveScenario& scenario) const override
     {
         os << m_torus.Summary() << "\n";
@@ -417,6 +549,10 @@ class TorusTopology : public ScenarioTopology
                   std::ostream* os,
                   const CollectiveScenario& scenario) override
     {
+        if (m_stats)
+        {
+            m_stats->Merge(); // across MPI ranks, every rank's transfers (all ranks call it)
+        }
         out.extra["dimensions"] = nlohmann::ordered_json::array();
         if (!os)
         {

@@ -46,11 +46,10 @@ TEST(MpiTest, NpMustBeARankCount)
  * \return mpirun running ai-fabric-fattree on that many ranks of this machine
  */
 std::string
-Mpirun(uint32_t ranks, const std::string& args)
+Mpirun(uint32_t ranks, const std::string& args, const std::string& program = "ai-fabric-fattree")
 {
     return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np "
-           + std::to_string(ranks) + " " + ProgramPath("ai-fabric-fattree") + " " + args
-           + " </dev/null";
+           + std::to_string(ranks) + " " + ProgramPath(program) + " " + args + " </dev/null";
 }
 
 /**
@@ -75,15 +74,16 @@ JsonWithoutSim(const std::string& path)
  * \brief Run the flags in one process and on 2 ranks: stdout and JSON (but "sim") must match
  *        byte for byte.
  * \param args the flags
+ * \param program the program
  */
 void
-ExpectSameOnTwoRanks(const std::string& args)
+ExpectSameOnTwoRanks(const std::string& args, const std::string& program = "ai-fabric-fattree")
 {
     const std::string dir = "/tmp/ai-fabric-mpi-test-" + std::to_string(getpid());
     ASSERT_EQ(RunCommand("mkdir -p " + dir).status, 0);
-    const CommandResult one = RunCommand(ProgramPath("ai-fabric-fattree") + " " + args
-                                         + " --json=" + dir + "/one.json </dev/null");
-    const CommandResult two = RunCommand(Mpirun(2, args + " --json=" + dir + "/two.json"));
+    const CommandResult one
+        = RunCommand(ProgramPath(program) + " " + args + " --json=" + dir + "/one.json </dev/null");
+    const CommandResult two = RunCommand(Mpirun(2, args + " --json=" + dir + "/two.json", program));
     ASSERT_EQ(one.status, 0) << one.err;
     ASSERT_EQ(two.status, 0) << two.err;
     EXPECT_FALSE(one.out.empty());
@@ -104,6 +104,13 @@ TEST(MpiTest, TwoRanksPrintWhatOneProcessPrints)
 TEST(MpiTest, InfiniBandOnTwoRanks)
 {
     ExpectSameOnTwoRanks("--fabric=ib --server=none --servers=8 --radix=4 --maxBytes=2M --iters=2");
+}
+
+// A torus (slabs of switches on each rank; its per-dimension statistics replayed in one
+// process's order).
+TEST(MpiTest, TorusOnTwoRanks)
+{
+    ExpectSameOnTwoRanks("--dims=4x4 --maxBytes=2M --iters=2", "ai-fabric-torus");
 }
 
 // More ranks than a fabric has places for: one line from rank 0, exit status 2.

@@ -324,6 +324,7 @@ FabricSimulatorImpl::ProcessOne()
     --m_size;
     m_currentTs = ev.key.ts;
     m_currentContext = ev.context;
+    m_currentKey = ev.key;
     ++m_eventCount;
     if (m_watch)
     {
@@ -616,6 +617,30 @@ FabricSimulatorImpl::SumAcrossRanks(std::vector<double>& values) const
 #else
     (void) values;
 #endif
+}
+
+std::vector<uint8_t>
+FabricSimulatorImpl::GatherAcrossRanks(const std::vector<uint8_t>& mine) const
+{
+#ifdef NS3_MPI
+    if (m_nRanks > 1)
+    {
+        MPI_Comm comm = MpiInterface::GetCommunicator();
+        const int n = static_cast<int>(mine.size());
+        std::vector<int> sizes(m_nRanks);
+        MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm);
+        std::vector<int> offsets(m_nRanks, 0);
+        for (uint32_t r = 1; r < m_nRanks; ++r)
+        {
+            offsets[r] = offsets[r - 1] + sizes[r - 1];
+        }
+        std::vector<uint8_t> all(static_cast<std::size_t>(offsets.back() + sizes.back()));
+        MPI_Allgatherv(
+            mine.data(), n, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, comm);
+        return all;
+    }
+#endif
+    return mine;
 }
 
 uint64_t

@@ -156,6 +156,24 @@ class FabricSimulatorImpl : public SimulatorImpl
     /// \copydoc SumAcrossRanks(std::vector<uint64_t>&) const
     void SumAcrossRanks(std::vector<double>& values) const;
 
+    /**
+     * \brief Every rank's bytes, concatenated in rank order (after Run(); in one process, the
+     *        bytes given).
+     * \param mine this rank's
+     * \return all ranks'
+     */
+    std::vector<uint8_t> GatherAcrossRanks(const std::vector<uint8_t>& mine) const;
+
+    /**
+     * \return the key of the event running now: events sorted by their keys are in the order
+     *         one process runs them, on any split (a record made during an event, kept with its
+     *         key, can be replayed in that order after a run across ranks)
+     */
+    const Key& GetCurrentKey() const
+    {
+        return m_currentKey;
+    }
+
     /// \return the lookahead of the last Run() (0 in one process)
     Time GetLookahead() const;
 
@@ -350,6 +368,7 @@ class FabricSimulatorImpl : public SimulatorImpl
     uint64_t m_seq{0};                              //!< events scheduled (order numbers)
     uint64_t m_eventCount{0};                       //!< events run
     EventImpl* m_running{nullptr};                  //!< the event running now
+    Key m_currentKey;                               //!< its key
     bool m_stop{false};                             //!< Stop() was called
     FabricEventWatch* m_watch{nullptr};             //!< sees every event taken, if set
     Ptr<Object> m_watchOwner;                       //!< holds m_watch alive
