@@ -14,6 +14,14 @@
  *
  *   ./ns3 run failure-sweep
  *   ./ns3 run "failure-sweep --fabric=ib --bytes=16M --json=sweep.json"
+ *   ./ns3 run "failure-sweep --jobs=2"
+ *
+ * With --jobs=N the failing runs, which are independent, run in up to N child processes at
+ * once (FabricProcessPool), forked after the healthy run: each child runs one link's failure
+ * and hands its outcome back through a pipe as one line of JSON, and the parent prints the
+ * rows in the links' order. A run's outcome does not depend on the process that ran it
+ * (every run builds its fabric anew and assigns its random streams from 1), so the output
+ * is the same as with --jobs=1, which runs them one after another in this process.
  */
 
 #include "ns3/collective-helper.h"
@@ -23,6 +31,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-process-pool.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-watchdog.h"
@@ -38,9 +47,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sys/wait.h>
 
 using namespace ns3;
 
@@ -94,6 +105,7 @@ struct Study
     std::string at;         //!< --at
     std::string json;       //!< --json
     bool quiet{false};      //!< --quiet
+    uint32_t jobs{1};       //!< --jobs: failing runs at once (1: in this process)
     uint64_t nServers{0};   //!< servers (one GPU each)
     uint64_t nRadix{0};     //!< switch radix
     uint64_t nChannels{0};  //!< channels
@@ -128,6 +140,7 @@ Configure(int argc, char* argv[], Study& st)
     options.Add("at", "when each link fails (default: a quarter into the healthy run)", "");
     options.Use("json");
     options.Use("quiet");
+    options.Use("jobs", "1", "the failing runs; 1 runs them one after another in this process");
     options.Parse(
         argc,
         argv,
@@ -146,6 +159,7 @@ Configure(int argc, char* argv[], Study& st)
     st.at = options.Get("at");
     st.json = options.Get("json");
     st.quiet = options.GetFlag("quiet");
+    st.jobs = options.Whole("jobs", 1, FabricProcessPool::MAX_JOBS);
 
     FabricCli::CheckFabric(PROGRAM, st.fabricName);
     if (!FabricCli::ParseUnsigned(st.servers, st.nServers) || st.nServers < 2 || st.nServers > 4096)
@@ -319,6 +333,199 @@ Simulate(const Study& st, const std::string& link, std::vector<std::string>& lin
     return r;
 }
 
+/**
+ * \param r a failing run's outcome
+ * \return it as JSON, times in picoseconds (exact), for a child to hand to the parent
+ */
+nlohmann::json
+ToJson(const SweepRun& r)
+{
+    return {{"completed", r.completed},
+            {"time_ps", r.time.GetPicoSeconds()},
+            {"at_ps", r.record.at.GetPicoSeconds()},
+            {"what", r.record.what},
+            {"detected_ps", r.record.detected.GetPicoSeconds()},
+            {"rerouted_ps", r.record.rerouted.GetPicoSeconds()},
+            {"finding", r.finding},
+            {"lost", r.lost},
+            {"retransmits", r.retransmits}};
+}
+
+/**
+ * \param text what a child wrote: ToJson() on one line
+ * \param r set to the outcome
+ * \return false if the text is not such a line
+ */
+bool
+FromJson(const std::string& text, SweepRun& r)
+{
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+    {
+        return false;
+    }
+    try
+    {
+        r.completed = j.at("completed").get<bool>();
+        r.time = PicoSeconds(j.at("time_ps").get<int64_t>());
+        r.record.at = PicoSeconds(j.at("at_ps").get<int64_t>());
+        r.record.what = j.at("what").get<std::string>();
+        r.record.detected = PicoSeconds(j.at("detected_ps").get<int64_t>());
+        r.record.rerouted = PicoSeconds(j.at("rerouted_ps").get<int64_t>());
+        r.finding = j.at("finding").get<std::string>();
+        r.lost = j.at("lost").get<uint64_t>();
+        r.retransmits = j.at("retransmits").get<uint64_t>();
+    }
+    catch (const nlohmann::json::exception&)
+    {
+        return false;
+    }
+    return true;
+}
+
+/**
+ * \brief Print a failing run's row and add it to the JSON's rows.
+ * \param link the link that failed
+ * \param r the run's outcome
+ * \param healthy the healthy run's
+ * \param rows the JSON's rows
+ * \return whether the run completed
+ */
+bool
+Report(const std::string& link,
+       const SweepRun& r,
+       const SweepRun& healthy,
+       nlohmann::ordered_json& rows)
+{
+    nlohmann::ordered_json row = {{"link", link},
+                                  {"failed_us", FailureReport::Us(r.record.at)},
+                                  {"detected_us", FailureReport::Us(r.record.detected)},
+                                  {"rerouted_us", FailureReport::Us(r.record.rerouted)},
+                                  {"completed", r.completed},
+                                  {"lost_packets", r.lost},
+                                  {"retransmits", r.retransmits}};
+    if (r.completed)
+    {
+        const double slowdown = r.time.GetSeconds() / healthy.time.GetSeconds();
+        std::printf("  %-16s %12.3f %12.3f %14.3f %9.2f %9lu %9lu\n",
+                    link.c_str(),
+                    FailureReport::Us(r.record.detected),
+                    FailureReport::Us(r.record.rerouted),
+                    FailureReport::Us(r.time),
+                    slowdown,
+                    static_cast<unsigned long>(r.lost),
+                    static_cast<unsigned long>(r.retransmits));
+        row["time_us"] = FailureReport::Us(r.time);
+        row["slowdown"] = slowdown;
+    }
+    else
+    {
+        std::printf("  %-16s %s\n", link.c_str(), r.finding.c_str());
+        row["finding"] = r.finding;
+    }
+    rows.push_back(row);
+    return r.completed;
+}
+
+/**
+ * \brief The failing runs one after another in this process (--jobs=1).
+ * \param st the study
+ * \param links the links, in order
+ * \param healthy the healthy run
+ * \param rows the JSON's rows
+ * \return whether every run completed
+ */
+bool
+RunHere(const Study& st,
+        std::vector<std::string>& links,
+        const SweepRun& healthy,
+        nlohmann::ordered_json& rows)
+{
+    bool allCompleted = true;
+    for (const std::string& link : links)
+    {
+        if (!st.quiet)
+        {
+            std::fprintf(stderr, "# failing %s\n", link.c_str());
+        }
+        allCompleted = Report(link, Simulate(st, link, links), healthy, rows) && allCompleted;
+    }
+    return allCompleted;
+}
+
+/**
+ * \brief The failing runs in up to --jobs child processes, reported in the links' order as
+ *        RunHere() reports them. A child that ends without an outcome (the watchdog's exit,
+ *        a crash) ends the program as that run would have ended a serial one, after the rows
+ *        before it: its standard error, then its exit status.
+ * \param st the study
+ * \param links the links, in order
+ * \param healthy the healthy run
+ * \param rows the JSON's rows
+ * \return whether every run completed
+ */
+bool
+RunInChildren(Study& st,
+              const std::vector<std::string>& links,
+              const SweepRun& healthy,
+              nlohmann::ordered_json& rows)
+{
+    bool allCompleted = true;
+    FabricProcessPool::Outcome failed;
+    std::string failedLink;
+    FabricProcessPool pool(st.jobs);
+    pool.Run(
+        links.size(),
+        [&st, &links](std::size_t i)
+        {
+            std::vector<std::string> all = links;
+            std::cout << ToJson(Simulate(st, links[i], all)).dump() << std::endl;
+            return 0;
+        },
+        [&](std::size_t i, const FabricProcessPool::Outcome& o)
+        {
+            if (!st.quiet)
+            {
+                std::fprintf(stderr, "# failing %s\n", links[i].c_str());
+            }
+            std::fputs(o.err.c_str(), stderr);
+            SweepRun r;
+            if (o.startError.empty() && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0
+                && FromJson(o.out, r))
+            {
+                allCompleted = Report(links[i], r, healthy, rows) && allCompleted;
+                return true;
+            }
+            failed = o;
+            failedLink = links[i];
+            return false;
+        });
+    if (failedLink.empty())
+    {
+        return allCompleted;
+    }
+    std::fflush(stdout);
+    st.jsonFile.Discard();
+    const std::string run = PROGRAM + ": the run failing " + failedLink;
+    if (!failed.startError.empty())
+    {
+        std::cerr << run << " could not start: " << failed.startError << std::endl;
+        std::exit(1);
+    }
+    if (WIFSIGNALED(failed.status))
+    {
+        std::cerr << run << " was killed by signal " << WTERMSIG(failed.status) << " ("
+                  << strsignal(WTERMSIG(failed.status)) << ")" << std::endl;
+        std::exit(128 + WTERMSIG(failed.status));
+    }
+    if (WIFEXITED(failed.status) && WEXITSTATUS(failed.status) != 0)
+    {
+        std::exit(WEXITSTATUS(failed.status)); // it said why on its standard error
+    }
+    std::cerr << run << " gave no outcome" << std::endl;
+    std::exit(1);
+}
+
 } // namespace
 
 int
@@ -373,43 +580,8 @@ main(int argc, char* argv[])
                 "lost",
                 "resent");
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    bool allCompleted = true;
-    for (const std::string& link : links)
-    {
-        if (!st.quiet)
-        {
-            std::fprintf(stderr, "# failing %s\n", link.c_str());
-        }
-        const SweepRun r = Simulate(st, link, links);
-        nlohmann::ordered_json row = {{"link", link},
-                                      {"failed_us", FailureReport::Us(r.record.at)},
-                                      {"detected_us", FailureReport::Us(r.record.detected)},
-                                      {"rerouted_us", FailureReport::Us(r.record.rerouted)},
-                                      {"completed", r.completed},
-                                      {"lost_packets", r.lost},
-                                      {"retransmits", r.retransmits}};
-        if (r.completed)
-        {
-            const double slowdown = r.time.GetSeconds() / healthy.time.GetSeconds();
-            std::printf("  %-16s %12.3f %12.3f %14.3f %9.2f %9lu %9lu\n",
-                        link.c_str(),
-                        FailureReport::Us(r.record.detected),
-                        FailureReport::Us(r.record.rerouted),
-                        FailureReport::Us(r.time),
-                        slowdown,
-                        static_cast<unsigned long>(r.lost),
-                        static_cast<unsigned long>(r.retransmits));
-            row["time_us"] = FailureReport::Us(r.time);
-            row["slowdown"] = slowdown;
-        }
-        else
-        {
-            allCompleted = false;
-            std::printf("  %-16s %s\n", link.c_str(), r.finding.c_str());
-            row["finding"] = r.finding;
-        }
-        rows.push_back(row);
-    }
+    const bool allCompleted
+        = st.jobs > 1 ? RunInChildren(st, links, healthy, rows) : RunHere(st, links, healthy, rows);
     if (!st.json.empty())
     {
         nlohmann::ordered_json j;

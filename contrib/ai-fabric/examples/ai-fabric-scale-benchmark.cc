@@ -20,6 +20,11 @@
  * Each point runs in a child process (the program runs itself again with an internal option),
  * so that its wall time and peak RSS are its own and a point that fails, runs out of memory
  * (--maxMemory) or of time (--maxWallTime) is reported in the table while the ladder goes on.
+ * With --jobs=N up to N points run at once (FabricProcessPool) and the rows come in the
+ * ladder's order, with the same figures as a serial run's except the measured ones (wall and
+ * run time, events/s, CPU time, peak RSS): concurrent points share the cores and the memory
+ * bandwidth, so a -j run's speed figures are not comparable with a serial run's, and the
+ * table says so in a comment line.
  *
  * A data packet-hop is one transmission of one data packet (an RDMA data packet on RoCEv2, a
  * data or NVLS packet on NVLink; not an ACK, NAK, CNP, PFC or credit frame) over one link. It
@@ -38,6 +43,7 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-process-pool.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
@@ -61,15 +67,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <iostream>
 #include <new>
-#include <poll.h>
 #include <sstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -386,24 +388,6 @@ struct PointResult
 };
 
 /**
- * \param fd a descriptor to read from
- * \param into appended with what it held
- * \return false at end of file
- */
-bool
-Drain(int fd, std::string& into)
-{
-    char buf[4096];
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n > 0)
-    {
-        into.append(buf, static_cast<std::size_t>(n));
-        return true;
-    }
-    return n < 0 && errno == EINTR;
-}
-
-/**
  * \param text a program's output
  * \return its last non-empty line
  */
@@ -436,15 +420,27 @@ SecondsText(double seconds)
 }
 
 /**
- * \brief Run one point in a child process.
- * \param spec the point
- * \return what it did
+ * \return this program's binary, so that a child's process name is the program's, not "exe"
  */
-PointResult
-RunChild(const PointSpec& spec)
+std::string
+SelfPath()
 {
-    PointResult result;
-    result.spec = spec;
+    char self[4096];
+    const ssize_t selfLength = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    return selfLength > 0 ? std::string(self, static_cast<std::size_t>(selfLength))
+                          : "/proc/self/exe";
+}
+
+/**
+ * \brief A point's child process (FabricProcessPool's child): limit its address space and
+ *        run the program again on the point.
+ * \param binary the program
+ * \param spec the point
+ * \return 127 if the program could not be run (otherwise it does not return)
+ */
+int
+ExecPoint(const std::string& binary, const PointSpec& spec)
+{
     std::vector<std::string> args = {PROGRAM,
                                      POINT_OPTION,
                                      "--servers=" + std::to_string(spec.servers),
@@ -452,96 +448,45 @@ RunChild(const PointSpec& spec)
                                      "--algo=" + spec.algo,
                                      "--SchedulerType=" + spec.scheduler,
                                      "--maxWallTime=" + SecondsText(spec.maxWallTimeS)};
-    // The binary's own path, so that the child's process name is the program's, not "exe".
-    char self[4096];
-    const ssize_t selfLength = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    const std::string binary = selfLength > 0
-                                   ? std::string(self, static_cast<std::size_t>(selfLength))
-                                   : "/proc/self/exe";
     std::vector<char*> argv;
     for (std::string& a : args)
     {
         argv.push_back(a.data());
     }
     argv.push_back(nullptr);
-    int out[2];
-    int err[2];
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    if (spec.maxMemoryBytes > 0 && !ADDRESS_SANITIZER)
     {
-        result.reason = std::string("cannot start: ") + std::strerror(errno);
+        struct rlimit limit;
+        getrlimit(RLIMIT_AS, &limit);
+        const rlim_t want = static_cast<rlim_t>(spec.maxMemoryBytes);
+        limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
+        setrlimit(RLIMIT_AS, &limit);
+    }
+    execv(binary.c_str(), argv.data());
+    return 127;
+}
+
+/**
+ * \brief What a point's child did, from its outcome.
+ * \param spec the point
+ * \param o its child's outcome
+ * \return the point's result
+ */
+PointResult
+ResultOf(const PointSpec& spec, const FabricProcessPool::Outcome& o)
+{
+    PointResult result;
+    result.spec = spec;
+    if (!o.startError.empty())
+    {
+        result.reason = "cannot start: " + o.startError;
         return result;
     }
-    std::cout.flush();
-    std::cerr.flush();
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        result.reason = std::string("cannot start: ") + std::strerror(errno);
-        return result;
-    }
-    if (pid == 0)
-    {
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err[1], STDERR_FILENO);
-        if (spec.maxMemoryBytes > 0 && !ADDRESS_SANITIZER)
-        {
-            struct rlimit limit;
-            getrlimit(RLIMIT_AS, &limit);
-            const rlim_t want = static_cast<rlim_t>(spec.maxMemoryBytes);
-            limit.rlim_cur
-                = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
-            setrlimit(RLIMIT_AS, &limit);
-        }
-        execv(binary.c_str(), argv.data());
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    std::string stdoutText;
-    std::string stderrText;
-    bool outOpen = true;
-    bool errOpen = true;
-    bool killed = false;
-    const double killAfter = spec.maxWallTimeS > 0 ? spec.maxWallTimeS + KILL_GRACE_S : 0;
-    while (outOpen || errOpen)
-    {
-        struct pollfd fds[2]
-            = {{outOpen ? out[0] : -1, POLLIN, 0}, {errOpen ? err[0] : -1, POLLIN, 0}};
-        const int ready = poll(fds, 2, 1000);
-        if (ready < 0 && errno != EINTR)
-        {
-            break;
-        }
-        if (outOpen && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
-        {
-            outOpen = Drain(out[0], stdoutText);
-        }
-        if (errOpen && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
-        {
-            errOpen = Drain(err[0], stderrText);
-        }
-        const double elapsed
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!killed && killAfter > 0 && elapsed > killAfter)
-        {
-            kill(pid, SIGKILL);
-            killed = true;
-        }
-    }
-    close(out[0]);
-    close(err[0]);
-    int status = 0;
-    struct rusage usage;
-    std::memset(&usage, 0, sizeof(usage));
-    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
-    {
-    }
-    result.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.peakRssMb = usage.ru_maxrss / 1024.0; // Linux reports kilobytes
-    result.cpuS = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-                  + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-    const std::string line = LastLine(stdoutText);
+    const int status = o.status;
+    result.wallS = o.wallS;
+    result.peakRssMb = o.peakRssMb;
+    result.cpuS = o.cpuS;
+    const std::string line = LastLine(o.out);
     if (!line.empty())
     {
         result.child = nlohmann::json::parse(line, nullptr, false);
@@ -550,7 +495,7 @@ RunChild(const PointSpec& spec)
             result.child = nlohmann::json();
         }
     }
-    std::string last = LastLine(stderrText);
+    std::string last = LastLine(o.err);
     if (last.rfind(PROGRAM + ": ", 0) == 0)
     {
         last = last.substr(PROGRAM.size() + 2);
@@ -560,7 +505,7 @@ RunChild(const PointSpec& spec)
                   sizeof(limitText),
                   "%.0f MiB",
                   static_cast<double>(spec.maxMemoryBytes) / (1 << 20));
-    if (killed)
+    if (o.killed)
     {
         result.reason = "killed: still building after --maxWallTime";
     }
@@ -842,6 +787,10 @@ main(int argc, char* argv[])
                 "address-space limit of each point's process, K/M/G suffixes (0: none); a "
                 "point that needs more is reported",
                 "8G");
+    options.Use("jobs",
+                "1",
+                "points; their wall times and events/s then share the cores and are not "
+                "comparable with a serial run's");
     options.Parse(argc,
                   argv,
                   "The scale benchmark: one all-reduce per ladder point (DGX H100 servers on a "
@@ -865,6 +814,7 @@ main(int argc, char* argv[])
     Time wallLimit;
     uint64_t memoryLimit = 0;
     ParseLimits(options, wallLimit, memoryLimit);
+    const uint32_t jobs = options.Whole("jobs", 1, FabricProcessPool::MAX_JOBS);
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
     FabricOutputFile jsonFile;
@@ -880,13 +830,18 @@ main(int argc, char* argv[])
               << (wallLimit.IsStrictlyPositive() ? options.Get("maxWallTime") : std::string("none"))
               << " wall, " << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
               << " address space\n";
+    if (jobs > 1)
+    {
+        std::cout << "# " << jobs
+                  << " points at once (--jobs): wall times and events/s share the cores, not "
+                     "comparable with a serial run's\n";
+    }
     std::cout << "#  gpus  bytes algo              busbw      wall       run       events    "
                  "events/s   ev/hop    rss  status\n"
               << "#                                (GB/s)       (s)       (s)                     "
                  "                  (MB)\n";
     std::cout.flush();
-    nlohmann::ordered_json points = nlohmann::ordered_json::array();
-    uint32_t incomplete = 0;
+    std::vector<PointSpec> specs;
     for (uint32_t s : ladder)
     {
         for (const std::string& algo : algoList)
@@ -898,14 +853,32 @@ main(int argc, char* argv[])
             spec.scheduler = scheduler.Get();
             spec.maxWallTimeS = wallLimit.GetSeconds();
             spec.maxMemoryBytes = memoryLimit;
-            const PointResult r = RunChild(spec);
+            specs.push_back(spec);
+        }
+    }
+    // Each point in a child process of its own, up to --jobs at once, reported in the
+    // ladder's order.
+    const std::string binary = SelfPath();
+    FabricProcessPool pool(jobs);
+    if (wallLimit.IsStrictlyPositive())
+    {
+        pool.SetTimeLimit(wallLimit.GetSeconds() + KILL_GRACE_S);
+    }
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    uint32_t incomplete = 0;
+    pool.Run(
+        specs.size(),
+        [&binary, &specs](std::size_t i) { return ExecPoint(binary, specs[i]); },
+        [&](std::size_t i, const FabricProcessPool::Outcome& o)
+        {
+            const PointResult r = ResultOf(specs[i], o);
             const nlohmann::ordered_json j = PointJson(r);
             PrintRow(std::cout, j);
             std::cout.flush();
             incomplete += r.completed ? 0 : 1;
             points.push_back(j);
-        }
-    }
+            return true;
+        });
     if (!json.empty())
     {
         nlohmann::ordered_json j;
@@ -918,6 +891,7 @@ main(int argc, char* argv[])
         j["quick"] = quick;
         j["max_wall_time_s"] = wallLimit.GetSeconds();
         j["max_memory_bytes"] = memoryLimit;
+        j["jobs"] = jobs;
         j["points"] = points;
         if (!jsonFile.CommitJson(PROGRAM, j))
         {

@@ -346,4 +346,13 @@ FabricOutputFile::IsWritablePrefix(const std::string& prefix)
     return true;
 }
 
+void
+FabricOutputFile::DisownTemporaries()
+{
+    for (int i = 0; i < MAX_TEMPORARIES; ++i)
+    {
+        g_used[i] = 0;
+    }
+}
+
 } // namespace ns3

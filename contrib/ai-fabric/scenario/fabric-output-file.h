@@ -94,6 +94,13 @@ class FabricOutputFile
      */
     static bool IsWritablePrefix(const std::string& prefix);
 
+    /**
+     * \brief In a child process after fork(): the temporaries not yet committed are the
+     *        parent's, so this process no longer removes them when it ends (std::exit, a
+     *        signal). The parent still commits or removes them.
+     */
+    static void DisownTemporaries();
+
   private:
     std::string m_path;        //!< the target
     std::string m_tmp;         //!< the temporary beside it, empty when none

@@ -94,6 +94,11 @@ ScenarioOptions::Catalogue()
             {"json", "write the results as JSON to this file", "", false},
             {"pcap", "write a pcap per NIC port with this prefix", "", false},
             {"quiet", "no progress line on stderr", "false", true},
+            {"jobs",
+             "independent runs at once, each in a child process of its own (1 to 256); the "
+             "output is the same as with 1",
+             "1",
+             false},
         };
     }();
     return catalogue;

@@ -7,7 +7,8 @@
 // ai-fabric-scale-benchmark: its quick ladder prints a table and a JSON whose figures agree
 // with each other and with the collective's arithmetic; a point that fails is reported and
 // the ladder goes on; the scheduler is ai-fabric's default unless --SchedulerType names
-// another. No timed assertion: wall times are only checked to be positive.
+// another; points run at once (--jobs) give the serial run's figures but the measured ones.
+// No timed assertion: wall times are only checked to be positive.
 
 #include "ai-fabric-test-command.h"
 #include "ai-fabric-test-programs.h"
@@ -162,6 +163,85 @@ TEST(ScaleBenchmarkTest, APointThatFailsIsReportedAndTheLadderGoesOn)
     RunCommand("rm -rf " + dir);
 }
 
+/**
+ * \param out the benchmark's standard output
+ * \return its table rows with the measured columns (wall, run, events/s, rss) blanked
+ */
+std::vector<std::string>
+UnmeasuredRows(const std::string& out)
+{
+    std::vector<std::string> rows;
+    for (const std::string& row : Rows(out))
+    {
+        std::istringstream words(row);
+        std::string word;
+        std::string kept;
+        for (int column = 0; words >> word; ++column)
+        {
+            const bool measured = column == 4 || column == 5 || column == 7 || column == 9;
+            kept += (column > 0 ? " " : "") + (measured ? std::string("-") : word);
+        }
+        rows.push_back(kept);
+    }
+    return rows;
+}
+
+/**
+ * \param text the benchmark's JSON
+ * \return it without what a run measures (times, rates, memory) or how (--jobs)
+ */
+nlohmann::json
+Unmeasured(const std::string& text)
+{
+    nlohmann::json j = nlohmann::json::parse(text);
+    j.erase("jobs");
+    for (nlohmann::json& p : j["points"])
+    {
+        for (const char* key : {"wall_s",
+                                "peak_rss_mb",
+                                "cpu_s",
+                                "setup_s",
+                                "run_s",
+                                "run_cpu_s",
+                                "events_per_s",
+                                "events_per_cpu_s"})
+        {
+            EXPECT_TRUE(p.contains(key)) << key;
+            p.erase(key);
+        }
+    }
+    return j;
+}
+
+// Four points, three at a time: the rows come in the ladder's order with the serial run's
+// figures (busbw, events, events per hop, status), only the measured ones differ, and the
+// table says why in a comment line.
+TEST(ScaleBenchmarkTest, JobsGiveTheSerialFigures)
+{
+    const std::string dir = TempDir();
+    const std::string args = " --servers=2,2 --bytes=1M --algos=ring,auto --json=" + dir;
+    const CommandResult serial
+        = RunCommand(ProgramPath(BENCHMARK) + args + "/serial.json --jobs=1");
+    ASSERT_EQ(serial.status, 0) << serial.out << serial.err;
+    const CommandResult parallel
+        = RunCommand(ProgramPath(BENCHMARK) + args + "/parallel.json --jobs=3");
+    ASSERT_EQ(parallel.status, 0) << parallel.out << parallel.err;
+    EXPECT_EQ(parallel.err, serial.err);
+    EXPECT_EQ(serial.out.find("at once"), std::string::npos) << serial.out;
+    EXPECT_NE(parallel.out.find("# 3 points at once (--jobs): wall times and events/s share "
+                                "the cores, not comparable with a serial run's\n"),
+              std::string::npos)
+        << parallel.out;
+    ASSERT_EQ(Rows(serial.out).size(), 4u) << serial.out;
+    EXPECT_EQ(UnmeasuredRows(parallel.out), UnmeasuredRows(serial.out));
+    const std::string serialJson = ReadFile(dir + "/serial.json");
+    const std::string parallelJson = ReadFile(dir + "/parallel.json");
+    EXPECT_EQ(nlohmann::json::parse(serialJson)["jobs"], 1);
+    EXPECT_EQ(nlohmann::json::parse(parallelJson)["jobs"], 3);
+    EXPECT_EQ(Unmeasured(parallelJson), Unmeasured(serialJson));
+    RunCommand("rm -rf " + dir);
+}
+
 TEST(ScaleBenchmarkTest, BadInputIsOneLine)
 {
     ExpectRefused(BENCHMARK, "--servers=1", "", "at least 2 servers");
@@ -173,6 +253,8 @@ TEST(ScaleBenchmarkTest, BadInputIsOneLine)
     ExpectRefused(BENCHMARK, "--maxMemory=1M", "", "at least 64M");
     ExpectRefused(BENCHMARK, "--maxWallTime=5", "", "--maxWallTime=5");
     ExpectRefused(BENCHMARK, "--internal-point=1", "", "unknown option");
+    ExpectRefused(BENCHMARK, "--jobs=0", "", "--jobs=0");
+    ExpectRefused(BENCHMARK, "--jobs=1x", "", "--jobs=1x");
 }
 
 TEST(ScaleBenchmarkTest, SchedulerTypeReachesEveryPoint)
