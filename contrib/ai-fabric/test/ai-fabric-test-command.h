@@ -68,6 +68,7 @@ RunCommand(const std::string& command)
     FILE* pipe = popen((command + " 2>" + errFile).c_str(), "r");
     if (!pipe)
     {
+        rmdir(dir.c_str());
         return r;
     }
     std::array<char, 4096> buffer{};
@@ -79,6 +80,8 @@ RunCommand(const std::string& command)
     const int status = pclose(pipe);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.err = ReadFile(errFile);
+    std::remove(errFile.c_str()); // nothing of it outlives the call
+    rmdir(dir.c_str());
     return r;
 }
 
