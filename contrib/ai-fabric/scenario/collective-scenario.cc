@@ -375,9 +375,13 @@ CollectiveScenario::Simulate(bool inject, bool print)
     out.events = Simulator::GetEventCount();
     if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get())
     {
-        std::vector<uint64_t> events{out.events};
-        impl->SumAcrossRanks(events); // every rank's
-        out.events = events[0];
+        std::vector<uint64_t> counts{out.events, impl->GetMessages()};
+        impl->SumAcrossRanks(counts); // every rank's
+        out.events = counts[0];
+        out.ranks = impl->GetNRanks();
+        out.lookahead = impl->GetLookahead();
+        out.windows = impl->GetWindows();
+        out.messages = counts[1];
     }
     out.rows = runner.GetRows();
     out.protocol = NcclProtocolName(comm->GetProtocol());

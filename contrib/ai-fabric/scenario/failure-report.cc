@@ -138,10 +138,20 @@ FailureReport::Finish(const std::string& program,
     if (!quiet)
     {
         std::fprintf(stderr,
-                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s\n",
+                     "# done: sim %.3f ms, wall %.1f s, %.2f M events/s",
                      run.simTime.GetSeconds() * 1e3,
                      wallSeconds,
                      static_cast<double>(run.events) / wallSeconds / 1e6);
+        if (run.ranks > 1)
+        {
+            std::fprintf(stderr,
+                         " on %u MPI ranks (lookahead %.1f ns, %llu windows, %llu messages)",
+                         run.ranks,
+                         run.lookahead.GetSeconds() * 1e9,
+                         static_cast<unsigned long long>(run.windows),
+                         static_cast<unsigned long long>(run.messages));
+        }
+        std::fprintf(stderr, "\n");
     }
 }
 
@@ -180,6 +190,13 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
                 {"events", run.events},
                 {"sim_time_us", run.simTime.GetSeconds() * 1e6},
                 {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
+    if (run.ranks > 1)
+    {
+        j["sim"]["mpi"] = {{"ranks", run.ranks},
+                           {"lookahead_ns", run.lookahead.GetSeconds() * 1e9},
+                           {"windows", run.windows},
+                           {"messages", run.messages}};
+    }
 }
 
 void

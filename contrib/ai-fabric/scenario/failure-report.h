@@ -49,7 +49,11 @@ struct FailureRunOutput
     FabricTotals totals;                  //!< fabric counters
     std::vector<LinkStats> links;         //!< per link
     Time simTime;                         //!< end of the sweep (or when the run stopped)
-    uint64_t events{0};                   //!< simulator events
+    uint64_t events{0};                   //!< simulator events (every MPI rank's)
+    uint32_t ranks{1};                    //!< MPI ranks of the run
+    Time lookahead;                       //!< across ranks: the lookahead
+    uint64_t windows{0};                  //!< across ranks: synchronisation windows
+    uint64_t messages{0};                 //!< across ranks: messages between them (all ranks')
     std::vector<FaultRecord> records;     //!< failures that struck
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it
