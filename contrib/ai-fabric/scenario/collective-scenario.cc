@@ -326,7 +326,17 @@ CollectiveScenario::Simulate(bool inject, bool print)
     const NodeContainer ranks = topology->GetRanks();
     if (print && o.Has("pcap") && !o.Get("pcap").empty()) // the run that counts
     {
-        fabric.EnablePcap(o.Get("pcap"), ranks, true);
+        // Across MPI ranks each rank traces its own GPUs (one file per port, written once).
+        NodeContainer local;
+        FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
+        for (uint32_t r = 0; r < ranks.GetN(); ++r)
+        {
+            if (!impl || impl->IsLocal(ranks.Get(r)->GetId()))
+            {
+                local.Add(ranks.Get(r));
+            }
+        }
+        fabric.EnablePcap(o.Get("pcap"), local, true);
     }
     CollectiveHelper collectives;
     collectives.SetChannels(m_channels);

@@ -113,6 +113,27 @@ TEST(MpiTest, TorusOnTwoRanks)
     ExpectSameOnTwoRanks("--dims=4x4 --maxBytes=2M --iters=2", "ai-fabric-torus");
 }
 
+// Each rank traces its own GPUs' ports: the same pcap files, byte for byte.
+TEST(MpiTest, PcapOnTwoRanks)
+{
+    const std::string dir = "/tmp/ai-fabric-mpi-pcap-" + std::to_string(getpid());
+    ASSERT_EQ(RunCommand("mkdir -p " + dir + "/one " + dir + "/two").status, 0);
+    const std::string args = "--server=none --servers=4 --radix=4 --maxBytes=1M --iters=1";
+    ASSERT_EQ(RunCommand(ProgramPath("ai-fabric-fattree") + " " + args + " --pcap=" + dir
+                         + "/one/x </dev/null")
+                  .status,
+              0);
+    ASSERT_EQ(RunCommand(Mpirun(2, args + " --pcap=" + dir + "/two/x")).status, 0);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        const std::string name = "/x-gpu" + std::to_string(g) + "-0.pcap";
+        const std::string one = ReadFile(dir + "/one" + name);
+        EXPECT_GT(one.size(), 24u) << name; // more than the file header
+        EXPECT_EQ(ReadFile(dir + "/two" + name), one) << name;
+    }
+    RunCommand("rm -rf " + dir);
+}
+
 // More ranks than a fabric has places for: one line from rank 0, exit status 2.
 TEST(MpiTest, AFabricThatCannotBeSplitIsRefused)
 {
