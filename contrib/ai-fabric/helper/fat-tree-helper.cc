@@ -323,10 +323,10 @@ FatTreeHelper::RankOfLeaf(const Layout& l, uint32_t i) const
     uint32_t server = 0;
     if (m_rail)
     {
-        // The group's servers share its leaves: leaf (rail) k on the k-th server's rank.
+        // The group's leaves (rails) spread evenly over its servers' ranks.
         const uint32_t first = i / m_gpusPerServer * l.down;
         const uint32_t inGroup = std::min(l.down, m_servers - first);
-        server = first + (i % m_gpusPerServer) % inGroup;
+        server = first + (i % m_gpusPerServer) * inGroup / m_gpusPerServer;
     }
     else
     {
