@@ -162,6 +162,10 @@ FabricSimulatorImpl::Destroy()
             ev->Invoke();
         }
     }
+    if (g_current == this)
+    {
+        g_current = nullptr; // Simulator::Destroy(): no longer the simulator, if still alive
+    }
 }
 
 bool
