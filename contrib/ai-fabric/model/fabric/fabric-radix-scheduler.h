@@ -7,11 +7,8 @@
 #ifndef FABRIC_RADIX_SCHEDULER_H
 #define FABRIC_RADIX_SCHEDULER_H
 
+#include "ns3/fabric-radix-heap.h"
 #include "ns3/scheduler.h"
-
-#include <array>
-#include <cstdint>
-#include <vector>
 
 namespace ns3
 {
@@ -58,27 +55,30 @@ class FabricRadixScheduler : public Scheduler
     void Remove(const Event& ev) override;
 
   private:
-    /// Buckets: 0 for the reference time, i for a highest differing bit i - 1 (time < 2^63).
-    static constexpr uint32_t BUCKETS = 64;
-
-    /**
-     * \param ts a time stamp, not before the reference
-     * \return its bucket
-     */
-    uint32_t BucketOf(uint64_t ts) const
+    /// The order of ns-3's events: time, then id.
+    struct Traits
     {
-        const uint64_t x = ts ^ m_last;
-        return x == 0 ? 0 : 64 - static_cast<uint32_t>(__builtin_clzll(x));
-    }
+        /**
+         * \param e an event
+         * \return its time
+         */
+        static uint64_t Time(const Event& e)
+        {
+            return e.key.m_ts;
+        }
 
-    /// The current time's events are used up: take the next time from the lowest bucket.
-    void Refill();
+        /**
+         * \param a an event
+         * \param b an event of the same time
+         * \return true if a was scheduled first
+         */
+        static bool Before(const Event& a, const Event& b)
+        {
+            return a.key.m_uid < b.key.m_uid;
+        }
+    };
 
-    std::array<std::vector<Event>, BUCKETS> m_buckets; //!< the buckets
-    uint64_t m_nonEmpty{0};                            //!< bit i: bucket i holds events
-    uint64_t m_last{0};                                //!< the reference time
-    std::size_t m_head{0};                             //!< next event of bucket 0
-    std::size_t m_size{0};                             //!< events held
+    FabricRadixHeap<Event, Traits> m_heap; //!< the events
 };
 
 } // namespace ns3

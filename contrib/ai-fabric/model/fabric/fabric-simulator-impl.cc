@@ -127,17 +127,7 @@ FabricSimulatorImpl::DoDispose()
         m_scheduler->RemoveNext().impl->Unref();
     }
     m_scheduler = nullptr;
-    for (auto& bucket : m_buckets)
-    {
-        for (std::size_t i = (&bucket == &m_buckets[0] ? m_head : 0); i < bucket.size(); ++i)
-        {
-            bucket[i].impl->Unref();
-        }
-        bucket.clear();
-    }
-    m_head = 0;
-    m_size = 0;
-    m_nonEmpty = 0;
+    m_queue.Clear([](const Ev& ev) { ev.impl->Unref(); });
     m_destroyEvents.clear();
     m_watch = nullptr;
     m_watchOwner = nullptr;
@@ -171,7 +161,7 @@ FabricSimulatorImpl::Destroy()
 bool
 FabricSimulatorImpl::IsFinished() const
 {
-    return m_size == 0 || m_stop;
+    return IsQueueEmpty() || m_stop;
 }
 
 void
@@ -225,75 +215,15 @@ FabricSimulatorImpl::Insert(const Ev& ev)
         e.key.m_uid = m_uid++;
         e.key.m_context = ev.context;
         m_scheduler->Insert(e);
-        ++m_size;
         return;
     }
-    NS_ABORT_MSG_IF(ev.key.ts < m_last,
-                    "FabricSimulatorImpl: an event before the current time (" << ev.key.ts << " < "
-                                                                              << m_last << ")");
-    const uint32_t b = BucketOf(ev.key.ts);
-    std::vector<Ev>& bucket = m_buckets[b];
-    if (b == 0 && bucket.size() > m_head && Before(ev, bucket.back()))
-    {
-        // The current instant's events stay sorted by their keys.
-        const auto at = std::upper_bound(bucket.begin() + static_cast<std::ptrdiff_t>(m_head),
-                                         bucket.end(),
-                                         ev,
-                                         &FabricSimulatorImpl::Before);
-        bucket.insert(at, ev);
-    }
-    else
-    {
-        bucket.push_back(ev);
-    }
-    m_nonEmpty |= uint64_t{1} << b;
-    ++m_size;
+    m_queue.Insert(ev, "FabricSimulatorImpl");
 }
 
 uint64_t
-FabricSimulatorImpl::NextTs()
+FabricSimulatorImpl::NextTs() const
 {
-    if (m_scheduler)
-    {
-        return m_scheduler->PeekNext().key.m_ts;
-    }
-    if (m_buckets[0].size() > m_head)
-    {
-        return m_last;
-    }
-    const auto& bucket = m_buckets[__builtin_ctzll(m_nonEmpty & ~uint64_t{1})];
-    uint64_t smallest = bucket.front().key.ts;
-    for (const Ev& e : bucket)
-    {
-        smallest = std::min(smallest, e.key.ts);
-    }
-    return smallest;
-}
-
-void
-FabricSimulatorImpl::Refill()
-{
-    std::vector<Ev>& zero = m_buckets[0];
-    const uint32_t from = __builtin_ctzll(m_nonEmpty);
-    std::vector<Ev>& bucket = m_buckets[from];
-    uint64_t smallest = bucket.front().key.ts;
-    for (const Ev& e : bucket)
-    {
-        smallest = std::min(smallest, e.key.ts);
-    }
-    m_last = smallest;
-    for (const Ev& e : bucket)
-    {
-        const uint32_t b = BucketOf(e.key.ts);
-        m_buckets[b].push_back(e);
-        m_nonEmpty |= uint64_t{1} << b;
-    }
-    bucket.clear();
-    m_nonEmpty &= ~(uint64_t{1} << from);
-    if (zero.size() > 1 && !std::is_sorted(zero.begin(), zero.end(), &FabricSimulatorImpl::Before))
-    {
-        std::sort(zero.begin(), zero.end(), &FabricSimulatorImpl::Before);
-    }
+    return m_scheduler ? m_scheduler->PeekNext().key.m_ts : m_queue.Peek().key.ts;
 }
 
 void
@@ -302,7 +232,6 @@ FabricSimulatorImpl::ProcessOne()
     if (m_scheduler)
     {
         const Scheduler::Event e = m_scheduler->RemoveNext();
-        --m_size;
         m_currentTs = e.key.m_ts;
         m_currentContext = e.key.m_context;
         ++m_eventCount;
@@ -313,19 +242,7 @@ FabricSimulatorImpl::ProcessOne()
         e.impl->Unref();
         return;
     }
-    std::vector<Ev>& zero = m_buckets[0];
-    if (zero.empty())
-    {
-        Refill();
-    }
-    const Ev ev = zero[m_head++];
-    if (m_head == zero.size())
-    {
-        zero.clear(); // keeps its capacity
-        m_head = 0;
-        m_nonEmpty &= ~uint64_t{1};
-    }
-    --m_size;
+    const Ev ev = m_queue.Pop();
     m_currentTs = ev.key.ts;
     m_currentContext = ev.context;
     m_currentKey = ev.key;
@@ -473,7 +390,7 @@ FabricSimulatorImpl::Run()
         RunDistributed();
         return;
     }
-    while (m_size > 0 && !m_stop)
+    while (!IsQueueEmpty() && !m_stop)
     {
         ProcessOne();
     }
@@ -504,7 +421,7 @@ FabricSimulatorImpl::GetMaximumSimulationTime() const
 void
 FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 {
-    if (!m_scheduler && m_size == 0 && m_eventCount == 0
+    if (!m_scheduler && m_queue.IsEmpty() && m_eventCount == 0
         && schedulerFactory.GetTypeId() == FabricRadixScheduler::GetTypeId())
     {
         return; // the keyed queue, a radix heap
@@ -516,7 +433,7 @@ FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
     Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
     // Move what is queued, in its order.
     std::vector<Ev> queued;
-    while (m_size > 0)
+    while (!IsQueueEmpty())
     {
         if (m_scheduler)
         {
@@ -525,20 +442,8 @@ FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
         }
         else
         {
-            std::vector<Ev>& zero = m_buckets[0];
-            if (zero.empty())
-            {
-                Refill();
-            }
-            queued.push_back(zero[m_head++]);
-            if (m_head == zero.size())
-            {
-                zero.clear();
-                m_head = 0;
-                m_nonEmpty &= ~uint64_t{1};
-            }
+            queued.push_back(m_queue.Pop());
         }
-        --m_size;
     }
     m_scheduler = scheduler;
     for (const Ev& ev : queued)
@@ -728,7 +633,7 @@ FabricSimulatorImpl::RunDistributed()
         // The window's end: every rank sends every other one its messages, its next event's
         // time (the earliest of its queue and of what it sent) and whether it stopped, and
         // reads theirs. The next window runs to the earliest of all plus the lookahead.
-        const uint64_t mine = std::min(m_size == 0 || m_stop ? NEVER : NextTs(), m_sentNext);
+        const uint64_t mine = std::min(IsQueueEmpty() || m_stop ? NEVER : NextTs(), m_sentNext);
         const WindowHeader header{mine, m_stop ? 1U : 0U, 0};
         requests.clear();
         for (uint32_t r = 0; r < m_nRanks; ++r)
@@ -791,7 +696,7 @@ FabricSimulatorImpl::RunDistributed()
             break; // no events and no messages anywhere
         }
         const uint64_t end = next > NEVER - m_lookahead ? NEVER : next + m_lookahead;
-        while (m_size > 0 && !m_stop && NextTs() < end)
+        while (!IsQueueEmpty() && !m_stop && NextTs() < end)
         {
             ProcessOne();
         }

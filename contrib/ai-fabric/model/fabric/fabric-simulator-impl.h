@@ -9,10 +9,10 @@
 
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
+#include "ns3/fabric-radix-heap.h"
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 
-#include <array>
 #include <cstdint>
 #include <list>
 #include <vector>
@@ -303,18 +303,28 @@ class FabricSimulatorImpl : public SimulatorImpl
         return a.key.seq < b.key.seq;
     }
 
-    /// Radix heap buckets (as FabricRadixScheduler).
-    static constexpr uint32_t BUCKETS = 64;
-
-    /**
-     * \param ts a time, not before the reference
-     * \return its bucket
-     */
-    uint32_t BucketOf(uint64_t ts) const
+    /// The keys' order, for the queue.
+    struct Traits
     {
-        const uint64_t x = ts ^ m_last;
-        return x == 0 ? 0 : 64 - static_cast<uint32_t>(__builtin_clzll(x));
-    }
+        /**
+         * \param e an event
+         * \return its time
+         */
+        static uint64_t Time(const Ev& e)
+        {
+            return e.key.ts;
+        }
+
+        /**
+         * \param a an event
+         * \param b an event of the same time
+         * \return true if a runs first
+         */
+        static bool Before(const Ev& a, const Ev& b)
+        {
+            return FabricSimulatorImpl::Before(a, b);
+        }
+    };
 
     /**
      * \brief Queue an event.
@@ -323,10 +333,13 @@ class FabricSimulatorImpl : public SimulatorImpl
     void Insert(const Ev& ev);
 
     /// \return the time of the next event (the queue is not empty)
-    uint64_t NextTs();
+    uint64_t NextTs() const;
 
-    /// The current instant's events are used up: the next instant's into bucket 0, sorted.
-    void Refill();
+    /// \return true if no event is queued
+    bool IsQueueEmpty() const
+    {
+        return m_scheduler ? m_scheduler->IsEmpty() : m_queue.IsEmpty();
+    }
 
     /// Run the next event.
     void ProcessOne();
@@ -356,32 +369,28 @@ class FabricSimulatorImpl : public SimulatorImpl
     static std::vector<Handler>& Handlers();
 
     Ptr<Scheduler> m_scheduler; //!< a SchedulerType other than the keyed queue, if one is set
-    uint32_t m_uid{EventId::UID::VALID};            //!< the next event's id in m_scheduler
-    std::array<std::vector<Ev>, BUCKETS> m_buckets; //!< the queue
-    uint64_t m_nonEmpty{0};                         //!< bit i: bucket i holds events
-    uint64_t m_last{0};                             //!< the reference time
-    std::size_t m_head{0};                          //!< next event of bucket 0
-    std::size_t m_size{0};                          //!< events queued
-    std::list<EventId> m_destroyEvents;             //!< ScheduleDestroy()'s
-    uint64_t m_currentTs{0};                        //!< now
-    uint32_t m_currentContext;                      //!< the running event's context
-    uint64_t m_seq{0};                              //!< events scheduled (order numbers)
-    uint64_t m_eventCount{0};                       //!< events run
-    EventImpl* m_running{nullptr};                  //!< the event running now
-    Key m_currentKey;                               //!< its key
-    bool m_stop{false};                             //!< Stop() was called
-    FabricEventWatch* m_watch{nullptr};             //!< sees every event taken, if set
-    Ptr<Object> m_watchOwner;                       //!< holds m_watch alive
-    uint32_t m_rank{0};                             //!< this process's rank
-    uint32_t m_nRanks{1};                           //!< ranks
-    std::vector<uint8_t> m_remoteNode;              //!< by node id: 1 if another rank's
-    uint64_t m_lookaheadBound;                      //!< BoundLookahead() (time steps)
-    uint64_t m_lookahead{0};                        //!< the last Run()'s lookahead
-    uint64_t m_windows{0};                          //!< windows of the last Run()
-    uint64_t m_messages{0};                         //!< messages sent in the last Run()
-    std::vector<std::vector<uint8_t>> m_outbox;     //!< by rank: the window's messages
-    uint64_t m_sentNext;                            //!< earliest time of the window's messages
-    std::vector<void*> m_objects;                   //!< Register()'s
+    uint32_t m_uid{EventId::UID::VALID};        //!< the next event's id in m_scheduler
+    FabricRadixHeap<Ev, Traits> m_queue;        //!< the keyed queue
+    std::list<EventId> m_destroyEvents;         //!< ScheduleDestroy()'s
+    uint64_t m_currentTs{0};                    //!< now
+    uint32_t m_currentContext;                  //!< the running event's context
+    uint64_t m_seq{0};                          //!< events scheduled (order numbers)
+    uint64_t m_eventCount{0};                   //!< events run
+    EventImpl* m_running{nullptr};              //!< the event running now
+    Key m_currentKey;                           //!< its key
+    bool m_stop{false};                         //!< Stop() was called
+    FabricEventWatch* m_watch{nullptr};         //!< sees every event taken, if set
+    Ptr<Object> m_watchOwner;                   //!< holds m_watch alive
+    uint32_t m_rank{0};                         //!< this process's rank
+    uint32_t m_nRanks{1};                       //!< ranks
+    std::vector<uint8_t> m_remoteNode;          //!< by node id: 1 if another rank's
+    uint64_t m_lookaheadBound;                  //!< BoundLookahead() (time steps)
+    uint64_t m_lookahead{0};                    //!< the last Run()'s lookahead
+    uint64_t m_windows{0};                      //!< windows of the last Run()
+    uint64_t m_messages{0};                     //!< messages sent in the last Run()
+    std::vector<std::vector<uint8_t>> m_outbox; //!< by rank: the window's messages
+    uint64_t m_sentNext;                        //!< earliest time of the window's messages
+    std::vector<void*> m_objects;               //!< Register()'s
 };
 
 } // namespace ns3
