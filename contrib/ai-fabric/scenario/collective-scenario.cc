@@ -226,11 +226,6 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     m_topology->Check(o, *m_probe);
     if (!o.Get("failures").empty())
     {
-        if (FabricCli::GetRanks() > 1)
-        {
-            o.Fail("--failures=" + o.Get("failures")
-                   + ": failures do not run across MPI ranks yet (run it in one process)");
-        }
         std::string error;
         if (!FaultSchedule::Read(o.Get("failures"), m_faults, error))
         {

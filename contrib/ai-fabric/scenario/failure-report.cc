@@ -8,11 +8,13 @@
 
 #include "fabric-cli.h"
 #include "ns3/fabric-helper.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fault-injector.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/node-container.h"
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace ns3
@@ -62,11 +64,7 @@ FailureReport::Arm(FabricHelper& fabric,
         watch.detector->SetAttribute("RecoveryAllowance",
                                      TimeValue(detection.Get() + reroute.Get()));
     }
-    if (FabricCli::GetRanks() == 1)
-    {
-        // Across MPI ranks it would see one rank's queue pairs: not yet (the manual says).
-        watch.detector->Start();
-    }
+    watch.detector->Start(); // across MPI ranks, on every rank: the ranks decide together
     watch.watchdog = CreateObject<FabricWatchdog>();
     watch.watchdog->Install();
     return true;
@@ -79,10 +77,35 @@ FailureReport::Collect(const FailureWatch& watch, FailureRunOutput& out)
     out.deadlock = watch.detector->GetFinding() == FabricStallDetector::Finding::DEADLOCK;
     out.finding = !watch.injector->GetFinding().empty() ? watch.injector->GetFinding()
                                                         : watch.detector->GetReport();
-    if (watch.watchdog->HasFired())
+    std::string watchdog = watch.watchdog->HasFired() ? watch.watchdog->GetReport() : "";
+    if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get(); impl && impl->GetNRanks() > 1)
+    {
+        // Each rank's watchdog counts its own events and wall time, and its stop stops every
+        // rank: the first rank whose watchdog fired speaks for the run, on every rank.
+        std::vector<uint8_t> mine(sizeof(uint32_t) + watchdog.size());
+        const auto length = static_cast<uint32_t>(watchdog.size());
+        std::memcpy(mine.data(), &length, sizeof(length));
+        std::memcpy(mine.data() + sizeof(length), watchdog.data(), watchdog.size());
+        const std::vector<uint8_t> all = impl->GatherAcrossRanks(mine);
+        watchdog.clear();
+        std::size_t at = 0;
+        for (uint32_t r = 0; r < impl->GetNRanks() && watchdog.empty(); ++r)
+        {
+            uint32_t n = 0;
+            std::memcpy(&n, all.data() + at, sizeof(n));
+            at += sizeof(n);
+            if (n > 0)
+            {
+                watchdog.assign(reinterpret_cast<const char*>(all.data() + at), n);
+                watchdog += " (on MPI rank " + std::to_string(r) + ")";
+            }
+            at += n;
+        }
+    }
+    if (!watchdog.empty())
     {
         out.watchdog = true;
-        out.finding = watch.watchdog->GetReport();
+        out.finding = watchdog;
     }
     out.cycle = watch.detector->GetCycle();
     out.records = watch.injector->GetRecords();
@@ -147,7 +170,7 @@ FailureReport::Finish(const std::string& program,
             std::fprintf(stderr,
                          " on %u MPI ranks (lookahead %.1f ns, %llu windows, %llu messages)",
                          run.ranks,
-                         run.lookahead.GetSeconds() * 1e9,
+                         static_cast<double>(run.lookahead.GetPicoSeconds()) / 1e3,
                          static_cast<unsigned long long>(run.windows),
                          static_cast<unsigned long long>(run.messages));
         }
@@ -192,10 +215,11 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
                 {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
     if (run.ranks > 1)
     {
-        j["sim"]["mpi"] = {{"ranks", run.ranks},
-                           {"lookahead_ns", run.lookahead.GetSeconds() * 1e9},
-                           {"windows", run.windows},
-                           {"messages", run.messages}};
+        j["sim"]["mpi"]
+            = {{"ranks", run.ranks},
+               {"lookahead_ns", static_cast<double>(run.lookahead.GetPicoSeconds()) / 1e3},
+               {"windows", run.windows},
+               {"messages", run.messages}};
     }
 }
 

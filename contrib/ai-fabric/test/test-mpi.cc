@@ -71,46 +71,136 @@ JsonWithoutSim(const std::string& path)
 }
 
 /**
- * \brief Run the flags in one process and on 2 ranks: stdout and JSON (but "sim") must match
- *        byte for byte.
+ * \param err a program's stderr
+ * \param program the program
+ * \return its lines that start with the program's name (findings, refusals)
+ */
+std::string
+ProgramLines(const std::string& err, const std::string& program)
+{
+    std::string lines;
+    std::size_t start = 0;
+    while (start < err.size())
+    {
+        std::size_t end = err.find('\n', start);
+        end = end == std::string::npos ? err.size() : end + 1;
+        if (err.compare(start, program.size() + 2, program + ": ") == 0)
+        {
+            lines += err.substr(start, end - start);
+        }
+        start = end;
+    }
+    return lines;
+}
+
+/**
+ * \brief Run the flags in one process and on some ranks: stdout and JSON (but "sim") must
+ *        match byte for byte, and so must the exit status and the findings on stderr.
  * \param args the flags
  * \param program the program
+ * \param status the exit status both must end with
+ * \param ranks MPI ranks
  */
 void
-ExpectSameOnTwoRanks(const std::string& args, const std::string& program = "ai-fabric-fattree")
+ExpectSameAcrossRanks(const std::string& args,
+                      const std::string& program = "ai-fabric-fattree",
+                      int status = 0,
+                      uint32_t ranks = 2)
 {
     const std::string dir = "/tmp/ai-fabric-mpi-test-" + std::to_string(getpid());
     ASSERT_EQ(RunCommand("mkdir -p " + dir).status, 0);
     const CommandResult one
         = RunCommand(ProgramPath(program) + " " + args + " --json=" + dir + "/one.json </dev/null");
-    const CommandResult two = RunCommand(Mpirun(2, args + " --json=" + dir + "/two.json", program));
-    ASSERT_EQ(one.status, 0) << one.err;
-    ASSERT_EQ(two.status, 0) << two.err;
+    const CommandResult two
+        = RunCommand(Mpirun(ranks, args + " --json=" + dir + "/two.json", program));
+    ASSERT_EQ(one.status, status) << one.err;
+    ASSERT_EQ(two.status, status) << two.err;
     EXPECT_FALSE(one.out.empty());
     EXPECT_EQ(two.out, one.out) << args;
     EXPECT_EQ(JsonWithoutSim(dir + "/two.json"), JsonWithoutSim(dir + "/one.json")) << args;
-    // Rank 1 speaks through rank 0: the split is said once, on stderr.
-    EXPECT_NE(two.err.find("# split over 2 MPI ranks"), std::string::npos) << two.err;
+    // Rank 1 speaks through rank 0: the split and any finding are said once, on stderr.
+    EXPECT_NE(two.err.find("# split over " + std::to_string(ranks) + " MPI ranks"),
+              std::string::npos)
+        << two.err;
+    EXPECT_EQ(ProgramLines(two.err, program), ProgramLines(one.err, program)) << two.err;
+    EXPECT_EQ(ProgramLines(one.err, program).empty(), status == 0) << one.err;
     RunCommand("rm -rf " + dir);
 }
 
 // A collective on two DGX H100 servers (NVLink and RoCEv2) on 2 ranks, one server each.
 TEST(MpiTest, TwoRanksPrintWhatOneProcessPrints)
 {
-    ExpectSameOnTwoRanks("--servers=2 --minBytes=1M --maxBytes=4M --iters=2 --warmup=1");
+    ExpectSameAcrossRanks("--servers=2 --minBytes=1M --maxBytes=4M --iters=2 --warmup=1");
 }
 
 // InfiniBand (credits per VL across the cut) on 2 ranks.
 TEST(MpiTest, InfiniBandOnTwoRanks)
 {
-    ExpectSameOnTwoRanks("--fabric=ib --server=none --servers=8 --radix=4 --maxBytes=2M --iters=2");
+    ExpectSameAcrossRanks(
+        "--fabric=ib --server=none --servers=8 --radix=4 --maxBytes=2M --iters=2");
 }
 
 // A torus (slabs of switches on each rank; its per-dimension statistics replayed in one
 // process's order).
 TEST(MpiTest, TorusOnTwoRanks)
 {
-    ExpectSameOnTwoRanks("--dims=4x4 --maxBytes=2M --iters=2", "ai-fabric-torus");
+    ExpectSameAcrossRanks("--dims=4x4 --maxBytes=2M --iters=2", "ai-fabric-torus");
+}
+
+// A cable fails and is repaired: both ends are told on their own ranks, the frames on it are
+// lost on either side of the cut, every rank reroutes, and the report is one process's.
+TEST(MpiTest, FailuresOnTwoRanks)
+{
+    ExpectSameAcrossRanks(
+        "--server=none --servers=8 --radix=4 --maxBytes=2M --iters=2 "
+        "--failures='link:leaf0-spine1@50us;up@300us'");
+}
+
+// The stall detector decides from every rank's part of the fabric: queue pairs out of retries
+// on both ranks (gpu3's on rank 0, gpu4's on rank 1) are named in one process's order, and
+// the run stops on both ranks at the same event.
+TEST(MpiTest, StallOnTwoRanks)
+{
+    ExpectSameAcrossRanks(
+        "--server=none --servers=8 --radix=4 --maxBytes=1M --iters=1 --warmup=0 "
+        "--algo=ring --failures=ber:gpu4-leaf2@20us,rate=1e-2 "
+        "--ns3::RdmaQueuePair::RetryCount=0",
+        "ai-fabric-fattree",
+        3);
+}
+
+// A deadlock whose cycle of paused queues crosses ranks (a torus ring without datelines:
+// torus0-0 and torus1-0 on rank 0, torus2-0 and torus3-0 on rank 1, of 4) is found and named
+// as in one process, instead of a run that never ends.
+TEST(MpiTest, DeadlockAcrossRanks)
+{
+    ExpectSameAcrossRanks(
+        "--dims=4x2 --algo=ring --placement=stride --channels=4 --dcqcn=false "
+        "--bufferBytes=2M --minBytes=16M --maxBytes=16M --iters=1 --warmup=0 "
+        "--quiet --datelines=false",
+        "ai-fabric-torus",
+        3,
+        4);
+}
+
+// A watchdog limit counts each rank's events; the first rank to reach it stops every rank, and
+// rank 0 reports it (naming the rank) as one process would: exit status 3, the finding on
+// stdout and stderr, the JSON's outcome.
+TEST(MpiTest, WatchdogOnTwoRanks)
+{
+    const std::string json = "/tmp/ai-fabric-mpi-watchdog-" + std::to_string(getpid()) + ".json";
+    const CommandResult r = RunCommand(Mpirun(
+        2, "--server=none --servers=8 --radix=4 --maxBytes=4M --maxEvents=200000 --json=" + json));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.out.find("# watchdog: MaxEvents (200000 events) reached"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(" (on MPI rank "), std::string::npos) << r.out;
+    const std::string findings = ProgramLines(r.err, "ai-fabric-fattree");
+    EXPECT_EQ(std::count(findings.begin(), findings.end(), '\n'), 1) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+    EXPECT_EQ(j["outcome"]["watchdog"], 1);
+    EXPECT_EQ(j["outcome"]["completed"], 0);
+    std::remove(json.c_str());
 }
 
 // Each rank traces its own GPUs' ports: the same pcap files, byte for byte.

@@ -9,12 +9,14 @@
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -50,6 +52,13 @@ class RdmaTransport;
  * The finding goes to the Stall trace source and GetFinding(); with StopOnStall the
  * simulation stops there. Checking ends once the Done callback says the workload finished, so
  * the detector never keeps an otherwise finished simulation running.
+ *
+ * A check has two steps. ExchangeTime before it, every process takes its part of the fabric's
+ * state: the progress and outstanding work of its queue pairs, those in the error state, and
+ * (when a stall may be declared) its blocked queues with the ingress buffers they hold. Across
+ * MPI ranks (FabricSimulatorImpl) each rank sends its part to every other one, and at the
+ * check every rank decides from all the parts, the same way, and stops at the same event. In
+ * one process the two steps are the same, so a finding does not depend on the split.
  */
 class FabricStallDetector : public Object
 {
@@ -83,7 +92,7 @@ class FabricStallDetector : public Object
      */
     void SetDoneCallback(Callback<bool> done);
 
-    /// Start checking (call before Simulator::Run()).
+    /// Start checking (call before Simulator::Run(); across MPI ranks, on every rank).
     void Start();
 
     /// \return what was found
@@ -98,8 +107,14 @@ class FabricStallDetector : public Object
     /// \return when the stall was declared
     Time GetDetectionTime() const;
 
-    /// \return the progress count (bytes delivered in order to the queue pairs)
+    /**
+     * \return the progress count (bytes delivered in order to the queue pairs), of this
+     *         process's queue pairs (across MPI ranks, this rank's)
+     */
     uint64_t Progress() const;
+
+    /// \return the id of its message between MPI ranks (registered at load)
+    static uint32_t MessageHandler();
 
     /**
      * TracedCallback signature for a finding.
@@ -112,25 +127,105 @@ class FabricStallDetector : public Object
     void DoDispose() override;
 
   private:
-    /// One check.
-    void Check();
+    /// A queue pair in the error state, in one process's part of a check.
+    struct ErrorQp
+    {
+        uint32_t transport; //!< its transport's index
+        uint32_t index;     //!< its index in the transport
+        uint32_t address;   //!< its transport's address
+        uint32_t qpn;       //!< its number
+        uint32_t remote;    //!< the peer's address
+    };
 
-    /// Build the wait-for graph and the report.
-    void Analyse();
+    /// A blocked queue, in one process's part of a check.
+    struct BlockedQueue
+    {
+        uint32_t port;                                     //!< index in m_ports
+        uint8_t cls;                                       //!< its class
+        std::vector<std::pair<uint16_t, uint8_t>> sources; //!< ingress (port, class) it holds
+    };
 
-    /// \return work requests outstanding over all queue pairs
-    uint64_t Outstanding() const;
+    /// One process's part of a check, or the sum of all (Merge()).
+    struct Part
+    {
+        uint64_t progress{0};             //!< bytes delivered in order, and more (Progress())
+        uint64_t outstanding{0};          //!< work requests outstanding
+        int64_t rto{0};                   //!< the longest RTO of QPs with work (time steps)
+        uint64_t noRoute{0};              //!< drops for want of a route
+        uint64_t errors{0};               //!< queue pairs in the error state
+        std::vector<ErrorQp> firstErrors; //!< the first 4 of them
+        std::vector<BlockedQueue> queues; //!< blocked queues (when a stall may be declared)
+    };
 
-    /// \return how long a stall without a cycle must last to be reported
-    Time StallWithoutCycle() const;
+    /// Take this process's part, ExchangeTime before a check, and send it to the others.
+    void Snapshot();
 
-    /// \return the queue pairs in the error state, as "gpuA qp N -> gpuB" (up to 4)
-    std::string QueuePairsInError() const;
+    /// The check: decide from every process's part.
+    void Decide();
 
-    Time m_stallTime;                                 //!< no progress this long: a stall
-    Time m_allowance;                                 //!< RecoveryAllowance
-    std::map<uint32_t, std::string> m_hostNames;      //!< endpoint name by fabric address
-    Time m_interval;                                  //!< between checks
+    /**
+     * \param withQueues take the blocked queues too
+     * \return this process's part
+     */
+    Part TakePart(bool withQueues) const;
+
+    /**
+     * \param part a part
+     * \return its bytes
+     */
+    static std::vector<uint8_t> Encode(const Part& part);
+
+    /**
+     * \param data bytes from Encode()
+     * \param size their number
+     * \return the part
+     */
+    static Part Decode(const uint8_t* data, uint32_t size);
+
+    /// \return every process's part of this check, added up (in one process's order)
+    Part Merge();
+
+    /**
+     * \brief A part from another rank (FabricSimulatorImpl's handler).
+     * \param key the message's key
+     * \param context its context
+     * \param data its bytes
+     * \param size their number
+     */
+    static void ReceivePart(const FabricSimulatorImpl::Key& key,
+                            uint32_t context,
+                            const uint8_t* data,
+                            uint32_t size);
+
+    /**
+     * \brief Build the wait-for graph and the report.
+     * \param all every process's part
+     */
+    void Analyse(const Part& all);
+
+    /**
+     * \param all every process's part
+     * \return how long a stall without a cycle must last to be reported
+     */
+    Time StallWithoutCycle(const Part& all) const;
+
+    /**
+     * \param all every process's part
+     * \return the queue pairs in the error state, as "gpuA qp N -> gpuB" (up to 4)
+     */
+    std::string QueuePairsInError(const Part& all) const;
+
+    Time m_stallTime;                            //!< no progress this long: a stall
+    Time m_allowance;                            //!< RecoveryAllowance
+    std::map<uint32_t, std::string> m_hostNames; //!< endpoint name by fabric address
+    Time m_interval;                             //!< between checks
+    Time m_exchange;                             //!< ExchangeTime
+    Time m_lead{0};                              //!< parts taken this long before a check
+    uint32_t m_id{0};                            //!< FabricSimulatorImpl::Register()'s
+    uint64_t m_check{0};                         //!< checks so far
+    Part m_own;                                  //!< this process's part of the next check
+    std::map<uint64_t, std::vector<std::vector<uint8_t>>> m_received; //!< by check, by rank
+    std::unordered_map<const FabricNetDevice*, uint32_t> m_portIndex; //!< index in m_ports
     bool m_stop{true};                                //!< stop the simulation on a finding
     std::vector<Ptr<FabricNetDevice>> m_ports;        //!< every port
     std::vector<Ptr<RdmaTransport>> m_transports;     //!< hosts' transports
