@@ -26,6 +26,11 @@
  * bandwidth, so a -j run's speed figures are not comparable with a serial run's, and the
  * table says so in a comment line.
  *
+ * In the MPI build (./ns3 configure --mpi), --ranks=N runs each point on N MPI ranks (its
+ * child is mpirun -np N, with --oversubscribe past the cores): the simulated figures are one
+ * process's, events, packet-hops and CPU time are every rank's, and the peak RSS is the
+ * largest rank's (memory per rank); the JSON gives each rank's.
+ *
  * A data packet-hop is one transmission of one data packet (an RDMA data packet on RoCEv2, a
  * data or NVLS packet on NVLink; not an ACK, NAK, CNP, PFC or credit frame) over one link. It
  * is counted at the end of a point from the ports' counters (RoCEv2: the queue pairs' packets
@@ -44,6 +49,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
 #include "ns3/fabric-process-pool.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
@@ -75,6 +81,7 @@
 #include <sstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <thread>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,8 +116,10 @@ struct PointSpec
     uint64_t bytes{0};          //!< all-reduce size
     std::string algo{"ring"};   //!< ring or auto
     std::string scheduler;      //!< ns-3 SchedulerType (inside the watchdog)
+    std::string simulator;      //!< ns-3 SimulatorImplementationType
     double maxWallTimeS{0};     //!< the point's wall-time limit (0: none)
     uint64_t maxMemoryBytes{0}; //!< the point's address-space limit (0: none)
+    uint32_t ranks{1};          //!< MPI ranks (1: one process)
 };
 
 /**
@@ -152,6 +161,10 @@ RunPoint(const PointSpec& spec)
 {
     const auto start = std::chrono::steady_clock::now();
     GlobalValue::Bind("SchedulerType", StringValue(spec.scheduler));
+    if (!spec.simulator.empty() && FabricCli::GetRanks() == 1) // MPI's is bound by StartMpi()
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(spec.simulator));
+    }
     Config::SetDefault("ns3::FabricWatchdog::MaxWallTime", TimeValue(Seconds(spec.maxWallTimeS)));
 
     ServerHelper server;
@@ -165,10 +178,14 @@ RunPoint(const PointSpec& spec)
     tree.SetRadix(RADIX);
     tree.SetRailOptimized(true);
     tree.SetLinkRate(rate);
+    tree.SetRanks(FabricCli::GetRanks());
     const std::string topologyError = tree.Check();
     if (!topologyError.empty())
     {
-        std::cerr << PROGRAM << ": " << topologyError << std::endl;
+        if (FabricCli::IsMainRank())
+        {
+            std::cerr << PROGRAM << ": " << topologyError << std::endl;
+        }
         return 2;
     }
     server.SetGpusPerServer(gpusPerServer);
@@ -299,6 +316,31 @@ RunPoint(const PointSpec& spec)
         }
     }
 
+    // Across MPI ranks: every rank's counts (each port's are nonzero on its own rank only).
+    std::vector<uint64_t> counts{Simulator::GetEventCount(), nicHops, switchPortHops, nvlinkHops};
+    std::vector<double> cpu{runCpu};
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    const double rssMb = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    std::vector<uint8_t> rss(sizeof(rssMb));
+    std::memcpy(rss.data(), &rssMb, sizeof(rssMb));
+    nlohmann::ordered_json mpi;
+    if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get(); impl && impl->GetNRanks() > 1)
+    {
+        impl->SumAcrossRanks(counts);
+        impl->SumAcrossRanks(cpu);
+        const std::vector<uint8_t> all = impl->GatherAcrossRanks(rss);
+        std::vector<double> perRank(impl->GetNRanks());
+        std::memcpy(perRank.data(), all.data(), perRank.size() * sizeof(double));
+        mpi = {{"ranks", impl->GetNRanks()},
+               {"lookahead_ns", static_cast<double>(impl->GetLookahead().GetPicoSeconds()) / 1e3},
+               {"windows", impl->GetWindows()},
+               {"rank_peak_rss_mb", perRank}};
+    }
+    nicHops = counts[1];
+    switchPortHops = counts[2];
+    nvlinkHops = counts[3];
+
     nlohmann::ordered_json j;
     const CollectiveSweepRow row = out.rows.empty() ? CollectiveSweepRow() : out.rows.front();
     j["gpus"] = ranks;
@@ -309,10 +351,10 @@ RunPoint(const PointSpec& spec)
     j["time_us"] = row.timeUs;
     j["algbw_GBps"] = row.algbwGBps;
     j["busbw_GBps"] = row.busbwGBps;
-    j["events"] = Simulator::GetEventCount();
+    j["events"] = counts[0];
     j["setup_s"] = std::chrono::duration<double>(runStart - start).count();
     j["run_s"] = std::chrono::duration<double>(runEnd - runStart).count();
-    j["run_cpu_s"] = runCpu;
+    j["run_cpu_s"] = cpu[0];
     j["data_packet_hops"] = nicHops + switchPortHops + nvlinkHops;
     j["rdma_nic_hops"] = nicHops;
     j["rdma_switch_hops"] = switchPortHops;
@@ -322,7 +364,11 @@ RunPoint(const PointSpec& spec)
     j["completed"] = out.finding.empty() && !out.rows.empty();
     j["finding"] = out.finding;
     j["sim_time_us"] = Simulator::Now().GetSeconds() * 1e6;
-    std::cout << j.dump() << std::endl;
+    if (!mpi.is_null())
+    {
+        j["mpi"] = mpi;
+    }
+    std::cout << j.dump() << std::endl; // rank 0's (the others' stdout is /dev/null)
     Simulator::Destroy();
     return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
 }
@@ -331,12 +377,14 @@ RunPoint(const PointSpec& spec)
  * \brief The child's side: parse the internal options the parent passes and run the point.
  * \param argc argument count
  * \param argv arguments: POINT_OPTION, then --servers, --bytes, --algo, --SchedulerType,
+ *        --SimulatorImplementationType,
  *        --maxWallTime (s)
  * \return the exit status
  */
 int
 PointMain(int argc, char* argv[])
 {
+    FabricCli::StartMpi(&argc, &argv); // when the parent ran it under mpirun (--ranks)
     PointSpec spec;
     for (int i = 2; i < argc; ++i)
     {
@@ -357,6 +405,10 @@ PointMain(int argc, char* argv[])
         else if (OptionValue(arg, "SchedulerType", v))
         {
             spec.scheduler = v;
+        }
+        else if (OptionValue(arg, "SimulatorImplementationType", v))
+        {
+            spec.simulator = v;
         }
         else if (OptionValue(arg, "maxWallTime", v))
         {
@@ -441,13 +493,27 @@ SelfPath()
 int
 ExecPoint(const std::string& binary, const PointSpec& spec)
 {
-    std::vector<std::string> args = {PROGRAM,
-                                     POINT_OPTION,
-                                     "--servers=" + std::to_string(spec.servers),
-                                     "--bytes=" + std::to_string(spec.bytes),
-                                     "--algo=" + spec.algo,
-                                     "--SchedulerType=" + spec.scheduler,
-                                     "--maxWallTime=" + SecondsText(spec.maxWallTimeS)};
+    std::vector<std::string> args{PROGRAM};
+    if (spec.ranks > 1)
+    {
+        // mpirun runs the point's ranks (Open MPI refuses root unless told it is wanted).
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+        args = {"mpirun", "-np", std::to_string(spec.ranks)};
+        if (spec.ranks > std::thread::hardware_concurrency())
+        {
+            args.emplace_back("--oversubscribe");
+        }
+        args.push_back(binary);
+    }
+    args.insert(args.end(),
+                {POINT_OPTION,
+                 "--servers=" + std::to_string(spec.servers),
+                 "--bytes=" + std::to_string(spec.bytes),
+                 "--algo=" + spec.algo,
+                 "--SchedulerType=" + spec.scheduler,
+                 "--SimulatorImplementationType=" + spec.simulator,
+                 "--maxWallTime=" + SecondsText(spec.maxWallTimeS)});
     std::vector<char*> argv;
     for (std::string& a : args)
     {
@@ -462,7 +528,14 @@ ExecPoint(const std::string& binary, const PointSpec& spec)
         limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
         setrlimit(RLIMIT_AS, &limit);
     }
-    execv(binary.c_str(), argv.data());
+    if (spec.ranks > 1)
+    {
+        execvp("mpirun", argv.data());
+    }
+    else
+    {
+        execv(binary.c_str(), argv.data());
+    }
     return 127;
 }
 
@@ -590,6 +663,7 @@ PointJson(const PointResult& r)
     j["wall_s"] = r.wallS;
     j["peak_rss_mb"] = r.peakRssMb;
     j["cpu_s"] = r.cpuS;
+    j["ranks"] = r.spec.ranks;
     if (r.child.is_object())
     {
         const double runS = r.child.value("run_s", 0.0);
@@ -614,6 +688,10 @@ PointJson(const PointResult& r)
         j["events_per_hop"] = hops > 0 ? events / hops : 0.0;
         j["retransmits"] = r.child.value("retransmits", uint64_t{0});
         j["scheduler"] = r.child.value("scheduler", std::string());
+        if (r.child.contains("mpi"))
+        {
+            j["mpi"] = r.child["mpi"];
+        }
     }
     return j;
 }
@@ -787,6 +865,10 @@ main(int argc, char* argv[])
                 "address-space limit of each point's process, K/M/G suffixes (0: none); a "
                 "point that needs more is reported",
                 "8G");
+    options.Add("ranks",
+                "MPI ranks of each point (the MPI build: ./ns3 configure --mpi); each point "
+                "runs under mpirun -np N",
+                "1");
     options.Use("jobs",
                 "1",
                 "points; their wall times and events/s then share the cores and are not "
@@ -815,8 +897,19 @@ main(int argc, char* argv[])
     uint64_t memoryLimit = 0;
     ParseLimits(options, wallLimit, memoryLimit);
     const uint32_t jobs = options.Whole("jobs", 1, FabricProcessPool::MAX_JOBS);
+    const uint32_t ranks = options.Whole("ranks", 1, 256);
+#ifndef NS3_MPI
+    if (ranks > 1)
+    {
+        options.Fail("--ranks=" + options.Get("ranks")
+                     + ": needs the MPI build (./ns3 configure --mpi)");
+    }
+#endif
     StringValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
+    // The programs' simulator (FabricSimulatorImpl, unless chosen otherwise), in every point.
+    StringValue simulator;
+    GlobalValue::GetValueByName("SimulatorImplementationType", simulator);
     FabricOutputFile jsonFile;
     if (!json.empty())
     {
@@ -830,6 +923,11 @@ main(int argc, char* argv[])
               << (wallLimit.IsStrictlyPositive() ? options.Get("maxWallTime") : std::string("none"))
               << " wall, " << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
               << " address space\n";
+    if (ranks > 1)
+    {
+        std::cout << "# each point on " << ranks
+                  << " MPI ranks: events and CPU time are every rank's, rss the largest rank's\n";
+    }
     if (jobs > 1)
     {
         std::cout << "# " << jobs
@@ -851,8 +949,10 @@ main(int argc, char* argv[])
             spec.bytes = size;
             spec.algo = algo;
             spec.scheduler = scheduler.Get();
+            spec.simulator = simulator.Get();
             spec.maxWallTimeS = wallLimit.GetSeconds();
             spec.maxMemoryBytes = memoryLimit;
+            spec.ranks = ranks;
             specs.push_back(spec);
         }
     }
@@ -892,6 +992,7 @@ main(int argc, char* argv[])
         j["max_wall_time_s"] = wallLimit.GetSeconds();
         j["max_memory_bytes"] = memoryLimit;
         j["jobs"] = jobs;
+        j["ranks"] = ranks;
         j["points"] = points;
         if (!jsonFile.CommitJson(PROGRAM, j))
         {

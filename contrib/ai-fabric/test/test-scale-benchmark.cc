@@ -255,7 +255,51 @@ TEST(ScaleBenchmarkTest, BadInputIsOneLine)
     ExpectRefused(BENCHMARK, "--internal-point=1", "", "unknown option");
     ExpectRefused(BENCHMARK, "--jobs=0", "", "--jobs=0");
     ExpectRefused(BENCHMARK, "--jobs=1x", "", "--jobs=1x");
+    ExpectRefused(BENCHMARK, "--ranks=0", "", "--ranks=0");
+#ifndef NS3_MPI
+    ExpectRefused(BENCHMARK, "--ranks=2", "", "needs the MPI build");
+#endif
 }
+
+#ifdef NS3_MPI
+// Each point on 2 MPI ranks (mpirun): the simulated figures are one process's, events and
+// data packet-hops are every rank's (the hops exactly; the ranks add a few messages' events),
+// and the JSON says the ranks and each one's peak RSS.
+TEST(ScaleBenchmarkTest, RanksGiveOneProcessFigures)
+{
+    const std::string dir = TempDir();
+    const std::string args = " --servers=2,8 --bytes=1M --algos=ring,auto --json=" + dir;
+    const CommandResult one = RunCommand(ProgramPath(BENCHMARK) + args + "/one.json");
+    ASSERT_EQ(one.status, 0) << one.out << one.err;
+    const CommandResult two = RunCommand(ProgramPath(BENCHMARK) + args + "/two.json --ranks=2");
+    ASSERT_EQ(two.status, 0) << two.out << two.err;
+    EXPECT_NE(two.out.find("# each point on 2 MPI ranks"), std::string::npos) << two.out;
+    const nlohmann::json a = nlohmann::json::parse(ReadFile(dir + "/one.json"));
+    const nlohmann::json b = nlohmann::json::parse(ReadFile(dir + "/two.json"));
+    EXPECT_EQ(a["ranks"], 1);
+    EXPECT_EQ(b["ranks"], 2);
+    ASSERT_EQ(b["points"].size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        const nlohmann::json& p = a["points"][i];
+        const nlohmann::json& q = b["points"][i];
+        const std::string what = q.dump();
+        EXPECT_TRUE(q["completed"].get<bool>()) << what;
+        for (const char* key :
+             {"algo_used", "time_us", "busbw_GBps", "data_packet_hops", "retransmits"})
+        {
+            EXPECT_EQ(q[key], p[key]) << key << ": " << what;
+        }
+        EXPECT_GE(q["events"].get<uint64_t>(), p["events"].get<uint64_t>()) << what;
+        EXPECT_LE(q["events"].get<uint64_t>(), p["events"].get<uint64_t>() + 100) << what;
+        EXPECT_EQ(q["mpi"]["ranks"], 2) << what;
+        ASSERT_EQ(q["mpi"]["rank_peak_rss_mb"].size(), 2u) << what;
+        EXPECT_GT(q["mpi"]["rank_peak_rss_mb"][1].get<double>(), 0) << what;
+        EXPECT_FALSE(p.contains("mpi")) << p.dump();
+    }
+    RunCommand("rm -rf " + dir);
+}
+#endif
 
 TEST(ScaleBenchmarkTest, SchedulerTypeReachesEveryPoint)
 {
