@@ -16,6 +16,7 @@
 #include "ai-fabric-test-command.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -78,6 +79,12 @@ class ValidateProject
     CommandResult Ns3(const std::string& args) const
     {
         return RunCommand(m_dir + "/ns3 " + args + " </dev/null");
+    }
+
+    /// \return the directory
+    const std::string& GetDir() const
+    {
+        return m_dir;
     }
 
   private:
@@ -160,6 +167,38 @@ TEST(Ns3ValidateTest, TheFirstCaseInOrderThatFailsIsReported)
     const CommandResult parallel = project.Ns3("validate -j 2");
     EXPECT_EQ(parallel.status, 1);
     EXPECT_EQ(parallel.out, "");
+    EXPECT_EQ(parallel.err, serial.err);
+}
+
+// Each run keeps its cases' wall times beside the cases (.validate-times.json) for -j's start
+// order, longest first; a file that is not such a record is ignored and replaced, and the
+// output is the serial run's whatever the order.
+TEST(Ns3ValidateTest, CaseTimesAreKeptForTheStartOrder)
+{
+    AI_FABRIC_REQUIRE_NS3_SCRIPT();
+    ValidateProject project;
+    const std::string value = "\"value\": \"pause_us\", \"unit\": \"us\", \"source\": \"test\", ";
+    project.AddCase("a-pause",
+                    "ai-fabric-pfc-pause",
+                    PAUSE,
+                    value + "\"published\": 335.5, \"tolerance_pct\": 0.1");
+    project.AddCase("b-goodput",
+                    "ai-fabric-perftest",
+                    "\"--size=1M\", \"--iters=50\"",
+                    "\"value\": \"bw_avg_gbps\", \"source\": \"test\", "
+                    "\"published_range\": [300, 400], \"tolerance_pct\": 1");
+    const std::string times = project.GetDir() + "/.validate-times.json";
+    std::ofstream(times) << "[not, a record";
+    const CommandResult serial = project.Ns3("validate");
+    ASSERT_EQ(serial.status, 0) << serial.out << serial.err;
+    const nlohmann::json kept = nlohmann::json::parse(ReadFile(times));
+    ASSERT_TRUE(kept.is_object()) << kept.dump();
+    EXPECT_EQ(kept.size(), 2u) << kept.dump();
+    EXPECT_GT(kept["a-pause"].get<double>(), 0) << kept.dump();
+    EXPECT_GT(kept["b-goodput"].get<double>(), 0) << kept.dump();
+    const CommandResult parallel = project.Ns3("validate -j 2");
+    EXPECT_EQ(parallel.status, 0);
+    EXPECT_EQ(parallel.out, serial.out);
     EXPECT_EQ(parallel.err, serial.err);
 }
 
