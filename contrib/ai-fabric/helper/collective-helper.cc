@@ -9,8 +9,10 @@
 #include "fabric-helper.h"
 #include "ns3/abort.h"
 #include "ns3/fabric-simulator-impl.h"
+#include "ns3/flow-gpu-transport.h"
 #include "ns3/node.h"
 #include "ns3/nvlink-transport.h"
+#include "ns3/packet-gpu-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -45,6 +47,19 @@ CollectiveHelper::SetChunkBytes(uint64_t chunkBytes)
     m_chunkBytes = chunkBytes;
 }
 
+void
+CollectiveHelper::SetFlowRouter(Ptr<FlowRouter> router)
+{
+    NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: set the engine before Install()");
+    m_flowRouter = router;
+}
+
+Ptr<FlowRouter>
+CollectiveHelper::GetFlowRouter() const
+{
+    return m_flowRouter;
+}
+
 uint32_t
 CollectiveHelper::GetChannels() const
 {
@@ -74,14 +89,30 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
 {
     NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: installed twice");
     const uint32_t n = gpus.GetN();
+    NS_ABORT_MSG_IF(m_flowRouter && FabricSimulatorImpl::Get()
+                        && FabricSimulatorImpl::Get()->GetNRanks() > 1,
+                    "CollectiveHelper: the flow engine runs in one process");
+    auto shared = std::make_shared<FlowGpuTransport::Shared>();
     for (uint32_t rank = 0; rank < n; ++rank)
     {
         Ptr<Node> gpu = gpus.Get(rank);
-        Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
-        transport->Setup(rank, n, m_channels, fabric ? fabric->GetTransport(gpu) : nullptr);
-        if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
+        Ptr<GpuTransport> transport;
+        if (m_flowRouter)
         {
-            transport->SetNvLink(nvlink); // peers in its NVLink domain go over NVLink
+            Ptr<FlowGpuTransport> flow = CreateObject<FlowGpuTransport>();
+            flow->Setup(rank, n, m_channels, gpu->GetId(), m_flowRouter, shared);
+            shared->peers.push_back(PeekPointer(flow));
+            transport = flow;
+        }
+        else
+        {
+            Ptr<PacketGpuTransport> packet = CreateObject<PacketGpuTransport>();
+            packet->Setup(rank, n, m_channels, fabric ? fabric->GetTransport(gpu) : nullptr);
+            if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
+            {
+                packet->SetNvLink(nvlink); // peers in its NVLink domain go over NVLink
+            }
+            transport = packet;
         }
         Ptr<Communicator> comm = m_communicatorFactory.Create<Communicator>();
         comm->Setup(rank, n, transport);

@@ -12,6 +12,7 @@
 #include "ns3/collective-plan.h"
 #include "ns3/communicator.h"
 #include "ns3/fabric-simulator-impl.h"
+#include "ns3/flow-router.h"
 #include "ns3/gpu-application.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/node-container.h"
@@ -55,6 +56,16 @@ class CollectiveHelper
      *        512 KiB, the default)
      */
     void SetChunkBytes(uint64_t chunkBytes);
+
+    /**
+     * \brief Run the GPUs on the flow engine (FlowGpuTransport over this router's network)
+     *        instead of the packet engine. Before Install().
+     * \param router the routes of the fabric the GPUs are on
+     */
+    void SetFlowRouter(Ptr<FlowRouter> router);
+
+    /// \return the flow engine's router, or nullptr on the packet engine
+    Ptr<FlowRouter> GetFlowRouter() const;
 
     /// \return channels
     uint32_t GetChannels() const;
@@ -169,6 +180,7 @@ class CollectiveHelper
     ObjectFactory m_communicatorFactory;            //!< communicators
     uint32_t m_channels{1};                         //!< channels
     uint64_t m_chunkBytes{512 * 1024};              //!< pipelining unit
+    Ptr<FlowRouter> m_flowRouter;                   //!< the flow engine's (none: packets)
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
     std::vector<Ptr<Communicator>> m_communicators; //!< by rank
     uint32_t m_running{0};                          //!< this process's ranks still running

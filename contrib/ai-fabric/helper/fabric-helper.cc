@@ -255,6 +255,52 @@ FabricHelper::GetHostAddress(Ptr<Node> host) const
     return m_addressOfNode[host->GetId()];
 }
 
+uint32_t
+FabricHelper::SelectRdmaEgress(Ptr<Node> sw,
+                               Ptr<Node> /* host */,
+                               uint32_t /* dst */,
+                               uint16_t /* entropy */) const
+{
+    return sw->GetObject<FabricSwitch>()->GetNPorts();
+}
+
+std::vector<Ptr<FabricNetDevice>>
+FabricHelper::TraceRdmaPath(Ptr<Node> host, uint32_t dst, uint16_t entropy) const
+{
+    constexpr uint32_t MAX_HOPS = 64;
+    std::vector<Ptr<FabricNetDevice>> path;
+    Ptr<FabricNetDevice> port = GetHostPort(host);
+    while (path.size() < MAX_HOPS)
+    {
+        path.push_back(port);
+        Ptr<FabricChannel> cable = port->GetFabricChannel();
+        if (!cable || !cable->IsLinkUp())
+        {
+            return {};
+        }
+        Ptr<FabricNetDevice> peer = cable->GetPeer(PeekPointer(port));
+        Ptr<Node> node = peer->GetNode();
+        const uint32_t id = node->GetId();
+        if (id < m_portOfNode.size() && m_portOfNode[id] == peer)
+        {
+            // A host: the receiver, or a frame that went astray.
+            return m_addressOfNode[id] == dst ? path : std::vector<Ptr<FabricNetDevice>>();
+        }
+        Ptr<FabricSwitch> sw = node->GetObject<FabricSwitch>();
+        if (!sw)
+        {
+            return {};
+        }
+        const uint32_t out = SelectRdmaEgress(node, host, dst, entropy);
+        if (out >= sw->GetNPorts())
+        {
+            return {};
+        }
+        port = sw->GetFabricPort(out);
+    }
+    return {}; // a loop
+}
+
 Ptr<FabricTopology>
 FabricHelper::GetTopology() const
 {

@@ -316,6 +316,19 @@ class FabricHelper : public PcapHelperForDevice
     /// \return the fabric graph
     Ptr<FabricTopology> GetTopology() const;
 
+    /**
+     * \brief The ports an RDMA data frame leaves by on its way from a host to another, as the
+     *        switches forward it now (the flow level's paths are the packet level's).
+     * \param host the sending host
+     * \param dst the receiving host's fabric address (its base address)
+     * \param entropy the sending QP's flow entropy (RdmaTransport::EntropyOf)
+     * \return the sending host's port first, then each switch's egress port; empty if the frame
+     *         would be dropped on the way (no route, a link down, a loop, another host)
+     */
+    std::vector<Ptr<FabricNetDevice>> TraceRdmaPath(Ptr<Node> host,
+                                                    uint32_t dst,
+                                                    uint16_t entropy) const;
+
     /// \return every cable created, in creation order
     const std::vector<Ptr<FabricChannel>>& GetChannels() const;
 
@@ -328,6 +341,20 @@ class FabricHelper : public PcapHelperForDevice
     virtual int64_t AssignStreams(int64_t stream);
 
   protected:
+    /**
+     * \brief The port a switch forwards an RDMA data frame by (TraceRdmaPath()).
+     * \param sw the switch
+     * \param host the sending host
+     * \param dst the receiving host's base address
+     * \param entropy the sending QP's flow entropy
+     * \return the port's index, or the switch's port count if it has no route (the base
+     *         class: every switch, as a fabric that does not tell)
+     */
+    virtual uint32_t SelectRdmaEgress(Ptr<Node> sw,
+                                      Ptr<Node> host,
+                                      uint32_t dst,
+                                      uint16_t entropy) const;
+
     /**
      * \param endpoint the index of the next host (0 for the first)
      * \return its fabric address

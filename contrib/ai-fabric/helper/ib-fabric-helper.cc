@@ -11,6 +11,7 @@
 #include "ns3/fault-injector.h"
 #include "ns3/ib-congestion-control.h"
 #include "ns3/ib-headers.h"
+#include "ns3/ib-nic-port.h"
 #include "ns3/ib-routing.h"
 #include "ns3/ib-switch-port.h"
 #include "ns3/ib-switch.h"
@@ -268,6 +269,24 @@ IbFabricHelper::EnablePcapInternal(std::string prefix,
     Ptr<PcapFileWrapper> file = pcapHelper.CreateFile(
         filename, std::ios::out, static_cast<PcapHelper::DataLinkType>(DLT_ERF));
     device->TraceConnectWithoutContext("PromiscSniffer", MakeBoundCallback(&IbPcapSink, file));
+}
+
+uint32_t
+IbFabricHelper::SelectRdmaEgress(Ptr<Node> sw, Ptr<Node> host, uint32_t dst, uint16_t entropy) const
+{
+    // The DLID as the sender's port writes it (IbNicPort: the QP's path bits under an LMC).
+    Ptr<IbNicPort> nic = DynamicCast<IbNicPort>(GetHostPort(host));
+    uint32_t dlid = dst;
+    BooleanValue pathBits;
+    nic->GetAttribute("PathBitsFromQp", pathBits);
+    if (nic->GetLmc() > 0 && pathBits.Get())
+    {
+        dlid |= entropy & ((1U << nic->GetLmc()) - 1);
+    }
+    Ptr<IbSwitch> ib = sw->GetObject<IbSwitch>();
+    const std::vector<uint16_t>& lft = ib->GetLft();
+    const uint16_t out = dlid < lft.size() ? lft[dlid] : IbSwitch::NO_PORT;
+    return out == IbSwitch::NO_PORT ? ib->GetNPorts() : out;
 }
 
 uint32_t

@@ -95,6 +95,10 @@ class IbFabricHelper : public FabricHelper
     std::string SetOption(const std::string& name, const std::string& value) override;
 
   protected:
+    uint32_t SelectRdmaEgress(Ptr<Node> sw,
+                              Ptr<Node> host,
+                              uint32_t dst,
+                              uint16_t entropy) const override;
     uint32_t HostAddress(uint32_t endpoint) const override;
     Ptr<FabricNetDevice> CreateHostPort(Ptr<Node> node,
                                         uint32_t address,

@@ -19,6 +19,7 @@
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-host-interface.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/roce-nic-port.h"
 #include "ns3/roce-switch-mmu.h"
 #include "ns3/roce-switch-port.h"
@@ -182,6 +183,17 @@ RoceFabricHelper::EnablePcapInternal(std::string prefix,
     Ptr<PcapFileWrapper> file
         = pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
     pcapHelper.HookDefaultSink<RoceNetDevice>(device, "PromiscSniffer", file);
+}
+
+uint32_t
+RoceFabricHelper::SelectRdmaEgress(Ptr<Node> sw,
+                                   Ptr<Node> host,
+                                   uint32_t dst,
+                                   uint16_t entropy) const
+{
+    // The frame's 5-tuple: RoCEv2's UDP port, the QP's entropy as the source port.
+    return sw->GetObject<RoceSwitch>()->SelectPort(
+        GetHostAddress(host), dst, 17, entropy, RoceNetDevice::ROCEV2_UDP_PORT);
 }
 
 uint32_t

@@ -12,9 +12,11 @@
 #include "ns3/collective-helper.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
+#include "ns3/fabric-flow-router.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/fabric-stats-helper.h"
+#include "ns3/flow-network.h"
 #include "ns3/names.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-transport.h"
@@ -33,6 +35,11 @@ std::string
 ScenarioTopology::CheckAlgorithm(const std::string& /* algo */) const
 {
     return "";
+}
+
+void
+ScenarioTopology::CheckFlowMode(ScenarioOptions& /* options */) const
+{
 }
 
 void
@@ -194,6 +201,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                              "iters",
                              "warmup",
                              "channels",
+                             "mode",
                              "failures",
                              "json",
                              "quiet"})
@@ -263,6 +271,29 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                                          o.GetFlag("quiet"));
     m_topology->ConfigureSweep(m_sweep);
     m_channels = o.Whole("channels", 1, 64);
+    const std::string& mode = o.Get("mode");
+    if (mode != "packet" && mode != "flow")
+    {
+        o.Fail("--mode=" + mode + ": expected packet or flow");
+    }
+    m_flow = mode == "flow";
+    if (m_flow)
+    {
+        // What only the packet engine has.
+        if (o.Has("pcap") && !o.Get("pcap").empty())
+        {
+            o.Fail("--pcap: the flow level sends no packets to capture; use --mode=packet");
+        }
+        if (!o.Get("failures").empty())
+        {
+            o.Fail("--failures: not yet modelled at the flow level; use --mode=packet");
+        }
+        if (FabricCli::GetRanks() > 1)
+        {
+            o.Fail("--mode=flow runs in one process; run it without mpirun");
+        }
+        m_topology->CheckFlowMode(o);
+    }
     if (o.Has("pcap") && !o.Get("pcap").empty() && !FabricCli::IsWritablePrefix(o.Get("pcap")))
     {
         o.Fail("--pcap=" + o.Get("pcap") + ": cannot write files with this prefix");
@@ -335,6 +366,13 @@ CollectiveScenario::Simulate(bool inject, bool print)
     }
     CollectiveHelper collectives;
     collectives.SetChannels(m_channels);
+    Ptr<FabricFlowRouter> router;
+    if (m_flow)
+    {
+        router = CreateObject<FabricFlowRouter>();
+        router->Setup(&fabric, ranks);
+        collectives.SetFlowRouter(router);
+    }
     collectives.Install(ranks, fabric);
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);
@@ -394,6 +432,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
     {
         CollectiveSweep::PrintTable(std::cout, out.rows, m_type);
     }
+    if (router)
+    {
+        router->AccountPorts(); // the links' bytes on their ports, for the statistics
+        out.flows = router->GetNetwork()->GetFlowsStarted();
+    }
     topology->AfterRun(out, print ? &std::cout : nullptr, *this);
     out.totals = FabricStatsHelper::Totals();
     out.links = FabricStatsHelper::Links(out.simTime);
@@ -435,6 +478,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
     j["collective"] = o.Get("collective");
     j["algo"] = o.Get("algo");
     j["channels"] = m_channels;
+    j["mode"] = m_options.Get("mode");
     j["protocol"] = out.protocol;
     j["minBytes"] = m_sweep.minBytes;
     j["maxBytes"] = m_sweep.maxBytes;

@@ -90,6 +90,13 @@ class ScenarioTopology
     virtual void ConfigureSweep(CollectiveSweepConfig& sweep) const;
 
     /**
+     * \brief Refuse, with options.Fail(), what the topology has that the flow engine cannot
+     *        run (--mode=flow). None in the base class.
+     * \param options the parsed options
+     */
+    virtual void CheckFlowMode(ScenarioOptions& options) const;
+
+    /**
      * \brief Set the fabric before it is built (buffers, say).
      * \param fabric the fabric's helper
      */
@@ -316,6 +323,7 @@ class CollectiveScenario
     CollectiveType m_type{CollectiveType::ALL_REDUCE}; //!< --collective
     CollectiveSweepConfig m_sweep;                     //!< the sweep
     uint32_t m_channels{1};                            //!< --channels
+    bool m_flow{false};                                //!< --mode=flow
     std::vector<FaultEvent> m_faults;                  //!< --failures
     std::unique_ptr<FabricOutputFile> m_json;          //!< --json, opened before the runs
 };

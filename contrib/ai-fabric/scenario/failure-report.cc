@@ -213,6 +213,10 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
                 {"events", run.events},
                 {"sim_time_us", run.simTime.GetSeconds() * 1e6},
                 {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
+    if (run.flows > 0)
+    {
+        j["sim"]["flows"] = run.flows; // the flow level's
+    }
     if (run.ranks > 1)
     {
         j["sim"]["mpi"]

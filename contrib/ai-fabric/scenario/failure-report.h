@@ -54,6 +54,7 @@ struct FailureRunOutput
     Time lookahead;                       //!< across ranks: the lookahead
     uint64_t windows{0};                  //!< across ranks: synchronisation windows
     uint64_t messages{0};                 //!< across ranks: messages between them (all ranks')
+    uint64_t flows{0};                    //!< flow level: flows started (0 on the packet level)
     std::vector<FaultRecord> records;     //!< failures that struck
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it

@@ -91,6 +91,12 @@ ScenarioOptions::Catalogue()
              "sweep runs without them first, for the slowdown",
              "",
              false},
+            {"mode",
+             "the engine: packet (every packet through ports and switches) or flow (each "
+             "transfer a flow on the same path, links shared max-min fairly; the manual gives "
+             "its error against packet)",
+             "packet",
+             false},
             {"json", "write the results as JSON to this file", "", false},
             {"pcap", "write a pcap per NIC port with this prefix", "", false},
             {"quiet", "no progress line on stderr", "false", true},

@@ -13,6 +13,7 @@
 #include "ns3/collective-helper.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/node-container.h"
+#include "ns3/packet-gpu-transport.h"
 #include "ns3/rdma-headers.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
@@ -239,7 +240,8 @@ ExpectExecutionMatchesPlan(const BasicStar<Helper>& star, const CollectivePlan& 
         EXPECT_FALSE(comm->IsRunning()) << "rank " << r;
         EXPECT_EQ(comm->GetBytesSentByStep(), PlanBytesByStep(plan, r, true)) << "rank " << r;
         EXPECT_EQ(comm->GetBytesReceivedByStep(), PlanBytesByStep(plan, r, false)) << "rank " << r;
-        Ptr<GpuTransport> gt = star.collectives.GetTransport(r);
+        Ptr<PacketGpuTransport> gt
+            = DynamicCast<PacketGpuTransport>(star.collectives.GetTransport(r));
         EXPECT_EQ(gt->GetBytesSent(), plan.GetBytesSent(r)); // Simple: no protocol overhead
         EXPECT_EQ(gt->GetBytesReceived(), plan.GetBytesReceived(r));
         uint64_t delivered = 0;

@@ -602,6 +602,15 @@ FabricNetDevice::IsTransmitting() const
     return m_choosing || Simulator::Now() < m_txEnd;
 }
 
+void
+FabricNetDevice::AddFlowTx(uint64_t wireBytes, uint64_t packets)
+{
+    const uint64_t overhead = packets * m_overheadBytes;
+    m_counters.txPackets += packets;
+    m_counters.txWireBytes += wireBytes;
+    m_counters.txBytes += wireBytes > overhead ? wireBytes - overhead : 0;
+}
+
 const FabricPortCounters&
 FabricNetDevice::GetCounters() const
 {

@@ -168,6 +168,13 @@ class FabricNetDevice : public NetDevice
     const FabricPortCounters& GetCounters() const;
 
     /**
+     * \brief Count what the flow level moved through this port as sent (it sends no frames).
+     * \param wireBytes bytes of line time
+     * \param packets the frames they stand for (each adds GetWireBytes(0) to its frame)
+     */
+    void AddFlowTx(uint64_t wireBytes, uint64_t packets);
+
+    /**
      * \return frames this port chose ahead and took back before their first bit left, because
      *         a PFC pause arrived for them (see WithdrawUnstarted()); they are not in the
      *         counters

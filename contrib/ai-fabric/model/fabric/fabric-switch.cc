@@ -30,4 +30,10 @@ FabricSwitch::GetBufferManager() const
     return nullptr;
 }
 
+bool
+FabricSwitch::IsCutThrough() const
+{
+    return false;
+}
+
 } // namespace ns3

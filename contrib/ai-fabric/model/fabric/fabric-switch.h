@@ -65,6 +65,12 @@ class FabricSwitch : public Object
     /// \return the shared buffer's manager, or nullptr for a switch without a shared buffer
     virtual Ptr<FabricBufferManager> GetBufferManager() const;
 
+    /**
+     * \return true if a frame may leave before its last bit arrived (its egress starts
+     *         PortLatency after its first bit); false (the base class): store and forward
+     */
+    virtual bool IsCutThrough() const;
+
   protected:
     Time m_latency;          //!< PortLatency: each switch declares the attribute, its default
     uint64_t m_forwarded{0}; //!< frames forwarded, counted by the switch

@@ -9,29 +9,24 @@
 
 #include "ns3/callback.h"
 #include "ns3/object.h"
-#include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <vector>
 
 namespace ns3
 {
 
-class NvLinkTransport;
-class RdmaQueuePair;
-class RdmaTransport;
-struct RdmaCompletion;
-
 /**
  * \ingroup ai-fabric
  * \brief How a GPU moves bytes to another rank: the collective algorithms see this, not a
- * fabric.
+ *        fabric, and not the engine under it.
  *
- * Each (peer, channel) pair has its own RC queue pair on the GPU's NIC, so that ECMP spreads
- * channels over paths, as NCCL opens one connection per peer per channel. A transfer is an
- * RDMA WRITE with Immediate whose immediate data is the transfer's tag: the receiving GPU
- * learns which transfer arrived from it, as NCCL's network transport does. (The NVLink path
- * for peers in the same NVLink domain comes with the scale-up model.)
+ * Two engines implement it. PacketGpuTransport moves every byte as packets through the
+ * fabric's ports and switches (RC queue pairs on the NIC, NVLink ports); FlowGpuTransport makes
+ * each transfer a flow on the same path, sharing links max-min fairly with the other flows
+ * (FlowNetwork). The communicator, the algorithms and the tuner cannot tell them apart.
+ *
+ * A transfer carries a tag, handed to the receiver on arrival and to the sender on
+ * completion.
  */
 class GpuTransport : public Object
 {
@@ -51,38 +46,7 @@ class GpuTransport : public Object
     typedef Callback<void, uint32_t> SendCallback;
 
     /**
-     * TracedCallback signature for a failed QP.
-     * \param rank this GPU's rank
-     * \param qpn the QP's number
-     */
-    typedef void (*QpFailedTracedCallback)(uint32_t rank, uint32_t qpn);
-
-    /**
-     * \param rank this GPU's rank
-     * \param nRanks ranks in the communicator
-     * \param nChannels channels
-     * \param nic the RDMA transport of this GPU's NIC
-     */
-    void Setup(uint32_t rank, uint32_t nRanks, uint32_t nChannels, Ptr<RdmaTransport> nic);
-
-    /**
-     * \brief Give this GPU its NVLink transport: peers in the same NVLink domain are then
-     *        reached over NVLink, all others through the NIC.
-     * \param nvlink the GPU's NVLink transport
-     */
-    void SetNvLink(Ptr<NvLinkTransport> nvlink);
-
-    /**
-     * \param peer a rank
-     * \return true if this GPU reaches it over NVLink (same domain, connection open)
-     */
-    bool IsNvLinkPeer(uint32_t peer) const;
-
-    /// \return bytes written to peers over NVLink so far
-    uint64_t GetNvLinkBytesSent() const;
-
-    /**
-     * \brief Open the connection of a channel between two GPUs (a QP on each NIC).
+     * \brief Open the connection of a channel between two GPUs of one engine and communicator.
      * \param a one GPU
      * \param b the other
      * \param channel the channel
@@ -91,10 +55,16 @@ class GpuTransport : public Object
 
     /**
      * \param peer a rank
+     * \return true if this GPU reaches it over NVLink (same domain, connection open)
+     */
+    virtual bool IsNvLinkPeer(uint32_t peer) const = 0;
+
+    /**
+     * \param peer a rank
      * \param channel a channel
      * \return true if that connection is open
      */
-    bool IsConnected(uint32_t peer, uint32_t channel) const;
+    virtual bool IsConnected(uint32_t peer, uint32_t channel) const = 0;
 
     /**
      * \brief Write bytes to a peer.
@@ -103,7 +73,7 @@ class GpuTransport : public Object
      * \param bytes bytes on the wire (payload after the protocol's overhead)
      * \param tag the transfer's tag, handed to the receiver
      */
-    void Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag);
+    virtual void Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag) = 0;
 
     /**
      * \brief Send through the NVSwitch's NVLS engines (every rank of the communicator must be
@@ -117,12 +87,13 @@ class GpuTransport : public Object
      * \param groupBase the group's first rank: ranks groupBase .. groupBase + groupSize - 1
      *        are GPUs 0 .. groupSize - 1 of this GPU's NVLink domain
      */
-    void SendNvls(bool multicast,
-                  uint32_t peer,
-                  uint64_t bytes,
-                  uint32_t tag,
-                  uint32_t groupSize,
-                  uint32_t groupBase = 0);
+    virtual void SendNvls(bool multicast,
+                          uint32_t peer,
+                          uint64_t bytes,
+                          uint32_t tag,
+                          uint32_t groupSize,
+                          uint32_t groupBase = 0)
+        = 0;
 
     /// \param cb called for every arrival
     void SetReceiveCallback(ReceiveCallback cb);
@@ -131,53 +102,59 @@ class GpuTransport : public Object
 
     /// \return this GPU's rank
     uint32_t GetRank() const;
+    /// \return ranks in the communicator
+    uint32_t GetNRanks() const;
+    /// \return channels
+    uint32_t GetNChannels() const;
     /// \return bytes written to peers so far
     uint64_t GetBytesSent() const;
+    /// \return bytes written to peers over NVLink so far
+    uint64_t GetNvLinkBytesSent() const;
     /// \return bytes that arrived from peers so far
     uint64_t GetBytesReceived() const;
-    /// \return the queue pairs this GPU opened, one per connection
-    std::vector<Ptr<RdmaQueuePair>> GetQueuePairs() const;
 
   protected:
     void DoDispose() override;
 
-  private:
     /**
-     * \param qp the QP
-     * \param bytes message length
-     * \param immediate the tag
+     * \param rank this GPU's rank
+     * \param nRanks ranks in the communicator
+     * \param nChannels channels
      */
-    void Arrived(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t immediate);
+    void SetIdentity(uint32_t rank, uint32_t nRanks, uint32_t nChannels);
 
     /**
-     * \param qp the QP
-     * \param completion the completion
+     * \brief Open this GPU's side and the peer's of a connection (Connect() checked both are
+     *        of one communicator and engine, distinct or an NVLS self-connection).
+     * \param peer the other GPU (may be this one: an NVLS group's own rank)
+     * \param channel the channel
      */
-    void Completed(Ptr<RdmaQueuePair> qp, const RdmaCompletion& completion);
+    virtual void DoConnect(Ptr<GpuTransport> peer, uint32_t channel) = 0;
 
     /**
-     * \param src source GPU in the domain
-     * \param tag the transfer's tag
+     * \param bytes bytes handed to the engine
+     * \param nvlink true if over NVLink
+     */
+    void CountSent(uint64_t bytes, bool nvlink);
+
+    /**
+     * \param tag a transfer that arrived
      * \param bytes its bytes
      */
-    void NvLinkArrived(uint16_t src, uint32_t tag, uint64_t bytes);
+    void NotifyReceived(uint32_t tag, uint64_t bytes);
 
-    /// \param tag a transfer sent over NVLink that left this GPU
-    void NvLinkSent(uint32_t tag);
+    /// \param tag a transfer this GPU sent that completed
+    void NotifySent(uint32_t tag);
 
-    uint32_t m_rank{0};                    //!< this GPU's rank
-    uint32_t m_nRanks{0};                  //!< ranks
-    uint32_t m_nChannels{0};               //!< channels
-    Ptr<RdmaTransport> m_nic;              //!< NIC transport
-    Ptr<NvLinkTransport> m_nvlink;         //!< NVLink transport (none: NIC only)
-    std::vector<int32_t> m_nvGpu;          //!< by rank: its GPU index over NVLink, or -1
-    uint64_t m_nvBytesSent{0};             //!< bytes written over NVLink
-    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by peer x channels + channel
-    ReceiveCallback m_receiveCb;           //!< arrivals
-    SendCallback m_sendCb;                 //!< completions
-    TracedCallback<uint32_t, uint32_t> m_qpFailedTrace; //!< (rank, QPN) of a failed QP
-    uint64_t m_bytesSent{0};                            //!< bytes written
-    uint64_t m_bytesReceived{0};                        //!< bytes arrived
+  private:
+    uint32_t m_rank{0};          //!< this GPU's rank
+    uint32_t m_nRanks{0};        //!< ranks
+    uint32_t m_nChannels{0};     //!< channels
+    ReceiveCallback m_receiveCb; //!< arrivals
+    SendCallback m_sendCb;       //!< completions
+    uint64_t m_bytesSent{0};     //!< bytes written
+    uint64_t m_nvBytesSent{0};   //!< bytes written over NVLink
+    uint64_t m_bytesReceived{0}; //!< bytes arrived
 };
 
 } // namespace ns3

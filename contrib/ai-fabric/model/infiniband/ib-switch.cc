@@ -164,4 +164,10 @@ IbSwitch::Departed(uint16_t ingress, uint8_t vl, uint32_t bytes)
     m_ports[ingress]->ReleaseBlocks(vl, bytes);
 }
 
+bool
+IbSwitch::IsCutThrough() const
+{
+    return m_cutThrough;
+}
+
 } // namespace ns3

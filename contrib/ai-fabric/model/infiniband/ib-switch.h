@@ -79,6 +79,8 @@ class IbSwitch : public FabricSwitch
   protected:
     void DoDispose() override;
 
+    bool IsCutThrough() const override;
+
   private:
     /**
      * \brief A port received a data packet.

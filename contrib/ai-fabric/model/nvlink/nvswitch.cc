@@ -237,4 +237,10 @@ NvSwitch::Departed(uint32_t ingress, uint32_t bytes)
     m_ports[ingress]->ReleaseBytes(bytes);
 }
 
+bool
+NvSwitch::IsCutThrough() const
+{
+    return m_cutThrough;
+}
+
 } // namespace ns3

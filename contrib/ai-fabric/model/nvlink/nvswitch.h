@@ -97,6 +97,8 @@ class NvSwitch : public FabricSwitch
   protected:
     void DoDispose() override;
 
+    bool IsCutThrough() const override;
+
   private:
     /**
      * \brief A port received a data packet.

@@ -123,20 +123,25 @@ RdmaTransport::CreateQueuePair()
     }
     Ptr<RdmaCongestionControl> cc = ccFactory.Create<RdmaCongestionControl>();
     cc->SetLineRate(m_lineRate);
-    // RoCEv2 UDP source port from the QP's identity, in the dynamic port range 0xC000-0xFFFF
-    // (IANA 49152-65535), so that ECMP spreads QPs deterministically.
-    uint32_t h = (m_address * 2654435761U) ^ (qpn * 2246822519U);
-    h ^= h >> 15;
-    h *= 2246822507U;
-    h ^= h >> 13;
-    const uint16_t entropy = static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
-    qp->Setup(this, qpn, cc, entropy);
+    qp->Setup(this, qpn, cc, EntropyOf(m_address, qpn));
     cc->SetRateChangeCallback(
         MakeCallback(&RdmaTransport::RateChanged, this).Bind(static_cast<uint32_t>(m_qps.size())));
     m_qps.push_back(qp);
     m_scheduled.push_back(0);
     m_pacing.emplace_back();
     return qp;
+}
+
+uint16_t
+RdmaTransport::EntropyOf(uint32_t address, uint32_t qpn)
+{
+    // RoCEv2 UDP source port from the QP's identity, in the dynamic port range 0xC000-0xFFFF
+    // (IANA 49152-65535), so that ECMP spreads QPs deterministically.
+    uint32_t h = (address * 2654435761U) ^ (qpn * 2246822519U);
+    h ^= h >> 15;
+    h *= 2246822507U;
+    h ^= h >> 13;
+    return static_cast<uint16_t>(0xC000 | (h & 0x3FFF));
 }
 
 std::size_t

@@ -80,6 +80,14 @@ class RdmaTransport : public Object
     Ptr<RdmaQueuePair> CreateQueuePair();
 
     /**
+     * \param address a NIC's fabric address
+     * \param qpn the number of one of its QPs
+     * \return that QP's flow entropy (the RoCEv2 UDP source port; an IB QP's path bits under
+     *         an LMC), a hash of the two
+     */
+    static uint16_t EntropyOf(uint32_t address, uint32_t qpn);
+
+    /**
      * \param qpn a QP number
      * \return the QP, or nullptr if this NIC has none with that number
      */

@@ -1,0 +1,354 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "fabric-flow-router.h"
+
+#include "fabric-helper.h"
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-switch.h"
+#include "ns3/log.h"
+#include "ns3/nvlink-gpu-port.h"
+#include "ns3/nvlink-header.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricFlowRouter");
+NS_OBJECT_ENSURE_REGISTERED(FabricFlowRouter);
+
+namespace
+{
+/**
+ * \param port a port
+ * \return seconds per byte at its rate
+ */
+double
+SecondsPerByte(Ptr<const FabricNetDevice> port)
+{
+    return 8.0 / static_cast<double>(port->GetDataRate().GetBitRate());
+}
+} // namespace
+
+TypeId
+FabricFlowRouter::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricFlowRouter")
+                            .SetParent<FlowRouter>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FabricFlowRouter>();
+    return tid;
+}
+
+FabricFlowRouter::FabricFlowRouter()
+    : m_network(CreateObject<FlowNetwork>())
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FabricFlowRouter::~FabricFlowRouter()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FabricFlowRouter::DoDispose()
+{
+    m_fabric = nullptr;
+    if (m_network)
+    {
+        m_network->Dispose();
+    }
+    m_network = nullptr;
+    m_gpus.clear();
+    m_linkOfPort.clear();
+    m_portsOfLink.clear();
+    FlowRouter::DoDispose();
+}
+
+Ptr<FlowNetwork>
+FabricFlowRouter::GetNetwork() const
+{
+    return m_network;
+}
+
+void
+FabricFlowRouter::Setup(const FabricHelper* fabric, NodeContainer ranks)
+{
+    NS_ABORT_MSG_IF(!m_gpus.empty(), "FabricFlowRouter: set up twice");
+    m_fabric = fabric;
+    m_gpus.resize(ranks.GetN());
+    for (uint32_t r = 0; r < ranks.GetN(); ++r)
+    {
+        Gpu& g = m_gpus[r];
+        g.node = ranks.Get(r);
+        if (fabric)
+        {
+            g.nic = fabric->GetTransport(g.node);
+            g.address = fabric->GetHostAddress(g.node);
+            DataRateValue pcie;
+            g.nic->GetAttribute("PcieRate", pcie);
+            if (pcie.Get().GetBitRate() > 0)
+            {
+                g.pcie = m_network->AddLink(pcie.Get());
+                m_portsOfLink.emplace_back();
+            }
+        }
+        if (g.node->GetObject<NvLinkTransport>())
+        {
+            SetupNvLink(g);
+        }
+    }
+}
+
+void
+FabricFlowRouter::SetupNvLink(Gpu& g)
+{
+    Ptr<NvLinkTransport> nv = g.node->GetObject<NvLinkTransport>();
+    const std::vector<Ptr<NvLinkGpuPort>>& ports = nv->GetPorts();
+    NS_ABORT_MSG_IF(ports.empty(), "FabricFlowRouter: a GPU with NVLink and no port");
+    uint64_t out = 0;
+    uint64_t in = 0;
+    std::vector<Ptr<FabricNetDevice>> outPorts;
+    std::vector<Ptr<FabricNetDevice>> inPorts;
+    for (const Ptr<NvLinkGpuPort>& port : ports)
+    {
+        out += port->GetDataRate().GetBitRate();
+        outPorts.push_back(port);
+        Ptr<FabricChannel> cable = port->GetFabricChannel();
+        NS_ABORT_MSG_IF(!cable, "FabricFlowRouter: an NVLink port without a cable");
+        Ptr<FabricNetDevice> peer = cable->GetPeer(PeekPointer(port));
+        in += peer->GetDataRate().GetBitRate();
+        inPorts.push_back(peer);
+    }
+    g.domain = nv->GetDomain();
+    g.nvOut = m_network->AddLink(DataRate(out));
+    m_portsOfLink.push_back(outPorts);
+    g.nvIn = m_network->AddLink(DataRate(in));
+    m_portsOfLink.push_back(inPorts);
+    // One packet's way: the GPU's port, its cable, the switch, the cable to the peer.
+    Ptr<NvLinkGpuPort> port = ports[0];
+    Ptr<FabricNetDevice> swPort = inPorts[0];
+    Ptr<FabricSwitch> sw = swPort->GetNode()->GetObject<FabricSwitch>();
+    NS_ABORT_MSG_IF(!sw, "FabricFlowRouter: an NVLink port not cabled to a switch");
+    UintegerValue unit;
+    nv->GetAttribute("TransferUnit", unit);
+    DoubleValue efficiency;
+    nv->GetAttribute("ProtocolEfficiency", efficiency);
+    DoubleValue nvlsEfficiency;
+    nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+    BooleanValue nvls;
+    sw->GetAttribute("Nvls", nvls);
+    g.nvls = nvls.Get();
+    FlowRoute& r = g.nvRoute;
+    r.nvlink = true;
+    r.unit = static_cast<uint32_t>(unit.Get());
+    r.perPacket = NvLinkHeader::SIZE;
+    r.perMessage = 0;
+    r.efficiency = efficiency.Get();
+    r.lanes = static_cast<uint32_t>(ports.size());
+    r.firstSecondsPerByte = 8.0 / static_cast<double>(out);
+    r.fixed = port->GetFabricChannel()->GetDelay() * 2;
+    FlowHop hop;
+    hop.inSecondsPerByte = SecondsPerByte(port);
+    hop.outSecondsPerByte = SecondsPerByte(swPort);
+    hop.latency = sw->GetPortLatency();
+    hop.cutThrough = sw->IsCutThrough();
+    r.hops.assign(1, hop);
+    r.acked = false;
+    r.srcNode = g.node->GetId();
+    g.nvlsRoute = r;
+    g.nvlsRoute.efficiency = nvlsEfficiency.Get();
+}
+
+bool
+FabricFlowRouter::IsNvLinkPeer(uint32_t a, uint32_t b) const
+{
+    const Gpu& ga = m_gpus.at(a);
+    const Gpu& gb = m_gpus.at(b);
+    return ga.domain >= 0 && ga.domain == gb.domain;
+}
+
+bool
+FabricFlowRouter::GetNvls(uint32_t rank, uint32_t& out, uint32_t& in, FlowRoute& route)
+{
+    const Gpu& g = m_gpus.at(rank);
+    if (g.domain < 0 || !g.nvls)
+    {
+        return false;
+    }
+    out = g.nvOut;
+    in = g.nvIn;
+    route = g.nvlsRoute;
+    return true;
+}
+
+uint32_t
+FabricFlowRouter::LinkOf(Ptr<FabricNetDevice> port)
+{
+    auto it = m_linkOfPort.find(PeekPointer(port));
+    if (it != m_linkOfPort.end())
+    {
+        return it->second;
+    }
+    const uint32_t link = m_network->AddLink(port->GetDataRate());
+    m_portsOfLink.push_back({port});
+    m_linkOfPort.emplace(PeekPointer(port), link);
+    return link;
+}
+
+void
+FabricFlowRouter::Describe(const std::vector<Ptr<FabricNetDevice>>& ports,
+                           double& first,
+                           Time& fixed,
+                           std::vector<FlowHop>& hops) const
+{
+    first = SecondsPerByte(ports[0]);
+    fixed = Time(0);
+    hops.clear();
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        fixed += ports[i]->GetFabricChannel()->GetDelay();
+        if (i == 0)
+        {
+            continue;
+        }
+        Ptr<Node> node = ports[i]->GetNode();
+        FlowHop hop;
+        hop.inSecondsPerByte = SecondsPerByte(ports[i - 1]);
+        hop.outSecondsPerByte = SecondsPerByte(ports[i]);
+        hop.latency = m_fabric->GetSwitchLatency(node);
+        hop.cutThrough = node->GetObject<FabricSwitch>()->IsCutThrough();
+        hops.push_back(hop);
+    }
+}
+
+bool
+FabricFlowRouter::Resolve(uint32_t a,
+                          uint32_t b,
+                          uint32_t /* channel */,
+                          FlowRoute& ab,
+                          FlowRoute& ba,
+                          std::string& error)
+{
+    Gpu& ga = m_gpus.at(a);
+    Gpu& gb = m_gpus.at(b);
+    if (IsNvLinkPeer(a, b))
+    {
+        ab = ga.nvRoute;
+        ab.path = m_network->AddPath({{ga.nvOut, 1.0}, {gb.nvIn, 1.0}});
+        ab.dstNode = gb.node->GetId();
+        ba = gb.nvRoute;
+        ba.path = m_network->AddPath({{gb.nvOut, 1.0}, {ga.nvIn, 1.0}});
+        ba.dstNode = ga.node->GetId();
+        return true;
+    }
+    if (!ga.nic || !gb.nic)
+    {
+        error = "ranks " + std::to_string(a) + " and " + std::to_string(b)
+                + " are in different NVLink domains and one has no NIC";
+        return false;
+    }
+    // The QPs the packet engine would open, in its order: their numbers give the entropy.
+    Ptr<RdmaQueuePair> qa = ga.nic->CreateQueuePair();
+    Ptr<RdmaQueuePair> qb = gb.nic->CreateQueuePair();
+    ga.nic->ConnectQueuePairs(qa, qb, gb.nic);
+    const std::vector<Ptr<FabricNetDevice>> pathAb
+        = m_fabric->TraceRdmaPath(ga.node, gb.address, qa->GetEntropy());
+    const std::vector<Ptr<FabricNetDevice>> pathBa
+        = m_fabric->TraceRdmaPath(gb.node, ga.address, qb->GetEntropy());
+    if (pathAb.empty() || pathBa.empty())
+    {
+        error = "no route between ranks " + std::to_string(a) + " and " + std::to_string(b);
+        return false;
+    }
+    const uint32_t overhead = m_fabric->GetRdmaOverheadBytes();
+    const uint32_t ackBytes = overhead + AethHeader::SIZE;
+    for (const auto& [route, src, dst, qp, fwd, back] :
+         {std::make_tuple(&ab, &ga, &gb, qa, &pathAb, &pathBa),
+          std::make_tuple(&ba, &gb, &ga, qb, &pathBa, &pathAb)})
+    {
+        FlowRoute& r = *route;
+        r = FlowRoute();
+        r.unit = qp->GetMtu();
+        r.perPacket = overhead;
+        r.perMessage = RethHeader::SIZE + ImmDtHeader::SIZE; // first packet, last packet
+        r.perLast = ImmDtHeader::SIZE;
+        Describe(*fwd, r.firstSecondsPerByte, r.fixed, r.hops);
+        r.fixed += src->nic->GetTxLatency();
+        r.rxLatency = dst->nic->GetRxLatency();
+        r.acked = true;
+        r.ackBytes = ackBytes;
+        Describe(*back, r.ackFirstSecondsPerByte, r.ackFixed, r.ackHops);
+        r.ackRxLatency = src->nic->GetRxLatency();
+        r.srcNode = src->node->GetId();
+        r.dstNode = dst->node->GetId();
+        std::vector<FlowNetwork::Use> uses;
+        for (const Ptr<FabricNetDevice>& port : *fwd)
+        {
+            uses.push_back({LinkOf(port), 1.0});
+        }
+        const double packet = r.unit + static_cast<double>(overhead);
+        if (src->pcie != UINT32_MAX)
+        {
+            // The NIC reads each packet after its link headers over PCIe (RdmaTransport).
+            uses.push_back({src->pcie, (r.unit + BthHeader::SIZE) / packet});
+        }
+        for (const Ptr<FabricNetDevice>& port : *back)
+        {
+            uses.push_back({LinkOf(port), ackBytes / packet});
+        }
+        r.path = m_network->AddPath(uses);
+    }
+    return true;
+}
+
+void
+FabricFlowRouter::AccountPorts() const
+{
+    for (uint32_t link = 0; link < m_portsOfLink.size(); ++link)
+    {
+        const std::vector<Ptr<FabricNetDevice>>& ports = m_portsOfLink[link];
+        if (ports.empty())
+        {
+            continue;
+        }
+        const auto bytes = static_cast<uint64_t>(std::llround(m_network->GetLinkBytes(link)));
+        const uint64_t packets = m_network->GetLinkPackets(link);
+        // Split by the ports' rates (a GPU's NVLink ports share its link's bytes as the
+        // transport sprays them); the last port takes what rounding leaves.
+        double total = 0;
+        for (const Ptr<FabricNetDevice>& port : ports)
+        {
+            total += static_cast<double>(port->GetDataRate().GetBitRate());
+        }
+        uint64_t bytesLeft = bytes;
+        uint64_t packetsLeft = packets;
+        for (std::size_t i = 0; i < ports.size(); ++i)
+        {
+            const double share = static_cast<double>(ports[i]->GetDataRate().GetBitRate()) / total;
+            const uint64_t b = i + 1 == ports.size() ? bytesLeft : std::llround(bytes * share);
+            const uint64_t k = i + 1 == ports.size() ? packetsLeft : std::llround(packets * share);
+            ports[i]->AddFlowTx(b, k);
+            bytesLeft -= std::min(b, bytesLeft);
+            packetsLeft -= std::min(k, packetsLeft);
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,125 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FABRIC_FLOW_ROUTER_H
+#define FABRIC_FLOW_ROUTER_H
+
+#include "ns3/flow-router.h"
+#include "ns3/node-container.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FabricHelper;
+class FabricNetDevice;
+class RdmaTransport;
+
+/**
+ * \ingroup ai-fabric
+ * \brief The flow level's routes on a fabric built by a FabricHelper (and the GPUs' NVLink):
+ *        every port a link, every connection the path its QP's frames would take.
+ *
+ * Each port that a route crosses becomes a FlowNetwork link of the port's data rate, in the
+ * direction it sends. A connection between two NICs gets the QP numbers the packet engine
+ * would give its two QPs (each NIC counts its QPs in the order the connections open), hence
+ * the same flow entropy, and FabricHelper::TraceRdmaPath() walks the switches' tables with
+ * it: the same ECMP hash, LFT entry or dimension-order hop. The data crosses that path; its
+ * ACKs (one per packet, RdmaQueuePair's AckInterval of 1) cross the peer QP's path the other
+ * way, taking ACK bytes per data packet's bytes there. A NIC with a PCIe rate has its PCIe
+ * link as one more link. A GPU's NVLink ports are one link each way, their rates summed (the
+ * transport sprays packets over them); the NVSwitch between is non-blocking.
+ *
+ * The fixed costs come from the same objects: the NIC's TxLatency and RxLatency, each
+ * cable's delay, each switch's PortLatency and cut-through, the ports' rates.
+ */
+class FabricFlowRouter : public FlowRouter
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FabricFlowRouter();
+    ~FabricFlowRouter() override;
+
+    /**
+     * \param fabric the fabric (built and routed; kept, not owned: it must outlive the run),
+     *        or nullptr for GPUs on NVLink alone
+     * \param ranks the GPUs, by rank
+     */
+    void Setup(const FabricHelper* fabric, NodeContainer ranks);
+
+    Ptr<FlowNetwork> GetNetwork() const override;
+    bool IsNvLinkPeer(uint32_t a, uint32_t b) const override;
+    bool GetNvls(uint32_t rank, uint32_t& out, uint32_t& in, FlowRoute& route) override;
+    bool Resolve(uint32_t a,
+                 uint32_t b,
+                 uint32_t channel,
+                 FlowRoute& ab,
+                 FlowRoute& ba,
+                 std::string& error) override;
+
+    /**
+     * \brief Count the bytes and packets each link carried on its ports (FabricNetDevice
+     *        counters), as the packet level counts what it sends: call once, at the end.
+     */
+    void AccountPorts() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A GPU.
+    struct Gpu
+    {
+        Ptr<Node> node;             //!< its node
+        Ptr<RdmaTransport> nic;     //!< its NIC's transport (none: NVLink only)
+        uint32_t address{0};        //!< its NIC's fabric address
+        int64_t domain{-1};         //!< its NVLink domain (-1: none)
+        uint32_t nvOut{UINT32_MAX}; //!< NVLink egress link
+        uint32_t nvIn{UINT32_MAX};  //!< NVLink ingress link
+        bool nvls{false};           //!< its switches reduce and multicast
+        FlowRoute nvRoute;          //!< NVLink's fixed costs (unicast)
+        FlowRoute nvlsRoute;        //!< NVLS packets' fixed costs
+        uint32_t pcie{UINT32_MAX};  //!< the NIC's PCIe link (none if not limited)
+    };
+
+    /**
+     * \param port a port
+     * \return its link (added on first use)
+     */
+    uint32_t LinkOf(Ptr<FabricNetDevice> port);
+
+    /**
+     * \param ports a path's ports, the sender's first
+     * \param route filled: first link's serialization, the cables, the switches
+     * \param fixed filled: the cables' delays
+     * \param hops filled: the switches
+     */
+    void Describe(const std::vector<Ptr<FabricNetDevice>>& ports,
+                  double& first,
+                  Time& fixed,
+                  std::vector<FlowHop>& hops) const;
+
+    /// \param g a GPU with NVLink: its links and routes
+    void SetupNvLink(Gpu& g);
+
+    const FabricHelper* m_fabric{nullptr};                             //!< the fabric
+    Ptr<FlowNetwork> m_network;                                        //!< its links
+    std::vector<Gpu> m_gpus;                                           //!< by rank
+    std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOfPort; //!< port -> link
+    std::vector<std::vector<Ptr<FabricNetDevice>>> m_portsOfLink;      //!< link -> its ports
+    std::unordered_map<const RdmaTransport*, uint32_t> m_nextQpn;      //!< NIC -> next QPN
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_FLOW_ROUTER_H */

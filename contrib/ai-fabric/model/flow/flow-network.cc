@@ -1,0 +1,635 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "flow-network.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNetwork");
+NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
+
+namespace
+{
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+/**
+ * \param a a level
+ * \param b another
+ * \return true if they differ by more than rounding
+ */
+inline bool
+Differ(double a, double b)
+{
+    if (a == b)
+    {
+        return false;
+    }
+    if (std::isinf(a) || std::isinf(b))
+    {
+        return true;
+    }
+    return std::fabs(a - b) > 1e-12 * std::max(std::fabs(a), std::fabs(b));
+}
+} // namespace
+
+TypeId
+FlowNetwork::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::FlowNetwork")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<FlowNetwork>()
+              .AddAttribute("EvaluationLimit",
+                            "Link solutions one settlement may compute per link it started from "
+                            "before the allocation is computed from scratch instead "
+                            "(progressive filling over every link). Default 64.",
+                            UintegerValue(64),
+                            MakeUintegerAccessor(&FlowNetwork::m_evaluationLimit),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddTraceSource("FlowStart",
+                              "A flow started: (flow, path, bytes).",
+                              MakeTraceSourceAccessor(&FlowNetwork::m_startTrace),
+                              "ns3::FlowNetwork::FlowTracedCallback")
+              .AddTraceSource("FlowFinish",
+                              "A flow finished: (flow, path, bytes).",
+                              MakeTraceSourceAccessor(&FlowNetwork::m_finishTrace),
+                              "ns3::FlowNetwork::FlowTracedCallback");
+    return tid;
+}
+
+FlowNetwork::FlowNetwork()
+    : m_stepsPerSecond(static_cast<double>(Seconds(1).GetTimeStep()))
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FlowNetwork::~FlowNetwork()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FlowNetwork::DoDispose()
+{
+    Simulator::Cancel(m_event);
+    m_links.clear();
+    m_paths.clear();
+    m_flows.clear();
+    m_freeFlows.clear();
+    m_finish = std::priority_queue<Finish>();
+    Object::DoDispose();
+}
+
+uint32_t
+FlowNetwork::AddLink(DataRate rate)
+{
+    Link link;
+    link.capacity = rate.GetBitRate() / 8.0;
+    link.level = INF;
+    m_links.push_back(std::move(link));
+    return static_cast<uint32_t>(m_links.size() - 1);
+}
+
+uint32_t
+FlowNetwork::GetNLinks() const
+{
+    return static_cast<uint32_t>(m_links.size());
+}
+
+void
+FlowNetwork::SetLinkRate(uint32_t link, DataRate rate)
+{
+    NS_ABORT_MSG_IF(link >= m_links.size(), "FlowNetwork: no link " << link);
+    m_links[link].capacity = rate.GetBitRate() / 8.0;
+    Enqueue(link);
+    RequestSettle();
+}
+
+DataRate
+FlowNetwork::GetLinkRate(uint32_t link) const
+{
+    return DataRate(static_cast<uint64_t>(std::llround(m_links.at(link).capacity * 8.0)));
+}
+
+uint32_t
+FlowNetwork::AddPath(const std::vector<Use>& uses)
+{
+    NS_ABORT_MSG_IF(uses.empty(), "FlowNetwork: an empty path");
+    for (std::size_t i = 0; i < uses.size(); ++i)
+    {
+        NS_ABORT_MSG_IF(uses[i].link >= m_links.size() || !(uses[i].weight > 0),
+                        "FlowNetwork: a path with no such link or a weight that is not positive");
+        for (std::size_t j = 0; j < i; ++j)
+        {
+            NS_ABORT_MSG_IF(uses[j].link == uses[i].link,
+                            "FlowNetwork: a path crosses link " << uses[i].link << " twice");
+        }
+    }
+    m_paths.push_back(uses);
+    return static_cast<uint32_t>(m_paths.size() - 1);
+}
+
+const std::vector<FlowNetwork::Use>&
+FlowNetwork::GetPath(uint32_t path) const
+{
+    return m_paths.at(path);
+}
+
+uint32_t
+FlowNetwork::Start(
+    uint32_t path, uint64_t bytes, uint64_t packets, Owner* owner, uint64_t cookie, double maxRate)
+{
+    NS_ABORT_MSG_IF(path >= m_paths.size(), "FlowNetwork: no path " << path);
+    uint32_t id;
+    if (!m_freeFlows.empty())
+    {
+        id = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    else
+    {
+        id = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    Flow& f = m_flows[id];
+    const std::vector<Use>& uses = m_paths[path];
+    f.path = path;
+    f.bytes = bytes;
+    f.packets = packets;
+    f.remaining = static_cast<double>(bytes);
+    f.rate = 0;
+    f.maxRate = maxRate;
+    f.updated = Simulator::Now().GetTimeStep();
+    ++f.version;
+    f.active = true;
+    f.owner = owner;
+    f.cookie = cookie;
+    f.slot.resize(uses.size());
+    for (uint32_t u = 0; u < uses.size(); ++u)
+    {
+        Link& link = m_links[uses[u].link];
+        f.slot[u] = static_cast<uint32_t>(link.members.size());
+        link.members.push_back(Member{id, u});
+        Enqueue(uses[u].link);
+    }
+    Touch(id);
+    ++m_active;
+    ++m_started;
+    m_startTrace(id, path, bytes);
+    RequestSettle();
+    return id;
+}
+
+double
+FlowNetwork::GetRate(uint32_t flow) const
+{
+    return m_flows.at(flow).rate;
+}
+
+double
+FlowNetwork::RemainingAt(const Flow& f, int64_t now) const
+{
+    const double sent = f.rate * static_cast<double>(now - f.updated) / m_stepsPerSecond;
+    return std::max(0.0, f.remaining - sent);
+}
+
+double
+FlowNetwork::GetRemaining(uint32_t flow) const
+{
+    return RemainingAt(m_flows.at(flow), Simulator::Now().GetTimeStep());
+}
+
+uint32_t
+FlowNetwork::GetNActive() const
+{
+    return m_active;
+}
+
+uint64_t
+FlowNetwork::GetFlowsStarted() const
+{
+    return m_started;
+}
+
+uint64_t
+FlowNetwork::GetSettlements() const
+{
+    return m_settlements;
+}
+
+uint64_t
+FlowNetwork::GetLinkEvaluations() const
+{
+    return m_evaluations;
+}
+
+uint64_t
+FlowNetwork::GetFullSolutions() const
+{
+    return m_fullSolutions;
+}
+
+double
+FlowNetwork::GetLinkBytes(uint32_t link) const
+{
+    const Link& l = m_links.at(link);
+    double bytes = l.carried;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    for (const Member& m : l.members)
+    {
+        const Flow& f = m_flows[m.flow];
+        bytes
+            += m_paths[f.path][m.use].weight * (static_cast<double>(f.bytes) - RemainingAt(f, now));
+    }
+    return bytes;
+}
+
+uint64_t
+FlowNetwork::GetLinkPackets(uint32_t link) const
+{
+    return m_links.at(link).packets;
+}
+
+uint32_t
+FlowNetwork::GetLinkFlows(uint32_t link) const
+{
+    return static_cast<uint32_t>(m_links.at(link).members.size());
+}
+
+double
+FlowNetwork::GetLinkLoad(uint32_t link) const
+{
+    double load = 0;
+    for (const Member& m : m_links.at(link).members)
+    {
+        load += m_paths[m_flows[m.flow].path][m.use].weight * m_flows[m.flow].rate;
+    }
+    return load;
+}
+
+void
+FlowNetwork::Enqueue(uint32_t link)
+{
+    Link& l = m_links[link];
+    if (!l.queued)
+    {
+        l.queued = true;
+        m_queue.push_back(link);
+    }
+}
+
+void
+FlowNetwork::Touch(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    if (!f.touched)
+    {
+        f.touched = true;
+        m_touched.push_back(flow);
+    }
+}
+
+double
+FlowNetwork::Solve(uint32_t link)
+{
+    ++m_evaluations;
+    const Link& l = m_links[link];
+    if (l.members.empty())
+    {
+        return INF;
+    }
+    m_bw.clear();
+    double weights = 0;
+    for (const Member& m : l.members)
+    {
+        const Flow& f = m_flows[m.flow];
+        const std::vector<Use>& uses = m_paths[f.path];
+        double limit = f.maxRate;
+        for (uint32_t u = 0; u < uses.size(); ++u)
+        {
+            if (u != m.use)
+            {
+                limit = std::min(limit, m_links[uses[u].link].level);
+            }
+        }
+        m_bw.emplace_back(limit, uses[m.use].weight);
+        weights += uses[m.use].weight;
+    }
+    if (l.capacity <= 0)
+    {
+        return 0;
+    }
+    std::sort(m_bw.begin(), m_bw.end());
+    // The level x with sum of weight x min(x, limit) = capacity: the flows limited below x
+    // elsewhere take their limits, the others x each.
+    double left = l.capacity;
+    for (const auto& [limit, weight] : m_bw)
+    {
+        if (limit * weights <= left)
+        {
+            left -= limit * weight;
+            weights -= weight;
+        }
+        else
+        {
+            return left / weights;
+        }
+    }
+    return INF; // the flows are all limited elsewhere, below its capacity
+}
+
+void
+FlowNetwork::RequestSettle()
+{
+    if (!m_settlePending)
+    {
+        m_settlePending = true;
+        Simulator::ScheduleNow(&FlowNetwork::Settle, this);
+    }
+}
+
+void
+FlowNetwork::Settle()
+{
+    m_settlePending = false;
+    ++m_settlements;
+    const uint64_t limit = static_cast<uint64_t>(m_evaluationLimit) * (m_queue.size() + 1);
+    uint64_t evaluations = 0;
+    bool scratch = false;
+    while (!m_queue.empty())
+    {
+        const uint32_t link = m_queue.back();
+        m_queue.pop_back();
+        m_links[link].queued = false;
+        if (++evaluations > limit)
+        {
+            scratch = true;
+            break;
+        }
+        const double level = Solve(link);
+        Link& l = m_links[link];
+        if (!Differ(level, l.level))
+        {
+            continue;
+        }
+        l.level = level;
+        for (const Member& m : l.members)
+        {
+            Touch(m.flow);
+            const std::vector<Use>& uses = m_paths[m_flows[m.flow].path];
+            for (uint32_t u = 0; u < uses.size(); ++u)
+            {
+                if (u != m.use)
+                {
+                    Enqueue(uses[u].link);
+                }
+            }
+        }
+    }
+    if (scratch)
+    {
+        for (uint32_t link : m_queue)
+        {
+            m_links[link].queued = false;
+        }
+        m_queue.clear();
+        SolveFromScratch(); // touches every active flow
+    }
+    // New rates and finish times.
+    const int64_t now = Simulator::Now().GetTimeStep();
+    for (uint32_t id : m_touched)
+    {
+        Flow& f = m_flows[id];
+        f.touched = false;
+        if (!f.active)
+        {
+            continue;
+        }
+        double rate = f.maxRate;
+        for (const Use& u : m_paths[f.path])
+        {
+            rate = std::min(rate, m_links[u.link].level);
+        }
+        if (std::isinf(rate))
+        {
+            // Only on links of infinite capacity: no link limits it (cannot happen with
+            // finite capacities, kept for safety).
+            rate = 0;
+            for (const Use& u : m_paths[f.path])
+            {
+                rate = std::max(rate, m_links[u.link].capacity);
+            }
+        }
+        if (!Differ(rate, f.rate))
+        {
+            continue; // its finish time stands
+        }
+        f.remaining = RemainingAt(f, now);
+        f.updated = now;
+        f.rate = rate;
+        ++f.version;
+        if (f.remaining <= 0)
+        {
+            m_finish.push(Finish{now, id, f.version});
+        }
+        else if (rate > 0)
+        {
+            const double steps = std::ceil(f.remaining / rate * m_stepsPerSecond);
+            m_finish.push(Finish{now + static_cast<int64_t>(steps), id, f.version});
+        }
+    }
+    m_touched.clear();
+    ArmEvent();
+}
+
+void
+FlowNetwork::SolveFromScratch()
+{
+    ++m_fullSolutions;
+    // Progressive filling: raise every unfrozen flow's rate together; the link that fills
+    // first freezes its flows at that level.
+    const std::size_t nLinks = m_links.size();
+    std::vector<double> left(nLinks);
+    std::vector<double> weights(nLinks, 0);
+    std::vector<uint8_t> frozen(m_flows.size(), 0);
+    for (std::size_t i = 0; i < nLinks; ++i)
+    {
+        Link& l = m_links[i];
+        l.level = INF;
+        left[i] = l.capacity;
+        for (const Member& m : l.members)
+        {
+            weights[i] += m_paths[m_flows[m.flow].path][m.use].weight;
+        }
+    }
+    typedef std::pair<double, uint32_t> Entry; // (fill level, link)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (uint32_t i = 0; i < nLinks; ++i)
+    {
+        if (weights[i] > 0)
+        {
+            heap.emplace(std::max(0.0, left[i]) / weights[i], i);
+        }
+    }
+    // A flow's own limit is an entry past the links.
+    for (uint32_t id = 0; id < m_flows.size(); ++id)
+    {
+        if (m_flows[id].active && !std::isinf(m_flows[id].maxRate))
+        {
+            heap.emplace(m_flows[id].maxRate, static_cast<uint32_t>(nLinks + id));
+        }
+    }
+    auto freeze = [&](uint32_t id, double level, uint32_t except)
+    {
+        frozen[id] = 1;
+        for (const Use& u : m_paths[m_flows[id].path])
+        {
+            left[u.link] -= level * u.weight;
+            weights[u.link] -= u.weight;
+            if (u.link != except && weights[u.link] > 1e-15)
+            {
+                heap.emplace(std::max(0.0, left[u.link]) / weights[u.link], u.link);
+            }
+            else if (u.link != except)
+            {
+                weights[u.link] = 0;
+            }
+        }
+    };
+    while (!heap.empty())
+    {
+        const auto [level, link] = heap.top();
+        heap.pop();
+        if (link >= nLinks)
+        {
+            const uint32_t id = static_cast<uint32_t>(link - nLinks);
+            if (!frozen[id])
+            {
+                freeze(id, level, UINT32_MAX); // at its own limit
+            }
+            continue;
+        }
+        if (weights[link] <= 0 || Differ(level, std::max(0.0, left[link]) / weights[link]))
+        {
+            continue; // stale
+        }
+        m_links[link].level = level;
+        for (const Member& m : m_links[link].members)
+        {
+            if (frozen[m.flow])
+            {
+                continue;
+            }
+            freeze(m.flow, level, link);
+        }
+        weights[link] = 0;
+    }
+    for (uint32_t id = 0; id < m_flows.size(); ++id)
+    {
+        if (m_flows[id].active)
+        {
+            Touch(id);
+        }
+    }
+}
+
+void
+FlowNetwork::ArmEvent()
+{
+    while (!m_finish.empty())
+    {
+        const Finish& top = m_finish.top();
+        const Flow& f = m_flows[top.flow];
+        if (f.active && f.version == top.version)
+        {
+            break;
+        }
+        m_finish.pop(); // stale
+    }
+    if (m_finish.empty())
+    {
+        return;
+    }
+    const int64_t when = m_finish.top().time;
+    if (m_event.IsRunning() && m_eventTime == when)
+    {
+        return;
+    }
+    Simulator::Cancel(m_event);
+    m_eventTime = when;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    m_event = Simulator::Schedule(
+        TimeStep(std::max<int64_t>(0, when - now)), &FlowNetwork::FinishDue, this);
+}
+
+void
+FlowNetwork::Detach(uint32_t id)
+{
+    Flow& f = m_flows[id];
+    const std::vector<Use>& uses = m_paths[f.path];
+    for (uint32_t u = 0; u < uses.size(); ++u)
+    {
+        Link& link = m_links[uses[u].link];
+        link.carried += uses[u].weight * static_cast<double>(f.bytes);
+        link.packets += f.packets;
+        const uint32_t at = f.slot[u];
+        const Member last = link.members.back();
+        link.members[at] = last;
+        m_flows[last.flow].slot[last.use] = at;
+        link.members.pop_back();
+        Enqueue(uses[u].link);
+    }
+    f.active = false;
+    f.rate = 0;
+    ++f.version;
+    --m_active;
+}
+
+void
+FlowNetwork::FinishDue()
+{
+    m_eventTime = -1;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    // The flows due now, in the heap's order (time, then number): deterministic.
+    std::vector<std::pair<Owner*, std::pair<uint32_t, uint64_t>>> done;
+    while (!m_finish.empty() && m_finish.top().time <= now)
+    {
+        const Finish top = m_finish.top();
+        m_finish.pop();
+        Flow& f = m_flows[top.flow];
+        if (!f.active || f.version != top.version)
+        {
+            continue;
+        }
+        Detach(top.flow);
+        m_finishTrace(top.flow, f.path, f.bytes);
+        done.push_back({f.owner, {top.flow, f.cookie}});
+    }
+    for (const auto& [owner, what] : done)
+    {
+        m_freeFlows.push_back(what.first);
+        owner->FlowFinished(what.first, what.second);
+    }
+    if (!m_queue.empty() && !m_settlePending)
+    {
+        Settle(); // arms the event
+        return;
+    }
+    ArmEvent();
+}
+
+} // namespace ns3

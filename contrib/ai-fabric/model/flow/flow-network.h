@@ -1,0 +1,304 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FLOW_NETWORK_H
+#define FLOW_NETWORK_H
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief The flow-level engine: flows share links max-min fairly, and each flow finishes when
+ *        its bytes have gone at the rates it was given.
+ *
+ * A link is one direction of a cable (or any shared resource: a NIC's PCIe link, a GPU's
+ * NVLink ports together) with a capacity in bytes per second. A path is the list of links a
+ * flow crosses, each with a weight: the flow takes weight x its rate of that link (1 on the
+ * links its data crosses, the ratio of ACK to data bytes on the links its ACKs come back by).
+ * A flow's rate is the max-min fair share: no flow can go faster without slowing one that is
+ * no faster than it (weighted progressive filling).
+ *
+ * The allocation is kept incrementally. Each link has a level: the rate of the flows it
+ * limits (infinite if it limits none). A link's level follows from its flows and the levels of
+ * the other links they cross (sum over its flows of weight x min(level, their other limit) =
+ * capacity). When flows start or finish, only their links are solved again, and a link whose
+ * level changed has the other links of its flows solved again, until no level changes; flows
+ * whose rate changed have their finish times moved. Starts and finishes at one time are
+ * settled together. If the propagation runs too long (EvaluationLimit), every link is solved
+ * from scratch by progressive filling: the same allocation.
+ *
+ * Finish times are kept in the engine's own heap; the simulator holds one event, for the
+ * earliest.
+ */
+class FlowNetwork : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FlowNetwork();
+    ~FlowNetwork() override;
+
+    /// One link of a path and the share of the flow's rate it takes there.
+    struct Use
+    {
+        uint32_t link{0};   //!< the link
+        double weight{1.0}; //!< bytes taken on the link per byte of the flow
+    };
+
+    /// Who is told that a flow finished.
+    class Owner
+    {
+      public:
+        virtual ~Owner() = default;
+        /**
+         * \param flow the flow (its number may be reused from now on)
+         * \param cookie what the owner gave Start()
+         */
+        virtual void FlowFinished(uint32_t flow, uint64_t cookie) = 0;
+    };
+
+    /**
+     * TracedCallback signature of a flow that starts or finishes.
+     * \param flow the flow
+     * \param path its path
+     * \param bytes its bytes
+     */
+    typedef void (*FlowTracedCallback)(uint32_t flow, uint32_t path, uint64_t bytes);
+
+    /**
+     * \param rate the link's capacity (0: the link carries nothing)
+     * \return the link's number (0, 1, ...)
+     */
+    uint32_t AddLink(DataRate rate);
+
+    /// \return links added
+    uint32_t GetNLinks() const;
+
+    /**
+     * \brief Change a link's capacity (0: down; its flows stop until it is up or they are
+     *        moved); the allocation is settled again at once.
+     * \param link the link
+     * \param rate its new capacity
+     */
+    void SetLinkRate(uint32_t link, DataRate rate);
+
+    /**
+     * \param link a link
+     * \return its capacity
+     */
+    DataRate GetLinkRate(uint32_t link) const;
+
+    /**
+     * \param uses the links, each once, with positive weights
+     * \return the path's number
+     */
+    uint32_t AddPath(const std::vector<Use>& uses);
+
+    /**
+     * \param path a path
+     * \return its links
+     */
+    const std::vector<Use>& GetPath(uint32_t path) const;
+
+    /**
+     * \brief Start a flow now.
+     * \param path its path
+     * \param bytes its bytes (on its links of weight 1)
+     * \param packets the packets they stand for (counted on every link of the path)
+     * \param owner told when it finishes
+     * \param cookie handed back to the owner
+     * \param maxRate the fastest it may go (bytes/s; infinite: only its links limit it)
+     * \return the flow's number
+     */
+    uint32_t Start(uint32_t path,
+                   uint64_t bytes,
+                   uint64_t packets,
+                   Owner* owner,
+                   uint64_t cookie,
+                   double maxRate = std::numeric_limits<double>::infinity());
+
+    /**
+     * \param flow an active flow
+     * \return its rate (bytes/s), as last settled
+     */
+    double GetRate(uint32_t flow) const;
+
+    /**
+     * \param flow an active flow
+     * \return its bytes not yet sent, now
+     */
+    double GetRemaining(uint32_t flow) const;
+
+    /// \return flows started and not finished
+    uint32_t GetNActive() const;
+
+    /// \return flows started so far
+    uint64_t GetFlowsStarted() const;
+
+    /// \return settlements of the allocation (one per time at which flows started or ended)
+    uint64_t GetSettlements() const;
+
+    /// \return link solutions computed (incremental propagation)
+    uint64_t GetLinkEvaluations() const;
+
+    /// \return allocations computed from scratch (the propagation's fallback)
+    uint64_t GetFullSolutions() const;
+
+    /**
+     * \param link a link
+     * \return bytes carried by the flows that crossed it (weighted), so far
+     */
+    double GetLinkBytes(uint32_t link) const;
+
+    /**
+     * \param link a link
+     * \return the flows crossing it now
+     */
+    uint32_t GetLinkFlows(uint32_t link) const;
+
+    /**
+     * \param link a link
+     * \return packets of the flows that finished on it
+     */
+    uint64_t GetLinkPackets(uint32_t link) const;
+
+    /**
+     * \param link a link
+     * \return its load now (sum of weight x rate of its flows, bytes/s)
+     */
+    double GetLinkLoad(uint32_t link) const;
+
+    /**
+     * \brief Solve every link from scratch by progressive filling (what the incremental
+     *        propagation arrives at): for tests, and the fallback.
+     */
+    void SolveFromScratch();
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A flow on a link's list: the flow and which of its path's uses this is.
+    struct Member
+    {
+        uint32_t flow; //!< the flow
+        uint32_t use;  //!< index in its path
+    };
+
+    /// One direction of a cable.
+    struct Link
+    {
+        double capacity{0};          //!< bytes/s
+        double level{0};             //!< rate of the flows it limits; infinity if none
+        double carried{0};           //!< bytes carried by the flows that finished
+        uint64_t packets{0};         //!< packets of the flows that finished
+        std::vector<Member> members; //!< the flows crossing it
+        bool queued{false};          //!< in the propagation's work list
+    };
+
+    /// A flow.
+    struct Flow
+    {
+        uint32_t path{0};           //!< its path
+        uint64_t bytes{0};          //!< its bytes
+        uint64_t packets{0};        //!< its packets
+        double remaining{0};        //!< bytes not yet sent at m_updated
+        double rate{0};             //!< bytes/s
+        double maxRate{0};          //!< its own limit (bytes/s)
+        int64_t updated{0};         //!< time steps of the last rate change
+        uint32_t version{0};        //!< bumped when its finish time moves
+        bool active{false};         //!< started, not finished
+        bool touched{false};        //!< in m_touched
+        Owner* owner{nullptr};      //!< told when it finishes
+        uint64_t cookie{0};         //!< handed to the owner
+        std::vector<uint32_t> slot; //!< by use: its place in the link's member list
+    };
+
+    /// A finish time in the heap.
+    struct Finish
+    {
+        int64_t time;     //!< time steps
+        uint32_t flow;    //!< flow
+        uint32_t version; //!< the flow's version when pushed
+        /**
+         * \param o another
+         * \return true if this one is later (a min-heap with std::priority_queue)
+         */
+        bool operator<(const Finish& o) const
+        {
+            return time != o.time ? time > o.time : flow > o.flow;
+        }
+    };
+
+    /// \param link add to the work list
+    void Enqueue(uint32_t link);
+    /// \param flow add to the flows whose rates are checked after the settlement
+    void Touch(uint32_t flow);
+    /**
+     * \param link a link
+     * \return its level from its flows and the other links' levels
+     */
+    double Solve(uint32_t link);
+    /// Propagate, then move the finish times of the flows whose rate changed.
+    void Settle();
+    /// Ask for a settlement at the current time (once).
+    void RequestSettle();
+    /// The earliest finish time is due: finish the flows due, then settle.
+    void FinishDue();
+    /// Keep the simulator's event at the heap's earliest finish time.
+    void ArmEvent();
+    /**
+     * \param flow a flow leaving its links
+     */
+    void Detach(uint32_t flow);
+    /**
+     * \param f a flow
+     * \param now time steps
+     * \return its bytes not yet sent at now
+     */
+    double RemainingAt(const Flow& f, int64_t now) const;
+
+    std::vector<Link> m_links;                   //!< by number
+    std::vector<std::vector<Use>> m_paths;       //!< by number
+    std::vector<Flow> m_flows;                   //!< by number
+    std::vector<uint32_t> m_freeFlows;           //!< numbers to reuse
+    std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
+    std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
+    std::vector<std::pair<double, double>> m_bw; //!< scratch of Solve(): (limit, weight)
+    std::priority_queue<Finish> m_finish;        //!< finish times
+    EventId m_event;                             //!< at the earliest finish time
+    int64_t m_eventTime{-1};                     //!< its time steps
+    bool m_settlePending{false};                 //!< a settlement is scheduled now
+    uint32_t m_active{0};                        //!< active flows
+    uint64_t m_started{0};                       //!< flows started
+    uint64_t m_settlements{0};                   //!< settlements
+    uint64_t m_evaluations{0};                   //!< Solve() calls
+    uint64_t m_fullSolutions{0};                 //!< SolveFromScratch() calls
+    uint32_t m_evaluationLimit{0};               //!< EvaluationLimit
+    double m_stepsPerSecond{0};                  //!< time steps per second
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
+};
+
+} // namespace ns3
+
+#endif /* FLOW_NETWORK_H */

@@ -1,0 +1,368 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "flow-gpu-transport.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowGpuTransport");
+NS_OBJECT_ENSURE_REGISTERED(FlowGpuTransport);
+
+TypeId
+FlowGpuTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowGpuTransport")
+                            .SetParent<GpuTransport>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FlowGpuTransport>();
+    return tid;
+}
+
+FlowGpuTransport::FlowGpuTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FlowGpuTransport::~FlowGpuTransport()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+FlowGpuTransport::DoDispose()
+{
+    m_router = nullptr;
+    m_network = nullptr;
+    m_shared = nullptr;
+    m_routes.clear();
+    m_connections.clear();
+    GpuTransport::DoDispose();
+}
+
+void
+FlowGpuTransport::Setup(uint32_t rank,
+                        uint32_t nRanks,
+                        uint32_t nChannels,
+                        uint32_t node,
+                        Ptr<FlowRouter> router,
+                        std::shared_ptr<Shared> shared)
+{
+    SetIdentity(rank, nRanks, nChannels);
+    m_node = node;
+    m_router = router;
+    m_network = router->GetNetwork();
+    m_shared = shared;
+    m_hasNvls = router->GetNvls(rank, m_nvlsOut, m_nvlsIn, m_nvlsRoute);
+}
+
+uint64_t
+FlowGpuTransport::Key(uint32_t peer, uint32_t channel) const
+{
+    return static_cast<uint64_t>(peer) * GetNChannels() + channel;
+}
+
+bool
+FlowGpuTransport::IsNvLinkPeer(uint32_t peer) const
+{
+    return m_router->IsNvLinkPeer(GetRank(), peer);
+}
+
+bool
+FlowGpuTransport::IsConnected(uint32_t peer, uint32_t channel) const
+{
+    if (peer == GetRank())
+    {
+        return m_hasNvls;
+    }
+    return m_connections.count(Key(peer, channel)) > 0
+           || (IsNvLinkPeer(peer) && m_connections.count(Key(peer, 0)) > 0);
+}
+
+void
+FlowGpuTransport::DoConnect(Ptr<GpuTransport> other, uint32_t channel)
+{
+    Ptr<FlowGpuTransport> peer = DynamicCast<FlowGpuTransport>(other);
+    if (peer == this)
+    {
+        NS_ABORT_MSG_IF(!m_hasNvls, "GpuTransport: rank " << GetRank() << " to itself");
+        return;
+    }
+    // Over NVLink every channel shares the ports: one route, kept as channel 0's.
+    const uint32_t ch = IsNvLinkPeer(peer->GetRank()) ? 0 : channel;
+    if (m_connections.count(Key(peer->GetRank(), ch)) > 0)
+    {
+        return;
+    }
+    FlowRoute ab;
+    FlowRoute ba;
+    std::string error;
+    NS_ABORT_MSG_IF(!m_router->Resolve(GetRank(), peer->GetRank(), ch, ab, ba, error),
+                    "GpuTransport: " << error);
+    m_connections[Key(peer->GetRank(), ch)] = static_cast<uint32_t>(m_routes.size());
+    m_routes.push_back(std::move(ab));
+    m_waiting.emplace_back();
+    m_busy.push_back(0);
+    peer->m_connections[peer->Key(GetRank(), ch)] = static_cast<uint32_t>(peer->m_routes.size());
+    peer->m_routes.push_back(std::move(ba));
+    peer->m_waiting.emplace_back();
+    peer->m_busy.push_back(0);
+}
+
+uint32_t
+FlowGpuTransport::NewTransfer(
+    Kind kind, uint32_t route, uint32_t peer, uint64_t bytes, uint32_t tag)
+{
+    uint32_t slot;
+    if (!m_freeTransfers.empty())
+    {
+        slot = m_freeTransfers.back();
+        m_freeTransfers.pop_back();
+    }
+    else
+    {
+        slot = static_cast<uint32_t>(m_transfers.size());
+        m_transfers.emplace_back();
+    }
+    Transfer& t = m_transfers[slot];
+    t.kind = kind;
+    t.route = route;
+    t.peer = peer;
+    t.bytes = bytes;
+    t.tag = tag;
+    return slot;
+}
+
+void
+FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag)
+{
+    const bool nvlink = IsNvLinkPeer(peer);
+    auto it = m_connections.find(Key(peer, nvlink ? 0 : channel));
+    NS_ABORT_MSG_IF(it == m_connections.end(),
+                    "GpuTransport: rank " << GetRank() << " has no connection to rank " << peer
+                                          << " on channel " << channel);
+    CountSent(bytes, nvlink);
+    const uint32_t slot = NewTransfer(Kind::UNICAST, it->second, peer, bytes, tag);
+    if (!m_waiting[it->second].empty() || !Fits(slot))
+    {
+        m_waiting[it->second].push_back(slot); // behind the messages on the wire
+        return;
+    }
+    StartUnicast(slot);
+}
+
+uint32_t
+FlowGpuTransport::Lanes(uint32_t slot) const
+{
+    const Transfer& t = m_transfers[slot];
+    const FlowRoute& route = m_routes[t.route];
+    return static_cast<uint32_t>(std::min<uint64_t>(route.Packets(t.bytes), route.lanes));
+}
+
+bool
+FlowGpuTransport::Fits(uint32_t slot) const
+{
+    const uint32_t route = m_transfers[slot].route;
+    return m_busy[route] == 0 || m_busy[route] + Lanes(slot) <= m_routes[route].lanes;
+}
+
+void
+FlowGpuTransport::StartUnicast(uint32_t slot)
+{
+    const Transfer& t = m_transfers[slot];
+    const FlowRoute& route = m_routes[t.route];
+    m_busy[t.route] += Lanes(slot);
+    ++m_flows;
+    m_network->Start(route.path,
+                     route.WireBytes(t.bytes),
+                     route.Packets(t.bytes),
+                     this,
+                     slot,
+                     route.MaxRate(t.bytes));
+}
+
+void
+FlowGpuTransport::SendNvls(bool multicast,
+                           uint32_t peer,
+                           uint64_t bytes,
+                           uint32_t tag,
+                           uint32_t groupSize,
+                           uint32_t groupBase)
+{
+    const uint32_t rank = GetRank();
+    NS_ABORT_MSG_IF(!m_hasNvls || rank < groupBase || rank - groupBase >= groupSize
+                        || (!multicast && (peer < groupBase || peer - groupBase >= groupSize)),
+                    "GpuTransport: NVLS needs the group's ranks on one NVLink domain with NVLS "
+                    "(rank "
+                        << rank << ")");
+    CountSent(bytes, true);
+    Shared& shared = *m_shared;
+    const uint64_t wire = m_nvlsRoute.WireBytes(bytes);
+    const uint64_t packets = m_nvlsRoute.Packets(bytes);
+    if (multicast)
+    {
+        // One flow: this GPU's egress once, every member's ingress (itself included).
+        const uint64_t key = (static_cast<uint64_t>(rank) << 32)
+                             ^ (static_cast<uint64_t>(groupBase) << 16) ^ groupSize;
+        auto found = shared.multicastPaths.find(key);
+        if (found == shared.multicastPaths.end())
+        {
+            std::vector<FlowNetwork::Use> uses{{m_nvlsOut, 1.0}};
+            for (uint32_t g = 0; g < groupSize; ++g)
+            {
+                uses.push_back({shared.peers[groupBase + g]->m_nvlsIn, 1.0});
+            }
+            found = shared.multicastPaths.emplace(key, m_network->AddPath(uses)).first;
+        }
+        const uint32_t slot = NewTransfer(Kind::MULTICAST, groupBase, groupSize, bytes, tag);
+        ++m_flows;
+        m_network->Start(found->second, wire, packets, this, slot, m_nvlsRoute.MaxRate(bytes));
+        return;
+    }
+    // A contribution: on this GPU's egress; the result goes to the destination once every
+    // member has posted its own (the switch reduces as the packets arrive).
+    const uint64_t key = (static_cast<uint64_t>(peer) << 32) | tag;
+    Shared::Reduction& r = shared.reductions[key];
+    if (r.size == 0)
+    {
+        r.size = groupSize;
+        r.bytes = bytes;
+    }
+    ++r.posted;
+    ++r.open;
+    const uint32_t slot = NewTransfer(Kind::CONTRIBUTION, 0, peer, bytes, tag);
+    ++m_flows;
+    m_network->Start(
+        shared.peers[rank]->OutPath(), wire, packets, this, slot, m_nvlsRoute.MaxRate(bytes));
+    if (r.posted == r.size)
+    {
+        FlowGpuTransport* dst = shared.peers[peer];
+        ++r.open;
+        const uint32_t deliver = dst->NewTransfer(Kind::RESULT, 0, peer, bytes, tag);
+        ++dst->m_flows;
+        m_network->Start(dst->InPath(), wire, packets, dst, deliver, m_nvlsRoute.MaxRate(bytes));
+    }
+}
+
+uint32_t
+FlowGpuTransport::OutPath()
+{
+    if (m_outPath == UINT32_MAX)
+    {
+        m_outPath = m_network->AddPath({{m_nvlsOut, 1.0}});
+    }
+    return m_outPath;
+}
+
+uint32_t
+FlowGpuTransport::InPath()
+{
+    if (m_inPath == UINT32_MAX)
+    {
+        m_inPath = m_network->AddPath({{m_nvlsIn, 1.0}});
+    }
+    return m_inPath;
+}
+
+void
+FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
+{
+    const auto slot = static_cast<uint32_t>(cookie);
+    const Transfer t = m_transfers[slot];
+    m_freeTransfers.push_back(slot);
+    Shared& shared = *m_shared;
+    switch (t.kind)
+    {
+    case Kind::UNICAST:
+    {
+        const FlowRoute& route = m_routes[t.route];
+        FlowGpuTransport* dst = shared.peers[t.peer];
+        Simulator::ScheduleWithContext(route.dstNode,
+                                       route.ArrivalDelay(t.bytes) + route.rxLatency,
+                                       &FlowGpuTransport::Deliver,
+                                       dst,
+                                       t.tag,
+                                       t.bytes);
+        Simulator::Schedule(
+            route.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
+        m_busy[t.route] -= std::min<uint64_t>(route.Packets(t.bytes), route.lanes);
+        std::deque<uint32_t>& waiting = m_waiting[t.route];
+        while (!waiting.empty() && Fits(waiting.front()))
+        {
+            const uint32_t next = waiting.front();
+            waiting.pop_front();
+            StartUnicast(next); // the next message follows the last packet out
+        }
+        return;
+    }
+    case Kind::MULTICAST:
+    {
+        const uint32_t groupBase = t.route;
+        const uint32_t groupSize = t.peer;
+        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
+        for (uint32_t g = 0; g < groupSize; ++g)
+        {
+            FlowGpuTransport* dst = shared.peers[groupBase + g];
+            Simulator::ScheduleWithContext(
+                dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
+        }
+        Simulator::Schedule(
+            m_nvlsRoute.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
+        return;
+    }
+    case Kind::CONTRIBUTION:
+        Simulator::Schedule(
+            m_nvlsRoute.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
+        [[fallthrough]];
+    case Kind::RESULT:
+    {
+        const uint64_t key = (static_cast<uint64_t>(t.peer) << 32) | t.tag;
+        auto it = shared.reductions.find(key);
+        NS_ASSERT(it != shared.reductions.end());
+        Shared::Reduction& r = it->second;
+        if (--r.open > 0 || r.posted < r.size)
+        {
+            return;
+        }
+        // Every contribution is in and the result has gone at its pace: it arrives.
+        shared.reductions.erase(it);
+        FlowGpuTransport* dst = shared.peers[t.peer];
+        Simulator::ScheduleWithContext(dst->m_node,
+                                       dst->m_nvlsRoute.ArrivalDelay(t.bytes),
+                                       &FlowGpuTransport::Deliver,
+                                       dst,
+                                       t.tag,
+                                       t.bytes);
+        return;
+    }
+    }
+}
+
+void
+FlowGpuTransport::Deliver(uint32_t tag, uint64_t bytes)
+{
+    NotifyReceived(tag, bytes);
+}
+
+void
+FlowGpuTransport::Complete(uint32_t tag)
+{
+    NotifySent(tag);
+}
+
+uint64_t
+FlowGpuTransport::GetFlowsStarted() const
+{
+    return m_flows;
+}
+
+} // namespace ns3

@@ -1,0 +1,198 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef FLOW_GPU_TRANSPORT_H
+#define FLOW_GPU_TRANSPORT_H
+
+#include "gpu-transport.h"
+#include "ns3/flow-network.h"
+#include "ns3/flow-router.h"
+
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief The flow engine under the GPU transport: each transfer is a flow on the path the
+ *        packet level would take, sharing links max-min fairly (FlowNetwork).
+ *
+ * A connection (peer, channel) is resolved once by the FlowRouter: the same NIC-to-NIC path
+ * as the QP the packet engine would open (same QP numbers, same flow entropy, the switches'
+ * tables), or NVLink within a domain. Send() starts a flow of the message's wire bytes. A
+ * connection's messages go in order: a QP sends one message's packets after the last of the
+ * one before; over NVLink, messages to one peer hold one port per packet, and the next starts
+ * when ports are free for it. When the flow is done
+ * it is done, the receiver is told after the route's arrival delay (cables, switches, the last
+ * packet's serialization after the first link, the NIC's receive latency) and the sender
+ * after the ACK's way back (over NVLink: when its bytes left). Flow control, queues, pauses,
+ * marks, congestion control and losses are not modelled.
+ *
+ * NVLS (SendNvls): a reduction starts when every rank of the group has posted its
+ * contribution, as one flow across every contributor's NVLink egress and the destination's
+ * ingress (the switch reduces as the packets arrive); a multicast is one flow across the
+ * source's egress and every member's ingress.
+ */
+class FlowGpuTransport
+    : public GpuTransport
+    , public FlowNetwork::Owner
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FlowGpuTransport();
+    ~FlowGpuTransport() override;
+
+    /// What the ranks of one communicator share: each other, and the NVLS operations open.
+    struct Shared
+    {
+        /// An NVLS reduction: its contributions and result.
+        struct Reduction
+        {
+            uint32_t size{0};   //!< ranks contributing
+            uint32_t posted{0}; //!< contributions posted
+            uint32_t open{0};   //!< flows not finished (contributions, result)
+            uint64_t bytes{0};  //!< bytes
+        };
+
+        std::vector<FlowGpuTransport*> peers;                  //!< by rank
+        std::unordered_map<uint64_t, Reduction> reductions;    //!< by (destination, tag)
+        std::unordered_map<uint64_t, uint32_t> multicastPaths; //!< by (source, group)
+    };
+
+    /**
+     * \param rank this GPU's rank
+     * \param nRanks ranks in the communicator
+     * \param nChannels channels
+     * \param node the GPU's node id (the context of its arrivals)
+     * \param router the routes (shared by every rank of the communicator)
+     * \param shared what the communicator's ranks share (the caller lists every rank in it)
+     */
+    void Setup(uint32_t rank,
+               uint32_t nRanks,
+               uint32_t nChannels,
+               uint32_t node,
+               Ptr<FlowRouter> router,
+               std::shared_ptr<Shared> shared);
+
+    bool IsNvLinkPeer(uint32_t peer) const override;
+    bool IsConnected(uint32_t peer, uint32_t channel) const override;
+    void Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag) override;
+    void SendNvls(bool multicast,
+                  uint32_t peer,
+                  uint64_t bytes,
+                  uint32_t tag,
+                  uint32_t groupSize,
+                  uint32_t groupBase = 0) override;
+
+    void FlowFinished(uint32_t flow, uint64_t cookie) override;
+
+    /// \return flows this GPU started
+    uint64_t GetFlowsStarted() const;
+
+  protected:
+    void DoDispose() override;
+    void DoConnect(Ptr<GpuTransport> peer, uint32_t channel) override;
+
+  private:
+    /// What a flow of this GPU's carries.
+    enum class Kind : uint8_t
+    {
+        UNICAST,      //!< a transfer to a peer
+        MULTICAST,    //!< an NVLS multicast (route: the group's base; peer: its size)
+        CONTRIBUTION, //!< an NVLS reduction's contribution (peer: its destination)
+        RESULT,       //!< an NVLS reduction's result, to this GPU
+    };
+
+    /// A transfer in flight.
+    struct Transfer
+    {
+        Kind kind{Kind::UNICAST}; //!< what
+        uint32_t route{0};        //!< index in m_routes
+        uint32_t peer{0};         //!< receiving rank
+        uint64_t bytes{0};        //!< payload
+        uint32_t tag{0};          //!< tag
+    };
+
+    /**
+     * \return a slot for a new transfer
+     * \param kind what
+     * \param route its route (or the multicast's group base)
+     * \param peer the receiver (or the multicast's group size)
+     * \param bytes payload
+     * \param tag tag
+     */
+    uint32_t NewTransfer(Kind kind, uint32_t route, uint32_t peer, uint64_t bytes, uint32_t tag);
+
+    /**
+     * \brief Start a unicast transfer's flow.
+     * \param slot the transfer
+     */
+    void StartUnicast(uint32_t slot);
+
+    /**
+     * \param slot a unicast transfer
+     * \return the sender's lanes its packets can hold at once (one on a NIC)
+     */
+    uint32_t Lanes(uint32_t slot) const;
+
+    /**
+     * \param slot a unicast transfer
+     * \return true if it may start now: its route is idle or has lanes free for it
+     */
+    bool Fits(uint32_t slot) const;
+
+    /// \return the path of this GPU's NVLink egress alone
+    uint32_t OutPath();
+    /// \return the path of this GPU's NVLink ingress alone
+    uint32_t InPath();
+
+    /**
+     * \param tag a transfer that arrived
+     * \param bytes its bytes
+     */
+    void Deliver(uint32_t tag, uint64_t bytes);
+
+    /// \param tag a transfer of this GPU that completed
+    void Complete(uint32_t tag);
+
+    /**
+     * \param peer a rank
+     * \param channel a channel
+     * \return the key of that connection
+     */
+    uint64_t Key(uint32_t peer, uint32_t channel) const;
+
+    Ptr<FlowRouter> m_router;                             //!< the routes
+    Ptr<FlowNetwork> m_network;                           //!< the router's network
+    std::shared_ptr<Shared> m_shared;                     //!< shared by the communicator
+    uint32_t m_node{0};                                   //!< node id
+    std::vector<FlowRoute> m_routes;                      //!< this GPU's, as the sender
+    std::vector<std::deque<uint32_t>> m_waiting;          //!< by route: transfers queued
+    std::vector<uint32_t> m_busy;                         //!< by route: lanes its messages hold
+    std::unordered_map<uint64_t, uint32_t> m_connections; //!< (peer, channel) -> route
+    std::vector<Transfer> m_transfers;                    //!< in flight, by slot
+    std::vector<uint32_t> m_freeTransfers;                //!< slots to reuse
+    bool m_hasNvls{false};                                //!< NVLS engines in its switch
+    uint32_t m_nvlsOut{0};                                //!< its NVLink egress link
+    uint32_t m_nvlsIn{0};                                 //!< its NVLink ingress link
+    FlowRoute m_nvlsRoute;                                //!< NVLS packets' fixed costs
+    uint32_t m_outPath{UINT32_MAX};                       //!< OutPath()
+    uint32_t m_inPath{UINT32_MAX};                        //!< InPath()
+    uint64_t m_flows{0};                                  //!< flows started
+};
+
+} // namespace ns3
+
+#endif /* FLOW_GPU_TRANSPORT_H */

@@ -1,0 +1,361 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// The flow level: max-min sharing against its formula, the incremental allocation against
+// progressive filling from scratch, a ring all-reduce against the alpha-beta model and against
+// the packet level, and the programs' --mode flag.
+
+#include "ai-fabric-test-command.h"
+#include "ai-fabric-test-fixture.h"
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-helper.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/fabric-flow-router.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/flow-network.h"
+#include "ns3/names.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rdma-headers.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class FlowLevelTest : public AiFabricTest
+{
+};
+
+/// Records each flow's finish time.
+class Recorder : public FlowNetwork::Owner
+{
+  public:
+    void FlowFinished(uint32_t /* flow */, uint64_t cookie) override
+    {
+        finished[cookie] = Simulator::Now();
+    }
+
+    std::map<uint64_t, Time> finished; //!< by cookie
+};
+
+// Two links, two flows: flow 1 on A (100 Gb/s) alone, flow 2 on A and B. With B at 40 Gb/s,
+// flow 2 is limited by B (5 GB/s) and flow 1 takes the rest of A (7.5 GB/s); with B at 80
+// Gb/s, A limits both (6.25 GB/s each), and when flow 1 ends flow 2 speeds up to B's 10 GB/s.
+TEST_F(FlowLevelTest, TwoFlowsShareMaxMin)
+{
+    for (const uint64_t b : {40, 80})
+    {
+        Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+        const uint32_t linkA = net->AddLink(DataRate("100Gbps"));
+        const uint32_t linkB = net->AddLink(DataRate(b * 1000000000ULL));
+        const uint32_t p1 = net->AddPath({{linkA, 1.0}});
+        const uint32_t p2 = net->AddPath({{linkA, 1.0}, {linkB, 1.0}});
+        Recorder rec;
+        const uint64_t bytes1 = b == 40 ? 1000000 : 500000;
+        const uint64_t bytes2 = 1000000;
+        uint32_t f1 = 0;
+        uint32_t f2 = 0;
+        Simulator::Schedule(Seconds(0),
+                            [&]()
+                            {
+                                f1 = net->Start(p1, bytes1, 1, &rec, 1);
+                                f2 = net->Start(p2, bytes2, 1, &rec, 2);
+                            });
+        Simulator::Schedule(NanoSeconds(1),
+                            [&]()
+                            {
+                                EXPECT_DOUBLE_EQ(net->GetRate(f1), b == 40 ? 7.5e9 : 6.25e9);
+                                EXPECT_DOUBLE_EQ(net->GetRate(f2), b == 40 ? 5e9 : 6.25e9);
+                                EXPECT_DOUBLE_EQ(net->GetLinkLoad(linkA), 12.5e9); // A is full
+                            });
+        Simulator::Run();
+        ASSERT_EQ(rec.finished.size(), 2u);
+        // Finish times, rounded up to the picosecond.
+        const double t1 = b == 40 ? 1e6 / 7.5e9 : 5e5 / 6.25e9;
+        const double t2 = b == 40 ? 1e6 / 5e9 : 80e-6 + 5e5 / 10e9;
+        EXPECT_NEAR(rec.finished[1].GetSeconds(), t1, 2e-12) << b;
+        EXPECT_NEAR(rec.finished[2].GetSeconds(), t2, 2e-12) << b;
+        EXPECT_EQ(net->GetNActive(), 0u);
+        EXPECT_DOUBLE_EQ(net->GetLinkBytes(linkA), 1.0 * (bytes1 + bytes2));
+        EXPECT_DOUBLE_EQ(net->GetLinkBytes(linkB), 1.0 * bytes2);
+        net->Dispose();
+        Simulator::Destroy();
+    }
+}
+
+// A flow's own limit (NVLink: a message of fewer packets than ports) caps it below its links.
+TEST_F(FlowLevelTest, FlowLimitCapsItsRate)
+{
+    Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+    const uint32_t link = net->AddLink(DataRate("80Gbps")); // 10 GB/s
+    const uint32_t path = net->AddPath({{link, 1.0}});
+    Recorder rec;
+    uint32_t f1 = 0;
+    uint32_t f2 = 0;
+    Simulator::Schedule(Seconds(0),
+                        [&]()
+                        {
+                            f1 = net->Start(path, 1000000, 1, &rec, 1, 2e9);
+                            f2 = net->Start(path, 1000000, 1, &rec, 2);
+                        });
+    Simulator::Schedule(NanoSeconds(1),
+                        [&]()
+                        {
+                            EXPECT_DOUBLE_EQ(net->GetRate(f1), 2e9);
+                            EXPECT_DOUBLE_EQ(net->GetRate(f2), 8e9);
+                            net->SolveFromScratch(); // the same levels from scratch
+                            EXPECT_DOUBLE_EQ(net->GetLinkLoad(link), 10e9);
+                        });
+    Simulator::Run();
+    EXPECT_NEAR(rec.finished[2].GetSeconds(), 1e6 / 8e9, 2e-12);
+    net->Dispose();
+    Simulator::Destroy();
+}
+
+// The incremental allocation is the allocation from scratch: a random network of 30 links
+// and 200 flows arriving over time, each flow's finish time with EvaluationLimit 1 (nearly
+// every settlement from scratch) and 1000 (propagation only).
+TEST_F(FlowLevelTest, IncrementalEqualsFromScratch)
+{
+    std::vector<std::map<uint64_t, Time>> runs;
+    for (const uint32_t limit : {1u, 1000u})
+    {
+        Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+        net->SetAttribute("EvaluationLimit", UintegerValue(limit));
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(7);
+        for (uint32_t l = 0; l < 30; ++l)
+        {
+            net->AddLink(DataRate(static_cast<uint64_t>(u->GetInteger(10, 400)) * 1000000000ULL));
+        }
+        Recorder rec;
+        for (uint64_t i = 0; i < 200; ++i)
+        {
+            std::vector<FlowNetwork::Use> uses;
+            const uint32_t hops = u->GetInteger(1, 5);
+            while (uses.size() < hops)
+            {
+                const uint32_t l = u->GetInteger(0, 29);
+                bool seen = false;
+                for (const auto& x : uses)
+                {
+                    seen = seen || x.link == l;
+                }
+                if (!seen)
+                {
+                    uses.push_back({l, uses.empty() ? 1.0 : u->GetValue(0.01, 1.0)});
+                }
+            }
+            const uint32_t path = net->AddPath(uses);
+            const uint64_t bytes = u->GetInteger(1000, 10000000);
+            const double cap = u->GetValue() < 0.2 ? u->GetValue(1e9, 20e9)
+                                                   : std::numeric_limits<double>::infinity();
+            Simulator::Schedule(NanoSeconds(u->GetInteger(0, 200000)),
+                                [net, path, bytes, &rec, i, cap]()
+                                { net->Start(path, bytes, 1, &rec, i, cap); });
+        }
+        Simulator::Run();
+        EXPECT_EQ(rec.finished.size(), 200u);
+        if (limit == 1)
+        {
+            EXPECT_GT(net->GetFullSolutions(), 0u);
+        }
+        else
+        {
+            // Propagation settles nearly every change by itself.
+            EXPECT_LT(net->GetFullSolutions() * 20, net->GetSettlements());
+        }
+        runs.push_back(rec.finished);
+        net->Dispose();
+        Simulator::Destroy();
+    }
+    for (const auto& [flow, t] : runs[0])
+    {
+        EXPECT_NEAR(t.GetSeconds(), runs[1][flow].GetSeconds(), 1e-9) << "flow " << flow;
+    }
+}
+
+/**
+ * \param flow run on the flow engine
+ * \param servers GPUs (one per server)
+ * \param bytes all-reduce size
+ * \param radix switch ports
+ * \param alpha filled: the longest ring hop's latency
+ * \param beta filled: wire seconds per payload byte
+ * \return the ring all-reduce's time on a 2-tier RoCEv2 fat-tree
+ */
+Time
+RunRing(bool flow, uint32_t servers, uint64_t bytes, uint32_t radix, Time* alpha, double* beta)
+{
+    FatTreeHelper tree;
+    tree.SetTiers(2);
+    tree.SetRadix(radix);
+    tree.SetServers(servers);
+    EXPECT_EQ(tree.Check(), "");
+    RoceFabricHelper fabric;
+    tree.Install(fabric);
+    CollectiveHelper collectives;
+    if (flow)
+    {
+        Ptr<FabricFlowRouter> router = CreateObject<FabricFlowRouter>();
+        router->Setup(&fabric, tree.GetGpus());
+        collectives.SetFlowRouter(router);
+    }
+    collectives.Install(tree.GetGpus(), fabric);
+    Ptr<CollectivePlan> plan = CreateObject<RingAlgorithm>()->Build(
+        CollectiveType::ALL_REDUCE, servers, bytes, 1, collectives.GetChunkBytes());
+    collectives.Connect(*plan);
+    Time start;
+    Time end;
+    collectives.Run(plan,
+                    MakeCallback(+[](Time* s, Time* e, Time a, Time b)
+                                 {
+                                     *s = a;
+                                     *e = b;
+                                 })
+                        .Bind(&start, &end));
+    Simulator::Run();
+    Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
+    const uint32_t mtu = nic->GetQueuePair(RdmaTransport::FIRST_QPN)->GetMtu();
+    const double rate = fabric.GetNic(tree.GetGpuByRank(0))->GetDataRate().GetBitRate();
+    const double dataWire = RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + mtu
+                            + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    const double ackWire = RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + AethHeader::SIZE
+                           + IcrcTrailer::SIZE + RoceNetDevice::ETHERNET_OVERHEAD_BYTES;
+    *beta = 8 * (dataWire + ackWire) / mtu / rate; // s per payload byte: data and ACKs
+    *alpha = comm->GetStepLatency() + nic->GetTxLatency()
+             + fabric.GetSwitchLatency(tree.GetLeaf(0)) * 3
+             + fabric.GetChannels()[0]->GetDelay() * 4 + nic->GetRxLatency();
+    Simulator::Destroy();
+    Names::Clear();
+    return end - start;
+}
+
+} // namespace
+
+// Latency regime: one packet per rank and step, on a fat-tree whose ring crosses the spines.
+// The flow level pays what the packet level pays: the same time within 0.02% (measured: 51 ns
+// in 462 us over 30 steps, under 2 ns a step).
+TEST_F(FlowLevelTest, RingLatencyRegimeEqualsPacketLevel)
+{
+    Time alpha;
+    double beta;
+    const Time packet = RunRing(false, 16, 16 * 4096, 8, &alpha, &beta);
+    const Time flow = RunRing(true, 16, 16 * 4096, 8, &alpha, &beta);
+    EXPECT_NEAR(flow.GetSeconds(), packet.GetSeconds(), 2e-4 * packet.GetSeconds());
+    // And the alpha-beta model's 2(n-1) steps of one packet each bound it from above.
+    EXPECT_LT(flow.GetSeconds(), 30 * (alpha.GetSeconds() + 4096 * beta * 2));
+}
+
+// Bandwidth regime: ring all-reduce on a non-blocking 2-tier fat-tree of 16 GPUs at 400 Gb/s,
+// 64 MiB to 1 GiB, at the flow level: T = alpha + 2(n-1)/n S beta within 2%, beta counting the
+// data packets' headers and the ACKs that share each uplink (as the packet level's test).
+TEST_F(FlowLevelTest, RingBandwidthRegimeEqualsAlphaBeta)
+{
+    const uint32_t n = 16;
+    for (uint64_t mib : {64, 1024})
+    {
+        Time alpha;
+        double beta;
+        const Time t = RunRing(true, n, mib << 20, 8, &alpha, &beta);
+        const double pipelined = alpha.GetSeconds() + 2.0 * (n - 1) / n * (mib << 20) * beta;
+        EXPECT_NEAR(t.GetSeconds(), pipelined, 0.02 * pipelined) << mib << " MiB";
+    }
+}
+
+/**
+ * \param args the program's arguments
+ * \return the JSON the program wrote (empty if it failed)
+ */
+nlohmann::json
+FattreeJson(const std::string& args)
+{
+    const std::string dir = TempDir();
+    const std::string json = dir + "/out.json";
+    const CommandResult r
+        = RunCommand(ProgramPath("ai-fabric-fattree") + " --quiet --json=" + json + " " + args);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    nlohmann::json j;
+    if (r.status == 0)
+    {
+        j = nlohmann::json::parse(ReadFile(json));
+    }
+    std::remove(json.c_str());
+    rmdir(dir.c_str());
+    return j;
+}
+
+// Flow against packet on small fat-trees where nothing congests: the busbw within 2% (RoCEv2
+// and InfiniBand, one GPU per server) and 5% (DGX H100 servers, NVLink and rails), every fabric
+// link's bytes within 1% (the subnet manager's packets are the packet level's alone) (a GPU's
+// NVLink ports share its bytes by their rates at the flow level), and the JSON says which engine
+// ran.
+TEST_F(FlowLevelTest, FlowFollowsPacketOnSmallFatTrees)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");
+    for (const std::string args : {"--server=none --servers=16 --algo=ring --fabric=roce",
+                                   "--server=none --servers=16 --algo=ring --fabric=ib",
+                                   "--servers=4 --algo=ring --fabric=roce"})
+    {
+        const std::string common = args + " --minBytes=32M --maxBytes=32M --iters=1";
+        const nlohmann::json packet = FattreeJson(common);
+        const nlohmann::json flow = FattreeJson(common + " --mode=flow");
+        ASSERT_FALSE(packet.empty() || flow.empty());
+        EXPECT_EQ(packet["scenario"]["mode"], "packet");
+        EXPECT_EQ(flow["scenario"]["mode"], "flow");
+        const double p = packet["results"][0]["busbw_GBps"];
+        const double f = flow["results"][0]["busbw_GBps"];
+        // NVLink's packet engine interleaves the channels' messages unevenly, which the
+        // flow level's ordered messages follow less closely: 5% there (3.4% measured).
+        const double within = args.find("none") != std::string::npos ? 0.02 : 0.05;
+        EXPECT_NEAR(f, p, within * p) << args;
+        EXPECT_GT(flow["sim"]["flows"].get<uint64_t>(), 0u);
+        std::map<std::string, double> bytes;
+        for (const auto& l : packet["links"])
+        {
+            bytes[l["name"]] = l["tx_bytes"];
+        }
+        for (const auto& l : flow["links"])
+        {
+            if (l["name"].get<std::string>().find("nvswitch") != std::string::npos)
+            {
+                continue; // NVLink: the transport's spray over ports is not followed
+            }
+            const double expected = bytes[l["name"].get<std::string>()];
+            // InfiniBand's subnet management packets are the packet level's alone.
+            EXPECT_NEAR(l["tx_bytes"].get<double>(), expected, 1e-2 * expected + 4096)
+                << args << " " << l["name"];
+        }
+    }
+}
+
+// What the flow level cannot run is refused in one line with status 2.
+TEST_F(FlowLevelTest, RefusesWhatOnlyPacketsHave)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");
+    for (const std::string args : {"--mode=fluid",
+                                   "--mode=flow --pcap=/tmp/ai-fabric-flow-pcap",
+                                   "--mode=flow --failures=link:leaf0-spine0@10us"})
+    {
+        const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree") + " " + args);
+        EXPECT_EQ(r.status, 2) << args;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
