@@ -171,7 +171,6 @@ FabricFlowRouter::SetupNvLink(Gpu& g)
     hop.cutThrough = sw->IsCutThrough();
     r.hops.assign(1, hop);
     r.acked = false;
-    r.srcNode = g.node->GetId();
     g.nvlsRoute = r;
     g.nvlsRoute.efficiency = nvlsEfficiency.Get();
 }
@@ -296,7 +295,6 @@ FabricFlowRouter::Resolve(uint32_t a,
         r.ackBytes = ackBytes;
         Describe(*back, r.ackFirstSecondsPerByte, r.ackFixed, r.ackHops);
         r.ackRxLatency = src->nic->GetRxLatency();
-        r.srcNode = src->node->GetId();
         r.dstNode = dst->node->GetId();
         std::vector<FlowNetwork::Use> uses;
         for (const Ptr<FabricNetDevice>& port : *fwd)

@@ -100,7 +100,7 @@ class FabricFlowRouter : public FlowRouter
 
     /**
      * \param ports a path's ports, the sender's first
-     * \param route filled: first link's serialization, the cables, the switches
+     * \param first filled: the first link's serialization (s/byte)
      * \param fixed filled: the cables' delays
      * \param hops filled: the switches
      */

@@ -232,11 +232,7 @@ FlowGpuTransport::SendNvls(bool multicast,
     // member has posted its own (the switch reduces as the packets arrive).
     const uint64_t key = (static_cast<uint64_t>(peer) << 32) | tag;
     Shared::Reduction& r = shared.reductions[key];
-    if (r.size == 0)
-    {
-        r.size = groupSize;
-        r.bytes = bytes;
-    }
+    r.size = groupSize;
     ++r.posted;
     ++r.open;
     const uint32_t slot = NewTransfer(Kind::CONTRIBUTION, 0, peer, bytes, tag);

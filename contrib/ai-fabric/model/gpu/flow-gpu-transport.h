@@ -63,7 +63,6 @@ class FlowGpuTransport
             uint32_t size{0};   //!< ranks contributing
             uint32_t posted{0}; //!< contributions posted
             uint32_t open{0};   //!< flows not finished (contributions, result)
-            uint64_t bytes{0};  //!< bytes
         };
 
         std::vector<FlowGpuTransport*> peers;                  //!< by rank
