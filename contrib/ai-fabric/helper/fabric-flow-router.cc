@@ -251,10 +251,8 @@ FabricFlowRouter::Resolve(uint32_t a,
     {
         ab = ga.nvRoute;
         ab.path = m_network->AddPath({{ga.nvOut, 1.0}, {gb.nvIn, 1.0}});
-        ab.dstNode = gb.node->GetId();
         ba = gb.nvRoute;
         ba.path = m_network->AddPath({{gb.nvOut, 1.0}, {ga.nvIn, 1.0}});
-        ba.dstNode = ga.node->GetId();
         return true;
     }
     if (!ga.nic || !gb.nic)
@@ -295,7 +293,6 @@ FabricFlowRouter::Resolve(uint32_t a,
         r.ackBytes = ackBytes;
         Describe(*back, r.ackFirstSecondsPerByte, r.ackFixed, r.ackHops);
         r.ackRxLatency = src->nic->GetRxLatency();
-        r.dstNode = dst->node->GetId();
         std::vector<FlowNetwork::Use> uses;
         for (const Ptr<FabricNetDevice>& port : *fwd)
         {

@@ -435,7 +435,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (router)
     {
         router->AccountPorts(); // the links' bytes on their ports, for the statistics
-        out.flows = router->GetNetwork()->GetFlowsStarted();
+        const Ptr<FlowNetwork> network = router->GetNetwork();
+        out.flows = network->GetFlowsStarted();
+        out.flowSettlements = network->GetSettlements();
+        out.flowEvaluations = network->GetLinkEvaluations();
+        out.flowFullSolutions = network->GetFullSolutions();
     }
     topology->AfterRun(out, print ? &std::cout : nullptr, *this);
     out.totals = FabricStatsHelper::Totals();

@@ -215,7 +215,11 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
                 {"peak_rss_mb", FabricStatsHelper::PeakRssMb()}};
     if (run.flows > 0)
     {
-        j["sim"]["flows"] = run.flows; // the flow level's
+        // The flow level's: flows, and what keeping their max-min allocation cost.
+        j["sim"]["flows"] = run.flows;
+        j["sim"]["flow_settlements"] = run.flowSettlements;
+        j["sim"]["flow_link_evaluations"] = run.flowEvaluations;
+        j["sim"]["flow_full_solutions"] = run.flowFullSolutions;
     }
     if (run.ranks > 1)
     {

@@ -55,6 +55,9 @@ struct FailureRunOutput
     uint64_t windows{0};                  //!< across ranks: synchronisation windows
     uint64_t messages{0};                 //!< across ranks: messages between them (all ranks')
     uint64_t flows{0};                    //!< flow level: flows started (0 on the packet level)
+    uint64_t flowSettlements{0};          //!< flow level: times the allocation was settled
+    uint64_t flowEvaluations{0};          //!< flow level: link levels computed
+    uint64_t flowFullSolutions{0};        //!< flow level: allocations computed from scratch
     std::vector<FaultRecord> records;     //!< failures that struck
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
 
 namespace ns3
 {
@@ -90,7 +91,7 @@ FlowNetwork::DoDispose()
     m_paths.clear();
     m_flows.clear();
     m_freeFlows.clear();
-    m_finish = std::priority_queue<Finish>();
+    m_heap.clear();
     Object::DoDispose();
 }
 
@@ -174,7 +175,6 @@ FlowNetwork::Start(
     f.rate = 0;
     f.maxRate = maxRate;
     f.updated = Simulator::Now().GetTimeStep();
-    ++f.version;
     f.active = true;
     f.owner = owner;
     f.cookie = cookie;
@@ -441,15 +441,18 @@ FlowNetwork::Settle()
         f.remaining = RemainingAt(f, now);
         f.updated = now;
         f.rate = rate;
-        ++f.version;
         if (f.remaining <= 0)
         {
-            m_finish.push(Finish{now, id, f.version});
+            HeapSet(id, now);
         }
         else if (rate > 0)
         {
             const double steps = std::ceil(f.remaining / rate * m_stepsPerSecond);
-            m_finish.push(Finish{now + static_cast<int64_t>(steps), id, f.version});
+            HeapSet(id, now + static_cast<int64_t>(steps));
+        }
+        else
+        {
+            HeapRemove(id); // stalled (a link of no capacity)
         }
     }
     m_touched.clear();
@@ -547,24 +550,99 @@ FlowNetwork::SolveFromScratch()
     }
 }
 
-void
-FlowNetwork::ArmEvent()
+bool
+FlowNetwork::Before(uint32_t a, uint32_t b) const
 {
-    while (!m_finish.empty())
+    const int64_t ta = m_flows[a].finish;
+    const int64_t tb = m_flows[b].finish;
+    return ta != tb ? ta < tb : a < b;
+}
+
+void
+FlowNetwork::HeapPlace(uint32_t at, uint32_t flow)
+{
+    m_heap[at] = flow;
+    m_flows[flow].heapAt = at;
+}
+
+void
+FlowNetwork::HeapFix(uint32_t at)
+{
+    const uint32_t flow = m_heap[at];
+    // Up while earlier than the parent.
+    while (at > 0)
     {
-        const Finish& top = m_finish.top();
-        const Flow& f = m_flows[top.flow];
-        if (f.active && f.version == top.version)
+        const uint32_t parent = (at - 1) / 2;
+        if (!Before(flow, m_heap[parent]))
         {
             break;
         }
-        m_finish.pop(); // stale
+        HeapPlace(at, m_heap[parent]);
+        at = parent;
     }
-    if (m_finish.empty())
+    // Down while a child is earlier.
+    const auto n = static_cast<uint32_t>(m_heap.size());
+    while (true)
+    {
+        uint32_t child = 2 * at + 1;
+        if (child >= n)
+        {
+            break;
+        }
+        if (child + 1 < n && Before(m_heap[child + 1], m_heap[child]))
+        {
+            ++child;
+        }
+        if (!Before(m_heap[child], flow))
+        {
+            break;
+        }
+        HeapPlace(at, m_heap[child]);
+        at = child;
+    }
+    HeapPlace(at, flow);
+}
+
+void
+FlowNetwork::HeapSet(uint32_t flow, int64_t time)
+{
+    Flow& f = m_flows[flow];
+    f.finish = time;
+    if (f.heapAt == NOT_IN_HEAP)
+    {
+        m_heap.push_back(flow);
+        f.heapAt = static_cast<uint32_t>(m_heap.size() - 1);
+    }
+    HeapFix(f.heapAt);
+}
+
+void
+FlowNetwork::HeapRemove(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    if (f.heapAt == NOT_IN_HEAP)
     {
         return;
     }
-    const int64_t when = m_finish.top().time;
+    const uint32_t at = f.heapAt;
+    const uint32_t last = m_heap.back();
+    m_heap.pop_back();
+    f.heapAt = NOT_IN_HEAP;
+    if (last != flow)
+    {
+        HeapPlace(at, last);
+        HeapFix(at);
+    }
+}
+
+void
+FlowNetwork::ArmEvent()
+{
+    if (m_heap.empty())
+    {
+        return;
+    }
+    const int64_t when = m_flows[m_heap.front()].finish;
     if (m_event.IsRunning() && m_eventTime == when)
     {
         return;
@@ -593,9 +671,9 @@ FlowNetwork::Detach(uint32_t id)
         link.members.pop_back();
         Enqueue(uses[u].link);
     }
+    HeapRemove(id);
     f.active = false;
     f.rate = 0;
-    ++f.version;
     --m_active;
 }
 
@@ -605,24 +683,22 @@ FlowNetwork::FinishDue()
     m_eventTime = -1;
     const int64_t now = Simulator::Now().GetTimeStep();
     // The flows due now, in the heap's order (time, then number): deterministic.
-    std::vector<std::pair<Owner*, std::pair<uint32_t, uint64_t>>> done;
-    while (!m_finish.empty() && m_finish.top().time <= now)
+    std::vector<Done>& done = m_done;
+    done.clear();
+    while (!m_heap.empty() && m_flows[m_heap.front()].finish <= now)
     {
-        const Finish top = m_finish.top();
-        m_finish.pop();
-        Flow& f = m_flows[top.flow];
-        if (!f.active || f.version != top.version)
-        {
-            continue;
-        }
-        Detach(top.flow);
-        m_finishTrace(top.flow, f.path, f.bytes);
-        done.push_back({f.owner, {top.flow, f.cookie}});
+        const uint32_t id = m_heap.front();
+        Flow& f = m_flows[id];
+        Detach(id); // out of the heap
+        m_finishTrace(id, f.path, f.bytes);
+        done.push_back({f.owner, id, f.cookie});
     }
-    for (const auto& [owner, what] : done)
+    // Owners start flows (never finish them) from here: done stays as it is.
+    for (std::size_t i = 0; i < done.size(); ++i)
     {
-        m_freeFlows.push_back(what.first);
-        owner->FlowFinished(what.first, what.second);
+        const Done d = done[i];
+        m_freeFlows.push_back(d.flow);
+        d.owner->FlowFinished(d.flow, d.cookie);
     }
     if (!m_queue.empty() && !m_settlePending)
     {

@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <vector>
 
 namespace ns3
@@ -197,6 +196,9 @@ class FlowNetwork : public Object
     void DoDispose() override;
 
   private:
+    /// A flow's place in m_heap when it has none.
+    static constexpr uint32_t NOT_IN_HEAP = UINT32_MAX;
+
     /// A flow on a link's list: the flow and which of its path's uses this is.
     struct Member
     {
@@ -218,35 +220,20 @@ class FlowNetwork : public Object
     /// A flow.
     struct Flow
     {
-        uint32_t path{0};           //!< its path
-        uint64_t bytes{0};          //!< its bytes
-        uint64_t packets{0};        //!< its packets
-        double remaining{0};        //!< bytes not yet sent at m_updated
-        double rate{0};             //!< bytes/s
-        double maxRate{0};          //!< its own limit (bytes/s)
-        int64_t updated{0};         //!< time steps of the last rate change
-        uint32_t version{0};        //!< bumped when its finish time moves
-        bool active{false};         //!< started, not finished
-        bool touched{false};        //!< in m_touched
-        Owner* owner{nullptr};      //!< told when it finishes
-        uint64_t cookie{0};         //!< handed to the owner
-        std::vector<uint32_t> slot; //!< by use: its place in the link's member list
-    };
-
-    /// A finish time in the heap.
-    struct Finish
-    {
-        int64_t time;     //!< time steps
-        uint32_t flow;    //!< flow
-        uint32_t version; //!< the flow's version when pushed
-        /**
-         * \param o another
-         * \return true if this one is later (a min-heap with std::priority_queue)
-         */
-        bool operator<(const Finish& o) const
-        {
-            return time != o.time ? time > o.time : flow > o.flow;
-        }
+        uint32_t path{0};             //!< its path
+        uint64_t bytes{0};            //!< its bytes
+        uint64_t packets{0};          //!< its packets
+        double remaining{0};          //!< bytes not yet sent at m_updated
+        double rate{0};               //!< bytes/s
+        double maxRate{0};            //!< its own limit (bytes/s)
+        int64_t updated{0};           //!< time steps of the last rate change
+        int64_t finish{0};            //!< time steps of its finish (while in the heap)
+        uint32_t heapAt{NOT_IN_HEAP}; //!< its place in m_heap
+        bool active{false};           //!< started, not finished
+        bool touched{false};          //!< in m_touched
+        Owner* owner{nullptr};        //!< told when it finishes
+        uint64_t cookie{0};           //!< handed to the owner
+        std::vector<uint32_t> slot;   //!< by use: its place in the link's member list
     };
 
     /// \param link add to the work list
@@ -271,6 +258,24 @@ class FlowNetwork : public Object
      */
     void Detach(uint32_t flow);
     /**
+     * \param a a flow in the heap
+     * \param b another
+     * \return true if a finishes first (ties: the lower number first)
+     */
+    bool Before(uint32_t a, uint32_t b) const;
+    /**
+     * \brief Put a flow in the finish heap at a time, or move it there.
+     * \param flow the flow
+     * \param time its finish (time steps)
+     */
+    void HeapSet(uint32_t flow, int64_t time);
+    /// \param flow take it out of the finish heap (if in)
+    void HeapRemove(uint32_t flow);
+    /// \param at a place in m_heap: move its flow up or down to where it belongs
+    void HeapFix(uint32_t at);
+    /// \param at a place; \param flow the flow to put there
+    void HeapPlace(uint32_t at, uint32_t flow);
+    /**
      * \param f a flow
      * \param now time steps
      * \return its bytes not yet sent at now
@@ -284,17 +289,26 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
     std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
     std::vector<std::pair<double, double>> m_bw; //!< scratch of Solve(): (limit, weight)
-    std::priority_queue<Finish> m_finish;        //!< finish times
-    EventId m_event;                             //!< at the earliest finish time
-    int64_t m_eventTime{-1};                     //!< its time steps
-    bool m_settlePending{false};                 //!< a settlement is scheduled now
-    uint32_t m_active{0};                        //!< active flows
-    uint64_t m_started{0};                       //!< flows started
-    uint64_t m_settlements{0};                   //!< settlements
-    uint64_t m_evaluations{0};                   //!< Solve() calls
-    uint64_t m_fullSolutions{0};                 //!< SolveFromScratch() calls
-    uint32_t m_evaluationLimit{0};               //!< EvaluationLimit
-    double m_stepsPerSecond{0};                  //!< time steps per second
+    /// A flow finished, its owner not yet told.
+    struct Done
+    {
+        Owner* owner;    //!< its owner
+        uint32_t flow;   //!< the flow
+        uint64_t cookie; //!< the owner's cookie
+    };
+
+    std::vector<Done> m_done;      //!< scratch of FinishDue()
+    std::vector<uint32_t> m_heap;  //!< flows with a finish time: a binary heap
+    EventId m_event;               //!< at the earliest finish time
+    int64_t m_eventTime{-1};       //!< its time steps
+    bool m_settlePending{false};   //!< a settlement is scheduled now
+    uint32_t m_active{0};          //!< active flows
+    uint64_t m_started{0};         //!< flows started
+    uint64_t m_settlements{0};     //!< settlements
+    uint64_t m_evaluations{0};     //!< Solve() calls
+    uint64_t m_fullSolutions{0};   //!< SolveFromScratch() calls
+    uint32_t m_evaluationLimit{0}; //!< EvaluationLimit
+    double m_stepsPerSecond{0};    //!< time steps per second
     TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
     TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
 };

@@ -61,7 +61,6 @@ struct FlowRoute
     Time ackFixed;                    //!< the cables back
     std::vector<FlowHop> ackHops;     //!< the switches back
     Time ackRxLatency;                //!< the sender's NIC, from the ACK to the completion
-    uint32_t dstNode{0};              //!< receiver's node (context)
 
     /**
      * \param bytes payload bytes of a message

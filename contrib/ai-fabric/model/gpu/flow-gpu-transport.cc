@@ -112,10 +112,12 @@ FlowGpuTransport::DoConnect(Ptr<GpuTransport> other, uint32_t channel)
     m_routes.push_back(std::move(ab));
     m_waiting.emplace_back();
     m_busy.push_back(0);
+    m_costs.emplace_back();
     peer->m_connections[peer->Key(GetRank(), ch)] = static_cast<uint32_t>(peer->m_routes.size());
     peer->m_routes.push_back(std::move(ba));
     peer->m_waiting.emplace_back();
     peer->m_busy.push_back(0);
+    peer->m_costs.emplace_back();
 }
 
 uint32_t
@@ -160,16 +162,33 @@ FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t
     StartUnicast(slot);
 }
 
+const FlowGpuTransport::Costs&
+FlowGpuTransport::CostsOf(uint32_t route, uint64_t bytes)
+{
+    Costs& c = m_costs[route];
+    if (c.bytes != bytes)
+    {
+        const FlowRoute& r = m_routes[route];
+        c.bytes = bytes;
+        c.wire = r.WireBytes(bytes);
+        c.packets = r.Packets(bytes);
+        c.lanes = static_cast<uint32_t>(std::min<uint64_t>(c.packets, r.lanes));
+        c.maxRate = r.MaxRate(bytes);
+        c.arrival = r.ArrivalDelay(bytes) + r.rxLatency;
+        c.completion = r.CompletionDelay(bytes);
+    }
+    return c;
+}
+
 uint32_t
-FlowGpuTransport::Lanes(uint32_t slot) const
+FlowGpuTransport::Lanes(uint32_t slot)
 {
     const Transfer& t = m_transfers[slot];
-    const FlowRoute& route = m_routes[t.route];
-    return static_cast<uint32_t>(std::min<uint64_t>(route.Packets(t.bytes), route.lanes));
+    return CostsOf(t.route, t.bytes).lanes;
 }
 
 bool
-FlowGpuTransport::Fits(uint32_t slot) const
+FlowGpuTransport::Fits(uint32_t slot)
 {
     const uint32_t route = m_transfers[slot].route;
     return m_busy[route] == 0 || m_busy[route] + Lanes(slot) <= m_routes[route].lanes;
@@ -179,15 +198,10 @@ void
 FlowGpuTransport::StartUnicast(uint32_t slot)
 {
     const Transfer& t = m_transfers[slot];
-    const FlowRoute& route = m_routes[t.route];
-    m_busy[t.route] += Lanes(slot);
+    const Costs& c = CostsOf(t.route, t.bytes);
+    m_busy[t.route] += c.lanes;
     ++m_flows;
-    m_network->Start(route.path,
-                     route.WireBytes(t.bytes),
-                     route.Packets(t.bytes),
-                     this,
-                     slot,
-                     route.MaxRate(t.bytes));
+    m_network->Start(m_routes[t.route].path, c.wire, c.packets, this, slot, c.maxRate);
 }
 
 void
@@ -280,17 +294,12 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
     {
     case Kind::UNICAST:
     {
-        const FlowRoute& route = m_routes[t.route];
+        const Costs& c = CostsOf(t.route, t.bytes);
         FlowGpuTransport* dst = shared.peers[t.peer];
-        Simulator::ScheduleWithContext(route.dstNode,
-                                       route.ArrivalDelay(t.bytes) + route.rxLatency,
-                                       &FlowGpuTransport::Deliver,
-                                       dst,
-                                       t.tag,
-                                       t.bytes);
-        Simulator::Schedule(
-            route.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
-        m_busy[t.route] -= std::min<uint64_t>(route.Packets(t.bytes), route.lanes);
+        Simulator::ScheduleWithContext(
+            dst->m_node, c.arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
+        Simulator::Schedule(c.completion, &FlowGpuTransport::Complete, this, t.tag);
+        m_busy[t.route] -= c.lanes;
         std::deque<uint32_t>& waiting = m_waiting[t.route];
         while (!waiting.empty() && Fits(waiting.front()))
         {

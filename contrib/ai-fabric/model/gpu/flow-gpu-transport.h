@@ -134,6 +134,25 @@ class FlowGpuTransport
      */
     uint32_t NewTransfer(Kind kind, uint32_t route, uint32_t peer, uint64_t bytes, uint32_t tag);
 
+    /// A route's costs for one message size (the last one asked: collectives repeat sizes).
+    struct Costs
+    {
+        uint64_t bytes{UINT64_MAX}; //!< the payload they are for
+        uint64_t wire{0};           //!< FlowRoute::WireBytes()
+        uint64_t packets{0};        //!< FlowRoute::Packets()
+        uint32_t lanes{0};          //!< lanes held (Lanes())
+        double maxRate{0};          //!< FlowRoute::MaxRate()
+        Time arrival;               //!< FlowRoute::ArrivalDelay() + the receiver's latency
+        Time completion;            //!< FlowRoute::CompletionDelay()
+    };
+
+    /**
+     * \param route a route
+     * \param bytes a payload
+     * \return its costs on the route
+     */
+    const Costs& CostsOf(uint32_t route, uint64_t bytes);
+
     /**
      * \brief Start a unicast transfer's flow.
      * \param slot the transfer
@@ -144,13 +163,13 @@ class FlowGpuTransport
      * \param slot a unicast transfer
      * \return the sender's lanes its packets can hold at once (one on a NIC)
      */
-    uint32_t Lanes(uint32_t slot) const;
+    uint32_t Lanes(uint32_t slot);
 
     /**
      * \param slot a unicast transfer
      * \return true if it may start now: its route is idle or has lanes free for it
      */
-    bool Fits(uint32_t slot) const;
+    bool Fits(uint32_t slot);
 
     /// \return the path of this GPU's NVLink egress alone
     uint32_t OutPath();
@@ -178,6 +197,7 @@ class FlowGpuTransport
     std::shared_ptr<Shared> m_shared;                     //!< shared by the communicator
     uint32_t m_node{0};                                   //!< node id
     std::vector<FlowRoute> m_routes;                      //!< this GPU's, as the sender
+    std::vector<Costs> m_costs;                           //!< by route: the last size's
     std::vector<std::deque<uint32_t>> m_waiting;          //!< by route: transfers queued
     std::vector<uint32_t> m_busy;                         //!< by route: lanes its messages hold
     std::unordered_map<uint64_t, uint32_t> m_connections; //!< (peer, channel) -> route
