@@ -53,7 +53,10 @@
 #include "ns3/fabric-watchdog.h"
 #include "ns3/failure-report.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/flow-fabric.h"
+#include "ns3/flow-network.h"
 #include "ns3/global-value.h"
+#include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport.h"
@@ -94,7 +97,7 @@ const std::string PROGRAM = "ai-fabric-scale-benchmark";
 const std::string POINT_OPTION = "--internal-point";
 /// The server of the ladder.
 const std::string SERVER = "dgx-h100";
-/// Ports per switch.
+/// Ports per switch (default).
 constexpr uint32_t RADIX = 64;
 #if defined(__SANITIZE_ADDRESS__)
 /// AddressSanitizer's shadow needs terabytes of address space: no --maxMemory under it.
@@ -120,6 +123,9 @@ struct PointSpec
     double maxWallTimeS{0};     //!< the point's wall-time limit (0: none)
     uint64_t maxMemoryBytes{0}; //!< the point's address-space limit (0: none)
     uint32_t ranks{1};          //!< MPI ranks (1: one process)
+    std::string mode{"packet"}; //!< the engine: packet or flow
+    uint32_t tiers{2};          //!< fat-tree tiers
+    uint32_t radix{RADIX};      //!< ports per switch
 };
 
 /**
@@ -152,6 +158,253 @@ ProcessCpuSeconds()
 }
 
 /**
+ * \brief The ladder's fat-tree for a point.
+ * \param tree the helper
+ * \param spec the point
+ * \param servers its servers (the point's, or two for the flow level's sample)
+ * \param gpusPerServer GPUs per server
+ * \param rate the links' rate
+ */
+void
+ConfigureTree(FatTreeHelper& tree,
+              const PointSpec& spec,
+              uint32_t servers,
+              uint32_t gpusPerServer,
+              DataRate rate)
+{
+    tree.SetServers(servers);
+    tree.SetGpusPerServer(gpusPerServer);
+    tree.SetTiers(spec.tiers);
+    tree.SetRadix(spec.radix);
+    tree.SetRailOptimized(true);
+    tree.SetLinkRate(rate);
+    tree.SetRanks(FabricCli::GetRanks());
+}
+
+/**
+ * \brief RoCEv2's defaults, as ai-fabric-fattree runs them: PFC, ECN and DCQCN (ConnectX).
+ * \param fabric the helper
+ * \param rate the links' rate
+ */
+void
+ConfigureFabric(RoceFabricHelper& fabric, DataRate rate)
+{
+    fabric.SetPortPartAttribute("Marker", "Enabled", BooleanValue(true));
+    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(true));
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
+    for (const auto& [name, value] : RdmaCcDcqcn::GetPreset("connectx"))
+    {
+        fabric.SetCongestionControlAttribute(name, StringValue(value));
+    }
+}
+
+/**
+ * \brief Limit each GPU's NIC to its PCIe link when that is slower than the NIC (as
+ *        ai-fabric-fattree does).
+ * \param fabric the built fabric
+ * \param tree the built tree
+ * \param pcie the servers' PCIe rate
+ * \param rate the NIC rate
+ */
+void
+LimitToPcie(RoceFabricHelper& fabric, const FatTreeHelper& tree, DataRate pcie, DataRate rate)
+{
+    if (pcie < rate)
+    {
+        for (uint32_t g = 0; g < tree.GetNGpus(); ++g)
+        {
+            Ptr<Node> gpu = tree.GetGpuByRank(g);
+            fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
+            fabric.SetHostRate(gpu, pcie);
+        }
+    }
+}
+
+/// What the tuner of "auto" reads off a built fabric.
+struct TunerInputs
+{
+    Time path;                //!< both NICs' latencies and the longest path's switches and cables
+    double wireEfficiency{0}; //!< RDMA goodput share at a 4 KiB MTU
+    double ringEfficiency{0}; //!< NVLink protocol efficiency
+    double nvlsEfficiency{0}; //!< NVLS efficiency
+};
+
+/**
+ * \param fabric a built fabric
+ * \param tree its tree
+ * \return the tuner's inputs
+ */
+TunerInputs
+ReadTunerInputs(const RoceFabricHelper& fabric, const FatTreeHelper& tree)
+{
+    TunerInputs t;
+    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
+    const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
+    t.path = nic->GetTxLatency() + nic->GetRxLatency()
+             + fabric.GetSwitchLatency(tree.GetLeaf(0)) * switchHops
+             + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
+    t.wireEfficiency = fabric.GetRdmaWireEfficiency(4096);
+    Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
+    DoubleValue ringEfficiency;
+    DoubleValue nvlsEfficiency;
+    nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+    nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+    t.ringEfficiency = ringEfficiency.Get();
+    t.nvlsEfficiency = nvlsEfficiency.Get();
+    return t;
+}
+
+/**
+ * \param spec the point
+ * \param server the servers
+ * \param rate the NIC rate
+ * \param inputs what the fabric gives
+ * \param comm rank 0's communicator
+ * \return the tuner of "auto", as ai-fabric-fattree builds it
+ */
+CollectiveTuner
+MakeTuner(const PointSpec& spec,
+          const ServerHelper& server,
+          DataRate rate,
+          const TunerInputs& inputs,
+          Ptr<Communicator> comm)
+{
+    CollectiveTuner tuner(comm->GetStepLatency() + inputs.path, rate, inputs.wireEfficiency);
+    tuner.SetScaleUp(spec.servers,
+                     server.GetServer().gpus,
+                     comm->GetNvLinkStepLatency(),
+                     server.GetGpuNvLinkRate(),
+                     inputs.ringEfficiency,
+                     inputs.nvlsEfficiency,
+                     server.GetServer().nvls);
+    return tuner;
+}
+
+/**
+ * \param spec the point
+ * \param gpusPerServer GPUs per server
+ * \return the sweep of one all-reduce
+ */
+CollectiveSweepConfig
+SweepOf(const PointSpec& spec, uint32_t gpusPerServer)
+{
+    CollectiveSweepConfig config;
+    config.type = CollectiveType::ALL_REDUCE;
+    config.algorithm = spec.algo;
+    config.minBytes = spec.bytes;
+    config.maxBytes = spec.bytes;
+    config.iterations = 1;
+    config.warmup = 0;
+    config.progress = false;
+    config.gpusPerServer = gpusPerServer;
+    config.serverAwareRing = true;
+    return config;
+}
+
+/**
+ * \brief Run one point at the flow level and print its result as one JSON line: a sample of
+ *        two servers built with every device gives the fixed costs (FlowFabric::Sample()) and
+ *        the tuner's inputs, then the point's fat-tree is built without devices (FlowFabric).
+ * \param spec the point
+ * \param start when the point started
+ * \return the exit status: 0, 2 if the tree cannot be built, FailureReport::EXIT_STALLED if
+ *         it could not complete
+ */
+int
+RunFlowPoint(const PointSpec& spec, std::chrono::steady_clock::time_point start)
+{
+    ServerHelper server;
+    server.SetPreset(SERVER);
+    const uint32_t gpusPerServer = server.GetServer().gpus;
+    const DataRate rate = server.GetServer().nicRate;
+    server.SetGpusPerServer(gpusPerServer);
+    FlowFabric::Parameters parameters;
+    TunerInputs inputs;
+    {
+        FatTreeHelper sample;
+        ConfigureTree(sample, spec, 2, gpusPerServer, rate);
+        RoceFabricHelper fabric;
+        ConfigureFabric(fabric, rate);
+        sample.Install(fabric);
+        server.Install(sample.GetGpus());
+        LimitToPcie(fabric, sample, server.GetPcieRate(), rate);
+        const std::string error
+            = FlowFabric::Sample(fabric, sample.GetGpus(), gpusPerServer, parameters);
+        NS_ABORT_MSG_IF(!error.empty(), "the flow level's sample: " << error);
+        inputs = ReadTunerInputs(fabric, sample);
+        Simulator::Destroy(); // node ids start again at 0 for the point's tree
+        Names::Clear();
+    }
+    FatTreeHelper tree;
+    ConfigureTree(tree, spec, spec.servers, gpusPerServer, rate);
+    const std::string topologyError = tree.Check();
+    if (!topologyError.empty())
+    {
+        std::cerr << PROGRAM << ": " << topologyError << std::endl;
+        return 2;
+    }
+    RoceFabricHelper fabric; // its addresses and ECMP hash; it builds nothing
+    ConfigureFabric(fabric, rate);
+    Ptr<FlowFabric> flow = CreateObject<FlowFabric>();
+    flow->Setup(parameters, &fabric);
+    tree.Install(*flow);
+    flow->SetRanks(tree.GetGpus());
+    CollectiveHelper collectives;
+    collectives.SetChannels(std::min<uint32_t>(gpusPerServer, 16));
+    collectives.SetFlowRouter(flow);
+    collectives.Install(tree.GetGpus());
+    const CollectiveTuner tuner
+        = MakeTuner(spec, server, rate, inputs, collectives.GetCommunicator(0));
+    CollectiveSweep runner(collectives, tuner, SweepOf(spec, gpusPerServer));
+    runner.Schedule();
+    FailureWatch watch;
+    FailureReport::ArmWithoutFabric(MakeCallback(&CollectiveSweep::IsDone, &runner), watch);
+
+    const double cpuStart = ProcessCpuSeconds();
+    const auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const auto runEnd = std::chrono::steady_clock::now();
+    const double runCpu = ProcessCpuSeconds() - cpuStart;
+    FailureRunOutput out;
+    FailureReport::Collect(watch, out);
+    out.rows = runner.GetRows();
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+
+    const Ptr<FlowNetwork> network = flow->GetNetwork();
+    nlohmann::ordered_json j;
+    const CollectiveSweepRow row = out.rows.empty() ? CollectiveSweepRow() : out.rows.front();
+    j["gpus"] = tree.GetNGpus();
+    j["servers"] = spec.servers;
+    j["bytes"] = spec.bytes;
+    j["algo"] = spec.algo;
+    j["mode"] = spec.mode;
+    j["algo_used"] = row.algorithm;
+    j["time_us"] = row.timeUs;
+    j["algbw_GBps"] = row.algbwGBps;
+    j["busbw_GBps"] = row.busbwGBps;
+    j["events"] = Simulator::GetEventCount();
+    j["setup_s"] = std::chrono::duration<double>(runStart - start).count();
+    j["run_s"] = std::chrono::duration<double>(runEnd - runStart).count();
+    j["run_cpu_s"] = runCpu;
+    j["flows"] = network->GetFlowsStarted();
+    j["flow_settlements"] = network->GetSettlements();
+    j["flow_link_evaluations"] = network->GetLinkEvaluations();
+    j["flow_full_solutions"] = network->GetFullSolutions();
+    j["flow_links"] = network->GetNLinks();
+    j["switches"] = tree.GetNSwitches();
+    j["scheduler"] = watch.watchdog->GetSchedulerType();
+    j["completed"] = out.finding.empty() && !out.rows.empty();
+    j["finding"] = out.finding;
+    j["sim_time_us"] = Simulator::Now().GetSeconds() * 1e6;
+    std::cout << j.dump() << std::endl;
+    flow->Dispose();
+    Simulator::Destroy();
+    return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
+}
+
+/**
  * \brief Run one point in this process and print its result as one JSON line.
  * \param spec the point
  * \return the exit status: 0, FailureReport::EXIT_STALLED if it could not complete
@@ -167,18 +420,16 @@ RunPoint(const PointSpec& spec)
     }
     Config::SetDefault("ns3::FabricWatchdog::MaxWallTime", TimeValue(Seconds(spec.maxWallTimeS)));
 
+    if (spec.mode == "flow")
+    {
+        return RunFlowPoint(spec, start);
+    }
     ServerHelper server;
     server.SetPreset(SERVER);
     const uint32_t gpusPerServer = server.GetServer().gpus;
     const DataRate rate = server.GetServer().nicRate;
     FatTreeHelper tree;
-    tree.SetServers(spec.servers);
-    tree.SetGpusPerServer(gpusPerServer);
-    tree.SetTiers(2);
-    tree.SetRadix(RADIX);
-    tree.SetRailOptimized(true);
-    tree.SetLinkRate(rate);
-    tree.SetRanks(FabricCli::GetRanks());
+    ConfigureTree(tree, spec, spec.servers, gpusPerServer, rate);
     const std::string topologyError = tree.Check();
     if (!topologyError.empty())
     {
@@ -189,67 +440,19 @@ RunPoint(const PointSpec& spec)
         return 2;
     }
     server.SetGpusPerServer(gpusPerServer);
-
-    // RoCEv2's defaults, as ai-fabric-fattree runs them: PFC, ECN and DCQCN (ConnectX).
     RoceFabricHelper fabric;
-    fabric.SetPortPartAttribute("Marker", "Enabled", BooleanValue(true));
-    fabric.SetMmuAttribute("PfcEnabled", BooleanValue(true));
-    fabric.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    fabric.SetTransportAttribute("CongestionControl", TypeIdValue(RdmaCcDcqcn::GetTypeId()));
-    for (const auto& [name, value] : RdmaCcDcqcn::GetPreset("connectx"))
-    {
-        fabric.SetCongestionControlAttribute(name, StringValue(value));
-    }
+    ConfigureFabric(fabric, rate);
     tree.Install(fabric);
     server.Install(tree.GetGpus());
-    const DataRate pcie = server.GetPcieRate();
-    if (pcie < rate)
-    {
-        for (uint32_t g = 0; g < tree.GetNGpus(); ++g)
-        {
-            Ptr<Node> gpu = tree.GetGpuByRank(g);
-            fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
-            fabric.SetHostRate(gpu, pcie);
-        }
-    }
+    LimitToPcie(fabric, tree, server.GetPcieRate(), rate);
     const int64_t streams = fabric.AssignStreams(1);
     const uint32_t ranks = tree.GetNGpus();
     CollectiveHelper collectives;
     collectives.SetChannels(std::min<uint32_t>(gpusPerServer, 16));
     collectives.Install(tree.GetGpus(), fabric);
-
-    // The tuner of "auto", as ai-fabric-fattree builds it.
-    Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
-    const int64_t switchHops = 2 * static_cast<int64_t>(tree.GetTiers()) - 1;
-    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                       + fabric.GetSwitchLatency(tree.GetLeaf(0)) * switchHops
-                       + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
-    CollectiveTuner tuner(alpha, rate, fabric.GetRdmaWireEfficiency(4096));
-    Ptr<NvLinkTransport> nv = tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
-    DoubleValue ringEfficiency;
-    DoubleValue nvlsEfficiency;
-    nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
-    nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
-    tuner.SetScaleUp(spec.servers,
-                     gpusPerServer,
-                     comm->GetNvLinkStepLatency(),
-                     server.GetGpuNvLinkRate(),
-                     ringEfficiency.Get(),
-                     nvlsEfficiency.Get(),
-                     server.GetServer().nvls);
-
-    CollectiveSweepConfig config;
-    config.type = CollectiveType::ALL_REDUCE;
-    config.algorithm = spec.algo;
-    config.minBytes = spec.bytes;
-    config.maxBytes = spec.bytes;
-    config.iterations = 1;
-    config.warmup = 0;
-    config.progress = false;
-    config.gpusPerServer = gpusPerServer;
-    config.serverAwareRing = true;
-    CollectiveSweep runner(collectives, tuner, config);
+    const CollectiveTuner tuner = MakeTuner(
+        spec, server, rate, ReadTunerInputs(fabric, tree), collectives.GetCommunicator(0));
+    CollectiveSweep runner(collectives, tuner, SweepOf(spec, gpusPerServer));
     runner.Schedule();
 
     // The stall detector and the watchdog, as every sweep program runs.
@@ -347,6 +550,7 @@ RunPoint(const PointSpec& spec)
     j["servers"] = spec.servers;
     j["bytes"] = spec.bytes;
     j["algo"] = spec.algo;
+    j["mode"] = spec.mode;
     j["algo_used"] = row.algorithm;
     j["time_us"] = row.timeUs;
     j["algbw_GBps"] = row.algbwGBps;
@@ -413,6 +617,18 @@ PointMain(int argc, char* argv[])
         else if (OptionValue(arg, "maxWallTime", v))
         {
             spec.maxWallTimeS = std::stod(v);
+        }
+        else if (OptionValue(arg, "mode", v))
+        {
+            spec.mode = v;
+        }
+        else if (OptionValue(arg, "tiers", v))
+        {
+            spec.tiers = static_cast<uint32_t>(std::stoul(v));
+        }
+        else if (OptionValue(arg, "radix", v))
+        {
+            spec.radix = static_cast<uint32_t>(std::stoul(v));
         }
     }
     try
@@ -513,7 +729,10 @@ ExecPoint(const std::string& binary, const PointSpec& spec)
                  "--algo=" + spec.algo,
                  "--SchedulerType=" + spec.scheduler,
                  "--SimulatorImplementationType=" + spec.simulator,
-                 "--maxWallTime=" + SecondsText(spec.maxWallTimeS)});
+                 "--maxWallTime=" + SecondsText(spec.maxWallTimeS),
+                 "--mode=" + spec.mode,
+                 "--tiers=" + std::to_string(spec.tiers),
+                 "--radix=" + std::to_string(spec.radix)});
     std::vector<char*> argv;
     for (std::string& a : args)
     {
@@ -658,6 +877,7 @@ PointJson(const PointResult& r)
     j["servers"] = r.spec.servers;
     j["bytes"] = r.spec.bytes;
     j["algo"] = r.spec.algo;
+    j["mode"] = r.spec.mode;
     j["completed"] = r.completed;
     j["reason"] = r.reason;
     j["wall_s"] = r.wallS;
@@ -685,7 +905,24 @@ PointJson(const PointResult& r)
         j["rdma_nic_hops"] = r.child.value("rdma_nic_hops", uint64_t{0});
         j["rdma_switch_hops"] = r.child.value("rdma_switch_hops", uint64_t{0});
         j["nvlink_hops"] = r.child.value("nvlink_hops", uint64_t{0});
-        j["events_per_hop"] = hops > 0 ? events / hops : 0.0;
+        if (r.spec.mode == "flow")
+        {
+            // No packets: what the flow level did instead.
+            j["flows"] = r.child.value("flows", uint64_t{0});
+            j["events_per_flow"] = events / std::max(1.0, r.child.value("flows", 0.0));
+            for (const char* key : {"flow_settlements",
+                                    "flow_link_evaluations",
+                                    "flow_full_solutions",
+                                    "flow_links",
+                                    "switches"})
+            {
+                j[key] = r.child.value(key, uint64_t{0});
+            }
+        }
+        else
+        {
+            j["events_per_hop"] = hops > 0 ? events / hops : 0.0;
+        }
         j["retransmits"] = r.child.value("retransmits", uint64_t{0});
         j["scheduler"] = r.child.value("scheduler", std::string());
         if (r.child.contains("mpi"))
@@ -711,9 +948,10 @@ PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
     {
         std::snprintf(line,
                       sizeof(line),
-                      "%6u %6s %-13s %9s %9.1f %9s %12s %11s %8s %9.0f  not run: %s",
+                      "%6u %6s %-6s %-13s %9s %9.1f %9s %12s %11s %8s %9.0f  not run: %s",
                       j["gpus"].get<uint32_t>(),
                       SizeText(j["bytes"].get<uint64_t>()).c_str(),
+                      j["mode"].get<std::string>().c_str(),
                       algo.c_str(),
                       "-",
                       j["wall_s"].get<double>(),
@@ -731,18 +969,24 @@ PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
     {
         std::snprintf(busbw, sizeof(busbw), "%.2f", j["busbw_GBps"].get<double>());
     }
+    char perHop[32] = "-"; // the flow level has no packet-hops
+    if (j.contains("events_per_hop"))
+    {
+        std::snprintf(perHop, sizeof(perHop), "%.2f", j["events_per_hop"].get<double>());
+    }
     std::snprintf(line,
                   sizeof(line),
-                  "%6u %6s %-13s %9s %9.1f %9.1f %12llu %11.0f %8.2f %9.0f  %s",
+                  "%6u %6s %-6s %-13s %9s %9.1f %9.1f %12llu %11.0f %8s %9.0f  %s",
                   j["gpus"].get<uint32_t>(),
                   SizeText(j["bytes"].get<uint64_t>()).c_str(),
+                  j["mode"].get<std::string>().c_str(),
                   algo.c_str(),
                   busbw,
                   j["wall_s"].get<double>(),
                   j["run_s"].get<double>(),
                   static_cast<unsigned long long>(j["events"].get<uint64_t>()),
                   j["events_per_s"].get<double>(),
-                  j["events_per_hop"].get<double>(),
+                  perHop,
                   j["peak_rss_mb"].get<double>(),
                   j["completed"].get<bool>()
                       ? "ok"
@@ -752,7 +996,7 @@ PrintRow(std::ostream& os, const nlohmann::ordered_json& j)
 
 /**
  * \param options the parsed flags
- * \return --servers as a list of 2 to 256 servers per point
+ * \return --servers as a list of 2 to 16,384 servers per point
  */
 std::vector<uint32_t>
 ParseLadder(const ScenarioOptions& options)
@@ -763,7 +1007,7 @@ ParseLadder(const ScenarioOptions& options)
     std::string item;
     while (std::getline(list, item, ','))
     {
-        ladder.push_back(FabricCli::Whole(PROGRAM, "servers", item, 1, 256));
+        ladder.push_back(FabricCli::Whole(PROGRAM, "servers", item, 1, 16384));
     }
     if (ladder.empty() || servers.back() == ',')
     {
@@ -804,6 +1048,33 @@ ParseAlgos(const ScenarioOptions& options)
         options.Fail("--algos=" + algos + ": expected ring and/or auto");
     }
     return algoList;
+}
+
+/**
+ * \param options the parsed flags
+ * \return --modes as a list
+ */
+std::vector<std::string>
+ParseModes(const ScenarioOptions& options)
+{
+    const std::string& modes = options.Get("modes");
+    std::vector<std::string> modeList;
+    std::istringstream list(modes);
+    std::string item;
+    while (std::getline(list, item, ','))
+    {
+        if ((item != "packet" && item != "flow")
+            || std::find(modeList.begin(), modeList.end(), item) != modeList.end())
+        {
+            options.Fail("--modes=" + modes + ": expected packet and/or flow");
+        }
+        modeList.push_back(item);
+    }
+    if (modeList.empty() || modes.back() == ',')
+    {
+        options.Fail("--modes=" + modes + ": expected packet and/or flow");
+    }
+    return modeList;
 }
 
 /**
@@ -856,6 +1127,13 @@ main(int argc, char* argv[])
                 "the ladder: DGX H100 servers per point, comma-separated (8 GPUs each)");
     options.Add("bytes", "all-reduce size of every point, K/M/G suffixes", "1G");
     options.Add("algos", "algorithms, comma-separated: ring and/or auto", "ring,auto");
+    options.Add("modes",
+                "engines, comma-separated: packet and/or flow (the flow level, its fabric built "
+                "without devices: FlowFabric); with both, each point runs in each, flow after "
+                "packet",
+                "packet");
+    options.Add("tiers", "fat-tree tiers: 2 (leaf-spine) or 3 (k-ary fat-tree)", "2");
+    options.Add("radix", "ports per switch (even)", std::to_string(RADIX));
     options.Use("json");
     options.Add("maxWallTime",
                 "wall-clock limit of each point (e.g. 1200s; 0: none); a point that reaches "
@@ -893,11 +1171,20 @@ main(int argc, char* argv[])
         options.Fail("--bytes=" + options.Get("bytes") + ": expected a multiple of 4 (floats)");
     }
     const std::vector<std::string> algoList = ParseAlgos(options);
+    const std::vector<std::string> modeList = ParseModes(options);
+    const uint32_t tiers = options.Whole("tiers", 2, 3);
+    const uint32_t radix = options.Whole("radix", 2, 65534);
+
     Time wallLimit;
     uint64_t memoryLimit = 0;
     ParseLimits(options, wallLimit, memoryLimit);
     const uint32_t jobs = options.Whole("jobs", 1, FabricProcessPool::MAX_JOBS);
     const uint32_t ranks = options.Whole("ranks", 1, 256);
+    if (std::find(modeList.begin(), modeList.end(), "flow") != modeList.end() && ranks > 1)
+    {
+        options.Fail("--ranks=" + options.Get("ranks")
+                     + ": the flow level runs in one process; give --modes=packet");
+    }
 #ifndef NS3_MPI
     if (ranks > 1)
     {
@@ -917,8 +1204,8 @@ main(int argc, char* argv[])
     }
 
     std::cout << "# ai-fabric scale benchmark: DGX H100 servers (8 GPUs, NVLink), rail-optimized "
-                 "2-tier fat-tree of radix "
-              << RADIX << ", RoCEv2 (PFC, ECN, DCQCN), one all-reduce per point\n"
+              << tiers << "-tier fat-tree of radix " << radix
+              << ", RoCEv2 (PFC, ECN, DCQCN), one all-reduce per point\n"
               << "# scheduler " << scheduler.Get() << " (inside the watchdog), limits per point: "
               << (wallLimit.IsStrictlyPositive() ? options.Get("maxWallTime") : std::string("none"))
               << " wall, " << (memoryLimit > 0 ? SizeText(memoryLimit) : std::string("no"))
@@ -934,26 +1221,33 @@ main(int argc, char* argv[])
                   << " points at once (--jobs): wall times and events/s share the cores, not "
                      "comparable with a serial run's\n";
     }
-    std::cout << "#  gpus  bytes algo              busbw      wall       run       events    "
-                 "events/s   ev/hop    rss  status\n"
-              << "#                                (GB/s)       (s)       (s)                     "
-                 "                  (MB)\n";
+    std::cout
+        << "#  gpus  bytes mode   algo              busbw      wall       run       events    "
+           "events/s   ev/hop    rss  status\n"
+        << "#                                       (GB/s)       (s)       (s)              "
+           "                         (MB)\n";
     std::cout.flush();
     std::vector<PointSpec> specs;
     for (uint32_t s : ladder)
     {
         for (const std::string& algo : algoList)
         {
-            PointSpec spec;
-            spec.servers = s;
-            spec.bytes = size;
-            spec.algo = algo;
-            spec.scheduler = scheduler.Get();
-            spec.simulator = simulator.Get();
-            spec.maxWallTimeS = wallLimit.GetSeconds();
-            spec.maxMemoryBytes = memoryLimit;
-            spec.ranks = ranks;
-            specs.push_back(spec);
+            for (const std::string& mode : modeList)
+            {
+                PointSpec spec;
+                spec.servers = s;
+                spec.bytes = size;
+                spec.algo = algo;
+                spec.scheduler = scheduler.Get();
+                spec.simulator = simulator.Get();
+                spec.maxWallTimeS = wallLimit.GetSeconds();
+                spec.maxMemoryBytes = memoryLimit;
+                spec.ranks = ranks;
+                spec.mode = mode;
+                spec.tiers = tiers;
+                spec.radix = radix;
+                specs.push_back(spec);
+            }
         }
     }
     // Each point in a child process of its own, up to --jobs at once, reported in the
@@ -985,7 +1279,8 @@ main(int argc, char* argv[])
         j["benchmark"] = "scale";
         j["server"] = SERVER;
         j["gpus_per_server"] = 8;
-        j["topology"] = {{"tiers", 2}, {"radix", RADIX}, {"rail", true}};
+        j["topology"] = {{"tiers", tiers}, {"radix", radix}, {"rail", true}};
+        j["modes"] = modeList;
         j["fabric"] = {{"fabric", "roce"}, {"pfc", true}, {"ecn", true}, {"dcqcn", true}};
         j["scheduler"] = scheduler.Get();
         j["quick"] = quick;

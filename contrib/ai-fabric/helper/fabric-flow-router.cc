@@ -15,6 +15,7 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
 #include "ns3/log.h"
+#include "ns3/names.h"
 #include "ns3/nvlink-gpu-port.h"
 #include "ns3/nvlink-header.h"
 #include "ns3/nvlink-transport.h"
@@ -43,6 +44,7 @@ SecondsPerByte(Ptr<const FabricNetDevice> port)
 {
     return 8.0 / static_cast<double>(port->GetDataRate().GetBitRate());
 }
+
 } // namespace
 
 TypeId
@@ -78,7 +80,15 @@ FabricFlowRouter::DoDispose()
     m_gpus.clear();
     m_linkOfPort.clear();
     m_portsOfLink.clear();
+    m_linkNames.clear();
     FlowRouter::DoDispose();
+}
+
+std::string
+FabricFlowRouter::NodeName(Ptr<Node> node)
+{
+    const std::string name = Names::FindName(node);
+    return name.empty() ? "node" + std::to_string(node->GetId()) : name;
 }
 
 Ptr<FlowNetwork>
@@ -107,6 +117,7 @@ FabricFlowRouter::Setup(const FabricHelper* fabric, NodeContainer ranks)
             {
                 g.pcie = m_network->AddLink(pcie.Get());
                 m_portsOfLink.emplace_back();
+                m_linkNames[g.pcie] = NodeName(g.node) + "/pcie";
             }
         }
         if (g.node->GetObject<NvLinkTransport>())
@@ -137,10 +148,14 @@ FabricFlowRouter::SetupNvLink(Gpu& g)
         inPorts.push_back(peer);
     }
     g.domain = nv->GetDomain();
-    g.nvOut = m_network->AddLink(DataRate(out));
+    g.outRate = DataRate(out);
+    g.inRate = DataRate(in);
+    g.nvOut = m_network->AddLink(g.outRate);
     m_portsOfLink.push_back(outPorts);
-    g.nvIn = m_network->AddLink(DataRate(in));
+    m_linkNames[g.nvOut] = NodeName(g.node) + "/nvlink-out";
+    g.nvIn = m_network->AddLink(g.inRate);
     m_portsOfLink.push_back(inPorts);
+    m_linkNames[g.nvIn] = NodeName(g.node) + "/nvlink-in";
     // One packet's way: the GPU's port, its cable, the switch, the cable to the peer.
     Ptr<NvLinkGpuPort> port = ports[0];
     Ptr<FabricNetDevice> swPort = inPorts[0];
@@ -195,6 +210,42 @@ FabricFlowRouter::GetNvls(uint32_t rank, uint32_t& out, uint32_t& in, FlowRoute&
     in = g.nvIn;
     route = g.nvlsRoute;
     return true;
+}
+
+bool
+FabricFlowRouter::GetNvLink(uint32_t rank,
+                            DataRate& out,
+                            DataRate& in,
+                            FlowRoute& unicast,
+                            FlowRoute& nvls,
+                            bool& hasNvls) const
+{
+    const Gpu& g = m_gpus.at(rank);
+    hasNvls = false;
+    if (g.domain < 0)
+    {
+        return false;
+    }
+    out = g.outRate;
+    in = g.inRate;
+    unicast = g.nvRoute;
+    nvls = g.nvlsRoute;
+    hasNvls = g.nvls;
+    return true;
+}
+
+std::string
+FabricFlowRouter::GetLinkName(uint32_t link) const
+{
+    auto named = m_linkNames.find(link);
+    if (named != m_linkNames.end())
+    {
+        return named->second;
+    }
+    NS_ABORT_MSG_IF(link >= m_portsOfLink.size() || m_portsOfLink[link].size() != 1,
+                    "FabricFlowRouter: no link " << link);
+    const Ptr<FabricNetDevice> port = m_portsOfLink[link][0];
+    return NodeName(port->GetNode()) + "/" + std::to_string(port->GetIfIndex());
 }
 
 uint32_t

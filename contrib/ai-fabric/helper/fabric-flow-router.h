@@ -67,6 +67,30 @@ class FabricFlowRouter : public FlowRouter
                  FlowRoute& ba,
                  std::string& error) override;
 
+    std::string GetLinkName(uint32_t link) const override;
+
+    /**
+     * \param node a node
+     * \return its ns-3 name, or "node<id>" if it has none (GetLinkName())
+     */
+    static std::string NodeName(Ptr<Node> node);
+
+    /**
+     * \brief A GPU's NVLink as the flow level sees it (FlowFabric copies it to every GPU).
+     * \param rank a rank
+     * \param out its NVLink ports' rates summed, sending
+     * \param in the switch ports' toward it, summed
+     * \param unicast the fixed costs of a packet to a peer (its path unset)
+     * \param nvls those of an NVLS packet
+     * \return false if the rank has no NVLink (then nvls is false too)
+     */
+    bool GetNvLink(uint32_t rank,
+                   DataRate& out,
+                   DataRate& in,
+                   FlowRoute& unicast,
+                   FlowRoute& nvls,
+                   bool& hasNvls) const;
+
     /**
      * \brief Count the bytes and packets each link carried on its ports (FabricNetDevice
      *        counters), as the packet level counts what it sends: call once, at the end.
@@ -90,6 +114,8 @@ class FabricFlowRouter : public FlowRouter
         FlowRoute nvRoute;          //!< NVLink's fixed costs (unicast)
         FlowRoute nvlsRoute;        //!< NVLS packets' fixed costs
         uint32_t pcie{UINT32_MAX};  //!< the NIC's PCIe link (none if not limited)
+        DataRate outRate;           //!< NVLink egress rate (ports summed)
+        DataRate inRate;            //!< NVLink ingress rate
     };
 
     /**
@@ -117,7 +143,7 @@ class FabricFlowRouter : public FlowRouter
     std::vector<Gpu> m_gpus;                                           //!< by rank
     std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOfPort; //!< port -> link
     std::vector<std::vector<Ptr<FabricNetDevice>>> m_portsOfLink;      //!< link -> its ports
-    std::unordered_map<const RdmaTransport*, uint32_t> m_nextQpn;      //!< NIC -> next QPN
+    std::unordered_map<uint32_t, std::string> m_linkNames; //!< the links of no single port
 };
 
 } // namespace ns3

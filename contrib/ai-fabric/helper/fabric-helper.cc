@@ -256,6 +256,22 @@ FabricHelper::GetHostAddress(Ptr<Node> host) const
 }
 
 uint32_t
+FabricHelper::SelectEqualCostPort(uint32_t /* switchNode */,
+                                  uint32_t /* src */,
+                                  uint32_t /* dst */,
+                                  uint16_t /* entropy */,
+                                  uint32_t n) const
+{
+    return n;
+}
+
+uint32_t
+FabricHelper::GetHostAddressOf(uint32_t endpoint) const
+{
+    return HostAddress(endpoint);
+}
+
+uint32_t
 FabricHelper::SelectRdmaEgress(Ptr<Node> sw,
                                Ptr<Node> /* host */,
                                uint32_t /* dst */,

@@ -333,6 +333,26 @@ class FabricHelper : public PcapHelperForDevice
     const std::vector<Ptr<FabricChannel>>& GetChannels() const;
 
     /**
+     * \brief For routes traced without devices (FlowFabric): which of a switch's equal-cost
+     *        ports (in port order) an RDMA data frame leaves by, as the switch would pick it.
+     * \param switchNode the switch's node id
+     * \param src the sender's fabric address
+     * \param dst the receiver's fabric address
+     * \param entropy the sending QP's flow entropy
+     * \param n the equal-cost ports (at least 2)
+     * \return an index below n, or n if this fabric's switches do not pick by a hash of the
+     *         frame (the base class; InfiniBand's tables hold one port per LID)
+     */
+    virtual uint32_t SelectEqualCostPort(
+        uint32_t switchNode, uint32_t src, uint32_t dst, uint16_t entropy, uint32_t n) const;
+
+    /**
+     * \param endpoint a host's index in installation order (0 for the first)
+     * \return the fabric address it gets (installed or not)
+     */
+    uint32_t GetHostAddressOf(uint32_t endpoint) const;
+
+    /**
      * \brief Use fixed random streams: initial PSNs, then every cabled port's marker
      *        (RoCEv2's ECN).
      * \param stream first stream index

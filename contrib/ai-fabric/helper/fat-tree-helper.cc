@@ -7,6 +7,7 @@
 #include "fat-tree-helper.h"
 
 #include "fabric-helper.h"
+#include "flow-fabric.h"
 #include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
@@ -421,16 +422,38 @@ FatTreeHelper::Install(FabricHelper& fabric)
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_installed, "FatTreeHelper: Install() called twice");
-    const Layout l = GetLayout();
     NS_ABORT_MSG_IF(fabric.GetTopology()->GetNVertices() != 0,
                     "FatTreeHelper: the fabric helper already holds nodes; Install() builds on a "
                     "fresh one (GPU rank r gets its (r + 1)-th host address)");
-    const uint32_t halfK = m_radix / 2;
-
     if (m_linkRateSet)
     {
         fabric.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
     }
+    Wire(fabric);
+    m_linkRate = fabric.GetHostPort(m_gpus.Get(0))->GetDataRate();
+    NS_ASSERT_MSG(fabric.GetTopology()->GetNLinks() == GetLayout().links,
+                  "FatTreeHelper: built " << fabric.GetTopology()->GetNLinks() << " links, planned "
+                                          << GetLayout().links);
+    fabric.ComputeRoutes();
+    m_installed = true;
+}
+
+void
+FatTreeHelper::Install(FlowFabric& flow)
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(m_installed, "FatTreeHelper: Install() called twice");
+    Wire(flow);
+    flow.ComputeRoutes();
+    m_installed = true;
+}
+
+template<class Builder>
+void
+FatTreeHelper::Wire(Builder& fabric)
+{
+    const Layout l = GetLayout();
+    const uint32_t halfK = m_radix / 2;
     NS_ABORT_MSG_IF(m_ranks > 1 && !Check().empty(), "FatTreeHelper: " << Check());
     // Nodes by MPI rank (SetRanks()): the node ids are the same on any split.
     for (uint32_t r = 0; r < l.gpus; ++r)
@@ -438,7 +461,6 @@ FatTreeHelper::Install(FabricHelper& fabric)
         m_gpus.Add(CreateObject<Node>(RankOfServer(r / m_gpusPerServer)));
     }
     fabric.InstallHosts(m_gpus);
-    m_linkRate = fabric.GetHostPort(m_gpus.Get(0))->GetDataRate();
 
     for (uint32_t i = 0; i < l.leaves; ++i)
     {
@@ -472,7 +494,6 @@ FatTreeHelper::Install(FabricHelper& fabric)
         }
         fabric.InstallSwitches(m_cores);
     }
-
     for (uint32_t r = 0; r < l.gpus; ++r)
     {
         NameNode("gpu" + std::to_string(r), m_gpus.Get(r));
@@ -527,11 +548,6 @@ FatTreeHelper::Install(FabricHelper& fabric)
             }
         }
     }
-    NS_ASSERT_MSG(fabric.GetTopology()->GetNLinks() == l.links,
-                  "FatTreeHelper: built " << fabric.GetTopology()->GetNLinks() << " links, planned "
-                                          << l.links);
-    fabric.ComputeRoutes();
-    m_installed = true;
 }
 
 uint32_t

@@ -18,6 +18,7 @@ namespace ns3
 {
 
 class FabricHelper;
+class FlowFabric;
 
 /**
  * \ingroup ai-fabric
@@ -148,6 +149,15 @@ class FatTreeHelper
      *        apply)
      */
     void Install(FabricHelper& fabric);
+
+    /**
+     * \brief Build the same fat-tree for the flow level alone: the same nodes (GPUs first, in
+     *        rank order, then the switches, with the same names and node ids), the same
+     *        cables in the same order, and the routes (FlowFabric::ComputeRoutes()), without
+     *        devices. Aborts if Check() is not empty.
+     * \param flow the flow-level fabric (its parameters set)
+     */
+    void Install(FlowFabric& flow);
 
     /// \return number of tiers of switches (2 or 3)
     uint32_t GetTiers() const;
@@ -313,6 +323,13 @@ class FatTreeHelper
      * \return its leaf
      */
     uint32_t LeafOfGpu(const Layout& layout, uint32_t rank) const;
+
+    /**
+     * \brief Create the nodes, install them on the fabric and cable them (both Install()s).
+     * \param fabric a FabricHelper or a FlowFabric
+     */
+    template<class Builder>
+    void Wire(Builder& fabric);
 
     /// Abort unless Install() has run
     void RequireInstalled() const;

@@ -197,6 +197,27 @@ RoceFabricHelper::SelectRdmaEgress(Ptr<Node> sw,
 }
 
 uint32_t
+RoceFabricHelper::SelectEqualCostPort(
+    uint32_t switchNode, uint32_t src, uint32_t dst, uint16_t entropy, uint32_t n) const
+{
+    if (!m_hashSeedRead)
+    {
+        // The switches' HashSeed attribute, as the factory would give it.
+        UintegerValue seed;
+        m_switchFactory.Create<RoceSwitch>()->GetAttribute("HashSeed", seed);
+        m_hashSeed = static_cast<uint32_t>(seed.Get());
+        m_hashSeedRead = true;
+    }
+    const uint32_t h = RoceSwitch::Hash(RoceSwitch::SeedOf(switchNode, m_hashSeed),
+                                        src,
+                                        dst,
+                                        17,
+                                        entropy,
+                                        RoceNetDevice::ROCEV2_UDP_PORT);
+    return h % n;
+}
+
+uint32_t
 RoceFabricHelper::GetRdmaOverheadBytes() const
 {
     return RoceNetDevice::ENCAPSULATION_BYTES + BthHeader::SIZE + IcrcTrailer::SIZE

@@ -90,6 +90,12 @@ class RoceFabricHelper : public FabricHelper
     std::vector<Option> GetOptions() const override;
     std::string SetOption(const std::string& name, const std::string& value) override;
 
+    uint32_t SelectEqualCostPort(uint32_t switchNode,
+                                 uint32_t src,
+                                 uint32_t dst,
+                                 uint16_t entropy,
+                                 uint32_t n) const override;
+
   protected:
     uint32_t SelectRdmaEgress(Ptr<Node> sw,
                               Ptr<Node> host,
@@ -113,6 +119,8 @@ class RoceFabricHelper : public FabricHelper
 
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_mmuAttributes; //!< for MMUs
     Ipv4Address m_base{"10.0.0.0"};                                           //!< address base
+    mutable uint32_t m_hashSeed{0};     //!< the switches' HashSeed (SelectEqualCostPort())
+    mutable bool m_hashSeedRead{false}; //!< m_hashSeed was read from the factory
 };
 
 } // namespace ns3

@@ -71,6 +71,19 @@ FailureReport::Arm(FabricHelper& fabric,
 }
 
 void
+FailureReport::ArmWithoutFabric(Callback<bool> done, FailureWatch& watch)
+{
+    static const FabricTopology none;
+    watch.detector = CreateObject<FabricStallDetector>();
+    watch.detector->Install(none, {});
+    watch.detector->SetDoneCallback(done);
+    watch.injector = CreateObject<FaultInjector>();
+    watch.detector->Start();
+    watch.watchdog = CreateObject<FabricWatchdog>();
+    watch.watchdog->Install();
+}
+
+void
 FailureReport::Collect(const FailureWatch& watch, FailureRunOutput& out)
 {
     out.stalled = watch.detector->GetFinding() != FabricStallDetector::Finding::NONE;

@@ -89,6 +89,15 @@ class FailureReport
     static double Us(Time t);
 
     /**
+     * \brief Arm a run whose fabric has no devices (the flow level's FlowFabric): the
+     *        watchdog, and a stall detector with no queue pair or port to watch (Collect()
+     *        reads both).
+     * \param done true once the workload has finished
+     * \param watch filled
+     */
+    static void ArmWithoutFabric(Callback<bool> done, FailureWatch& watch);
+
+    /**
      * \brief Watch a run: a stall detector on the GPUs' transports and a fault injector with
      *        the fabric's detection and reroute delays; with inject, the failures are scheduled
      *        and the detector allows for their recovery. The detector is started.

@@ -15,6 +15,7 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-flow-router.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/flow-fabric.h"
 #include "ns3/flow-network.h"
 #include "ns3/names.h"
 #include "ns3/random-variable-stream.h"
@@ -22,6 +23,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/server-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -30,6 +32,7 @@
 
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -357,5 +360,160 @@ TEST_F(FlowLevelTest, RefusesWhatOnlyPacketsHave)
         EXPECT_EQ(r.status, 2) << args;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
         EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
+
+namespace
+{
+/// A fat-tree for the light-build comparison.
+struct LightCase
+{
+    uint32_t tiers;         //!< 2 or 3
+    uint32_t radix;         //!< k
+    uint32_t servers;       //!< servers
+    uint32_t gpusPerServer; //!< GPUs per server (NVLink if more than 1)
+    uint32_t down;          //!< oversubscription, host side
+    uint32_t up;            //!< oversubscription, uplink side
+};
+
+/**
+ * \param router a router
+ * \param r a route it resolved
+ * \return everything the route says, its links by name, as text
+ */
+std::string
+RouteText(const FlowRouter& router, const FlowRoute& r)
+{
+    std::ostringstream os;
+    os.precision(17);
+    os << r.nvlink << " " << r.unit << " " << r.perPacket << " " << r.perMessage << " " << r.perLast
+       << " " << r.efficiency << " " << r.lanes << " " << r.firstSecondsPerByte << " "
+       << r.fixed.GetPicoSeconds() << " " << r.rxLatency.GetPicoSeconds() << " " << r.acked << " "
+       << r.ackBytes << " " << r.ackFirstSecondsPerByte << " " << r.ackFixed.GetPicoSeconds() << " "
+       << r.ackRxLatency.GetPicoSeconds() << " |";
+    for (const std::vector<FlowHop>* hops : {&r.hops, &r.ackHops})
+    {
+        for (const FlowHop& h : *hops)
+        {
+            os << " " << h.inSecondsPerByte << "/" << h.outSecondsPerByte << "/"
+               << h.latency.GetPicoSeconds() << "/" << h.cutThrough;
+        }
+        os << " |";
+    }
+    Ptr<FlowNetwork> network = router.GetNetwork();
+    for (const FlowNetwork::Use& u : network->GetPath(r.path))
+    {
+        os << " " << router.GetLinkName(u.link) << "@" << u.weight << "@"
+           << network->GetLinkRate(u.link).GetBitRate();
+    }
+    return os.str();
+}
+
+/**
+ * \brief Build a RoCEv2 fat-tree (with DGX-like NVLink servers if more than one GPU each).
+ * \param c the tree
+ * \param tree filled
+ * \param fabric the fabric helper
+ * \param server the server helper
+ */
+void
+ConfigureLightCase(const LightCase& c, FatTreeHelper& tree, ServerHelper& server)
+{
+    tree.SetTiers(c.tiers);
+    tree.SetRadix(c.radix);
+    tree.SetServers(c.servers);
+    tree.SetGpusPerServer(c.gpusPerServer);
+    tree.SetOversubscription(c.down, c.up);
+    tree.SetRailOptimized(c.gpusPerServer > 1);
+    server.SetPreset("dgx-h100");
+    server.SetGpusPerServer(c.gpusPerServer);
+}
+
+/**
+ * \param router a router over the case's GPUs
+ * \param n GPUs
+ * \return every connection's two routes (two channels), in one order
+ */
+std::vector<std::string>
+ResolveAll(FlowRouter& router, uint32_t n)
+{
+    std::vector<std::string> out;
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = a + 1; b < n; ++b)
+        {
+            for (uint32_t ch = 0; ch < 2; ++ch)
+            {
+                FlowRoute ab;
+                FlowRoute ba;
+                std::string error;
+                EXPECT_TRUE(router.Resolve(a, b, ch, ab, ba, error)) << error;
+                out.push_back(RouteText(router, ab));
+                out.push_back(RouteText(router, ba));
+            }
+        }
+    }
+    return out;
+}
+} // namespace
+
+// The light build (FlowFabric: no devices) gives every connection the links, weights and fixed
+// costs FabricFlowRouter finds on the built fabric: the same ECMP choices, hop counts and
+// port names, on 2- and 3-tier, oversubscribed and rail-optimized trees.
+TEST_F(FlowLevelTest, LightBuildEqualsBuiltFabric)
+{
+    for (const LightCase& c : {LightCase{2, 16, 12, 8, 1, 1},
+                               LightCase{2, 10, 12, 1, 4, 1},
+                               LightCase{3, 4, 16, 1, 1, 1},
+                               LightCase{3, 8, 8, 4, 3, 1}})
+    {
+        SCOPED_TRACE("tiers " + std::to_string(c.tiers) + " radix " + std::to_string(c.radix));
+        std::vector<std::string> built;
+        FlowFabric::Parameters parameters;
+        uint32_t n = 0;
+        {
+            FatTreeHelper tree;
+            ServerHelper server;
+            ConfigureLightCase(c, tree, server);
+            ASSERT_EQ(tree.Check(), "");
+            RoceFabricHelper fabric;
+            tree.Install(fabric);
+            if (c.gpusPerServer > 1)
+            {
+                server.Install(tree.GetGpus());
+            }
+            n = tree.GetNGpus();
+            Ptr<FabricFlowRouter> router = CreateObject<FabricFlowRouter>();
+            router->Setup(&fabric, tree.GetGpus());
+            built = ResolveAll(*router, n);
+            ASSERT_EQ(FlowFabric::Sample(fabric, tree.GetGpus(), c.gpusPerServer, parameters), "");
+            router->Dispose();
+            Simulator::Destroy(); // node ids start again at 0
+            Names::Clear();
+        }
+        FatTreeHelper tree;
+        ServerHelper server;
+        ConfigureLightCase(c, tree, server);
+        RoceFabricHelper fabric;
+        Ptr<FlowFabric> light = CreateObject<FlowFabric>();
+        light->Setup(parameters, &fabric);
+        tree.Install(*light);
+        light->SetRanks(tree.GetGpus());
+        EXPECT_EQ(light->GetNCables(), tree.GetNLinks());
+        const std::vector<std::string> flow = ResolveAll(*light, n);
+        ASSERT_EQ(flow.size(), built.size());
+        uint32_t differ = 0;
+        for (std::size_t i = 0; i < flow.size(); ++i)
+        {
+            if (flow[i] != built[i] && ++differ <= 3)
+            {
+                ADD_FAILURE() << "connection " << i << ":\n built " << built[i] << "\n light "
+                              << flow[i];
+            }
+        }
+        EXPECT_EQ(differ, 0u);
+        light->Dispose();
+        Simulator::Destroy();
+        Names::Clear();
     }
 }

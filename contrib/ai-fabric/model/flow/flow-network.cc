@@ -57,8 +57,11 @@ FlowNetwork::GetTypeId()
               .AddAttribute("EvaluationLimit",
                             "Link solutions one settlement may compute per link it started from "
                             "before the allocation is computed from scratch instead "
-                            "(progressive filling over every link). Default 64.",
-                            UintegerValue(64),
+                            "(progressive filling over every link). Default 1024: on the "
+                            "all-reduces of 1,024 to 4,096 GPUs the propagation settles within "
+                            "it (64 sent 1 settlement in 1,400 to scratch, a third of the run "
+                            "time; the allocations are the same).",
+                            UintegerValue(1024),
                             MakeUintegerAccessor(&FlowNetwork::m_evaluationLimit),
                             MakeUintegerChecker<uint32_t>(1))
               .AddTraceSource("FlowStart",
@@ -550,30 +553,22 @@ FlowNetwork::SolveFromScratch()
     }
 }
 
-bool
-FlowNetwork::Before(uint32_t a, uint32_t b) const
-{
-    const int64_t ta = m_flows[a].finish;
-    const int64_t tb = m_flows[b].finish;
-    return ta != tb ? ta < tb : a < b;
-}
-
 void
-FlowNetwork::HeapPlace(uint32_t at, uint32_t flow)
+FlowNetwork::HeapPlace(uint32_t at, const HeapEntry& entry)
 {
-    m_heap[at] = flow;
-    m_flows[flow].heapAt = at;
+    m_heap[at] = entry;
+    m_flows[entry.flow].heapAt = at;
 }
 
 void
 FlowNetwork::HeapFix(uint32_t at)
 {
-    const uint32_t flow = m_heap[at];
+    const HeapEntry entry = m_heap[at];
     // Up while earlier than the parent.
     while (at > 0)
     {
         const uint32_t parent = (at - 1) / 2;
-        if (!Before(flow, m_heap[parent]))
+        if (!(entry < m_heap[parent]))
         {
             break;
         }
@@ -589,29 +584,32 @@ FlowNetwork::HeapFix(uint32_t at)
         {
             break;
         }
-        if (child + 1 < n && Before(m_heap[child + 1], m_heap[child]))
+        if (child + 1 < n && m_heap[child + 1] < m_heap[child])
         {
             ++child;
         }
-        if (!Before(m_heap[child], flow))
+        if (!(m_heap[child] < entry))
         {
             break;
         }
         HeapPlace(at, m_heap[child]);
         at = child;
     }
-    HeapPlace(at, flow);
+    HeapPlace(at, entry);
 }
 
 void
 FlowNetwork::HeapSet(uint32_t flow, int64_t time)
 {
     Flow& f = m_flows[flow];
-    f.finish = time;
     if (f.heapAt == NOT_IN_HEAP)
     {
-        m_heap.push_back(flow);
+        m_heap.push_back(HeapEntry{time, flow});
         f.heapAt = static_cast<uint32_t>(m_heap.size() - 1);
+    }
+    else
+    {
+        m_heap[f.heapAt].time = time;
     }
     HeapFix(f.heapAt);
 }
@@ -625,10 +623,10 @@ FlowNetwork::HeapRemove(uint32_t flow)
         return;
     }
     const uint32_t at = f.heapAt;
-    const uint32_t last = m_heap.back();
+    const HeapEntry last = m_heap.back();
     m_heap.pop_back();
     f.heapAt = NOT_IN_HEAP;
-    if (last != flow)
+    if (last.flow != flow)
     {
         HeapPlace(at, last);
         HeapFix(at);
@@ -642,7 +640,7 @@ FlowNetwork::ArmEvent()
     {
         return;
     }
-    const int64_t when = m_flows[m_heap.front()].finish;
+    const int64_t when = m_heap.front().time;
     if (m_event.IsRunning() && m_eventTime == when)
     {
         return;
@@ -685,9 +683,9 @@ FlowNetwork::FinishDue()
     // The flows due now, in the heap's order (time, then number): deterministic.
     std::vector<Done>& done = m_done;
     done.clear();
-    while (!m_heap.empty() && m_flows[m_heap.front()].finish <= now)
+    while (!m_heap.empty() && m_heap.front().time <= now)
     {
-        const uint32_t id = m_heap.front();
+        const uint32_t id = m_heap.front().flow;
         Flow& f = m_flows[id];
         Detach(id); // out of the heap
         m_finishTrace(id, f.path, f.bytes);

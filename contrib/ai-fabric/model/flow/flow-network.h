@@ -258,12 +258,6 @@ class FlowNetwork : public Object
      */
     void Detach(uint32_t flow);
     /**
-     * \param a a flow in the heap
-     * \param b another
-     * \return true if a finishes first (ties: the lower number first)
-     */
-    bool Before(uint32_t a, uint32_t b) const;
-    /**
      * \brief Put a flow in the finish heap at a time, or move it there.
      * \param flow the flow
      * \param time its finish (time steps)
@@ -273,8 +267,26 @@ class FlowNetwork : public Object
     void HeapRemove(uint32_t flow);
     /// \param at a place in m_heap: move its flow up or down to where it belongs
     void HeapFix(uint32_t at);
-    /// \param at a place; \param flow the flow to put there
-    void HeapPlace(uint32_t at, uint32_t flow);
+    /// A finish time in the heap.
+    struct HeapEntry
+    {
+        int64_t time;  //!< time steps
+        uint32_t flow; //!< the flow
+        /**
+         * \param o another entry
+         * \return true if this one finishes first (ties: the lower number first)
+         */
+        bool operator<(const HeapEntry& o) const
+        {
+            return time != o.time ? time < o.time : flow < o.flow;
+        }
+    };
+
+    /**
+     * \param at a place in m_heap
+     * \param entry the entry to put there
+     */
+    void HeapPlace(uint32_t at, const HeapEntry& entry);
     /**
      * \param f a flow
      * \param now time steps
@@ -297,18 +309,18 @@ class FlowNetwork : public Object
         uint64_t cookie; //!< the owner's cookie
     };
 
-    std::vector<Done> m_done;      //!< scratch of FinishDue()
-    std::vector<uint32_t> m_heap;  //!< flows with a finish time: a binary heap
-    EventId m_event;               //!< at the earliest finish time
-    int64_t m_eventTime{-1};       //!< its time steps
-    bool m_settlePending{false};   //!< a settlement is scheduled now
-    uint32_t m_active{0};          //!< active flows
-    uint64_t m_started{0};         //!< flows started
-    uint64_t m_settlements{0};     //!< settlements
-    uint64_t m_evaluations{0};     //!< Solve() calls
-    uint64_t m_fullSolutions{0};   //!< SolveFromScratch() calls
-    uint32_t m_evaluationLimit{0}; //!< EvaluationLimit
-    double m_stepsPerSecond{0};    //!< time steps per second
+    std::vector<Done> m_done;                                   //!< scratch of FinishDue()
+    std::vector<HeapEntry> m_heap;                              //!< finish times: a binary heap
+    EventId m_event;                                            //!< at the earliest finish time
+    int64_t m_eventTime{-1};                                    //!< its time steps
+    bool m_settlePending{false};                                //!< a settlement is scheduled now
+    uint32_t m_active{0};                                       //!< active flows
+    uint64_t m_started{0};                                      //!< flows started
+    uint64_t m_settlements{0};                                  //!< settlements
+    uint64_t m_evaluations{0};                                  //!< Solve() calls
+    uint64_t m_fullSolutions{0};                                //!< SolveFromScratch() calls
+    uint32_t m_evaluationLimit{0};                              //!< EvaluationLimit
+    double m_stepsPerSecond{0};                                 //!< time steps per second
     TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
     TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
 };

@@ -120,16 +120,6 @@ class FlowRouter : public Object
     virtual bool IsNvLinkPeer(uint32_t a, uint32_t b) const = 0;
 
     /**
-     * \brief Open a connection (one channel's, between two ranks): resolve both directions.
-     * \param a a rank
-     * \param b another
-     * \param channel the channel
-     * \param ab a to b
-     * \param ba b to a
-     * \param error why there is no route, if there is none
-     * \return false if there is none
-     */
-    /**
      * \brief A rank's NVLink ports as links, for NVLS (reductions and multicasts in the
      *        switch).
      * \param rank a rank
@@ -140,9 +130,27 @@ class FlowRouter : public Object
      */
     virtual bool GetNvls(uint32_t rank, uint32_t& out, uint32_t& in, FlowRoute& route) = 0;
 
+    /**
+     * \brief Open a connection (one channel's, between two ranks): resolve both directions.
+     * \param a a rank
+     * \param b another
+     * \param channel the channel
+     * \param ab a to b
+     * \param ba b to a
+     * \param error why there is no route, if there is none
+     * \return false if there is none
+     */
     virtual bool Resolve(
         uint32_t a, uint32_t b, uint32_t channel, FlowRoute& ab, FlowRoute& ba, std::string& error)
         = 0;
+
+    /**
+     * \param link a link of the network
+     * \return its name: the sending node's name (or "node<id>") and the port's index, as
+     *         "leaf3/12"; a GPU's NVLink ports together "gpu5/nvlink-out" and
+     *         "gpu5/nvlink-in", its NIC's PCIe "gpu5/pcie"
+     */
+    virtual std::string GetLinkName(uint32_t link) const = 0;
 };
 
 } // namespace ns3

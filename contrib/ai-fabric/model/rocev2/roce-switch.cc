@@ -141,7 +141,7 @@ RoceSwitch::NotifyNewAggregate()
     Ptr<Node> node = GetObject<Node>();
     if (node)
     {
-        m_seed = m_seedAttribute != 0 ? m_seedAttribute : Mix(0x9E3779B9U + node->GetId());
+        m_seed = SeedOf(node->GetId(), m_seedAttribute);
     }
     FabricSwitch::NotifyNewAggregate();
 }
@@ -251,11 +251,23 @@ RoceSwitch::SelectPort(
     {
         return m_groupPorts[begin];
     }
-    uint32_t h = Mix(m_seed ^ src);
+    return m_groupPorts[begin + Hash(m_seed, src, dst, protocol, srcPort, dstPort) % n];
+}
+
+uint32_t
+RoceSwitch::SeedOf(uint32_t nodeId, uint32_t attribute)
+{
+    return attribute != 0 ? attribute : Mix(0x9E3779B9U + nodeId);
+}
+
+uint32_t
+RoceSwitch::Hash(
+    uint32_t seed, uint32_t src, uint32_t dst, uint8_t protocol, uint16_t srcPort, uint16_t dstPort)
+{
+    uint32_t h = Mix(seed ^ src);
     h = Mix(h ^ dst);
     h = Mix(h ^ ((uint32_t(protocol) << 16) | dstPort));
-    h = Mix(h ^ srcPort);
-    return m_groupPorts[begin + h % n];
+    return Mix(h ^ srcPort);
 }
 
 void

@@ -115,6 +115,30 @@ class RoceSwitch : public FabricSwitch
     /// \return the hash seed in use
     uint32_t GetHashSeed() const;
 
+    /**
+     * \param nodeId a switch's node id
+     * \param attribute its HashSeed attribute (0: from the node id)
+     * \return the seed it hashes with
+     */
+    static uint32_t SeedOf(uint32_t nodeId, uint32_t attribute);
+
+    /**
+     * \brief The ECMP hash of a frame's 5-tuple (SelectPort() takes it modulo the group).
+     * \param seed the switch's seed
+     * \param src source address
+     * \param dst destination address
+     * \param protocol IPv4 protocol
+     * \param srcPort transport source port
+     * \param dstPort transport destination port
+     * \return the hash
+     */
+    static uint32_t Hash(uint32_t seed,
+                         uint32_t src,
+                         uint32_t dst,
+                         uint8_t protocol,
+                         uint16_t srcPort,
+                         uint16_t dstPort);
+
   protected:
     void DoDispose() override;
     void NotifyNewAggregate() override;
