@@ -16,6 +16,11 @@
  *   ./ns3 run "ai-fabric-scale-benchmark --quick"
  *   ./ns3 run "ai-fabric-scale-benchmark --servers=2,8,32 --bytes=256M --algos=ring"
  *   ./ns3 run "ai-fabric-scale-benchmark --SchedulerType=ns3::MapScheduler --json=map.json"
+ *   ./ns3 run "ai-fabric-scale-benchmark --servers=32,128 --algos=ring --mode=packet,flow"
+ *   ./ns3 run "ai-fabric-scale-benchmark --servers=2048 --tiers=3 --algos=auto --mode=flow"
+ *
+ * --mode=flow runs a point on the flow level, its fat-tree built without devices (FlowFabric):
+ * a two-server sample built with every device gives the fixed costs first.
  *
  * Each point runs in a child process (the program runs itself again with an internal option),
  * so that its wall time and peak RSS are its own and a point that fails, runs out of memory
@@ -1052,12 +1057,12 @@ ParseAlgos(const ScenarioOptions& options)
 
 /**
  * \param options the parsed flags
- * \return --modes as a list
+ * \return --mode as a list
  */
 std::vector<std::string>
 ParseModes(const ScenarioOptions& options)
 {
-    const std::string& modes = options.Get("modes");
+    const std::string& modes = options.Get("mode");
     std::vector<std::string> modeList;
     std::istringstream list(modes);
     std::string item;
@@ -1066,13 +1071,13 @@ ParseModes(const ScenarioOptions& options)
         if ((item != "packet" && item != "flow")
             || std::find(modeList.begin(), modeList.end(), item) != modeList.end())
         {
-            options.Fail("--modes=" + modes + ": expected packet and/or flow");
+            options.Fail("--mode=" + modes + ": expected packet and/or flow");
         }
         modeList.push_back(item);
     }
     if (modeList.empty() || modes.back() == ',')
     {
-        options.Fail("--modes=" + modes + ": expected packet and/or flow");
+        options.Fail("--mode=" + modes + ": expected packet and/or flow");
     }
     return modeList;
 }
@@ -1127,11 +1132,12 @@ main(int argc, char* argv[])
                 "the ladder: DGX H100 servers per point, comma-separated (8 GPUs each)");
     options.Add("bytes", "all-reduce size of every point, K/M/G suffixes", "1G");
     options.Add("algos", "algorithms, comma-separated: ring and/or auto", "ring,auto");
-    options.Add("modes",
-                "engines, comma-separated: packet and/or flow (the flow level, its fabric built "
-                "without devices: FlowFabric); with both, each point runs in each, flow after "
-                "packet",
-                "packet");
+    options.Add(
+        "mode",
+        "the engine: packet or flow, or both comma-separated (the flow level, its fabric built "
+        "without devices: FlowFabric); with both, each point runs in each, flow after "
+        "packet",
+        "packet");
     options.Add("tiers", "fat-tree tiers: 2 (leaf-spine) or 3 (k-ary fat-tree)", "2");
     options.Add("radix", "ports per switch (even)", std::to_string(RADIX));
     options.Use("json");
@@ -1183,7 +1189,7 @@ main(int argc, char* argv[])
     if (std::find(modeList.begin(), modeList.end(), "flow") != modeList.end() && ranks > 1)
     {
         options.Fail("--ranks=" + options.Get("ranks")
-                     + ": the flow level runs in one process; give --modes=packet");
+                     + ": the flow level runs in one process; give --mode=packet");
     }
 #ifndef NS3_MPI
     if (ranks > 1)
@@ -1280,7 +1286,7 @@ main(int argc, char* argv[])
         j["server"] = SERVER;
         j["gpus_per_server"] = 8;
         j["topology"] = {{"tiers", tiers}, {"radix", radix}, {"rail", true}};
-        j["modes"] = modeList;
+        j["modes"] = modeList; // --mode, as a list
         j["fabric"] = {{"fabric", "roce"}, {"pfc", true}, {"ecn", true}, {"dcqcn", true}};
         j["scheduler"] = scheduler.Get();
         j["quick"] = quick;

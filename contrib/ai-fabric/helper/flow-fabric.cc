@@ -461,6 +461,9 @@ FlowFabric::Resolve(uint32_t a,
                     std::string& error)
 {
     const Parameters& p = m_parameters;
+    NS_ABORT_MSG_IF(a >= m_rankHost.size() || b >= m_rankHost.size(),
+                    "FlowFabric: ranks " << a << " and " << b << " of " << m_rankHost.size()
+                                         << " (SetRanks() first)");
     if (IsNvLinkPeer(a, b))
     {
         ab = p.nvRoute;

@@ -242,14 +242,14 @@ TEST(ScaleBenchmarkTest, JobsGiveTheSerialFigures)
     RunCommand("rm -rf " + dir);
 }
 
-// --modes=packet,flow runs each point in both engines: the flow point's fabric is built
+// --mode=packet,flow runs each point in both engines: the flow point's fabric is built
 // without devices (FlowFabric) and follows the packet point's busbw; it reports flows, not
 // packet-hops. A 3-tier tree (--tiers) runs too.
 TEST(ScaleBenchmarkTest, FlowModeFollowsPacket)
 {
     const std::string dir = TempDir();
     const CommandResult r = RunCommand(ProgramPath(BENCHMARK)
-                                       + " --servers=2 --bytes=16M --algos=ring --modes=packet,flow"
+                                       + " --servers=2 --bytes=16M --algos=ring --mode=packet,flow"
                                          " --json="
                                        + dir + "/modes.json");
     ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -277,7 +277,7 @@ TEST(ScaleBenchmarkTest, FlowModeFollowsPacket)
     EXPECT_FALSE(packet.contains("flows"));
 
     const CommandResult three = RunCommand(ProgramPath(BENCHMARK)
-                                           + " --servers=4 --bytes=1M --algos=auto --modes=flow"
+                                           + " --servers=4 --bytes=1M --algos=auto --mode=flow"
                                              " --tiers=3 --radix=16");
     ASSERT_EQ(three.status, 0) << three.out << three.err;
     EXPECT_NE(three.out.find("3-tier fat-tree of radix 16"), std::string::npos) << three.out;
@@ -286,10 +286,10 @@ TEST(ScaleBenchmarkTest, FlowModeFollowsPacket)
 
 TEST(ScaleBenchmarkTest, BadInputIsOneLine)
 {
-    ExpectRefused(BENCHMARK, "--modes=fluid", "", "packet and/or flow");
-    ExpectRefused(BENCHMARK, "--modes=flow,flow", "", "packet and/or flow");
+    ExpectRefused(BENCHMARK, "--mode=fluid", "", "packet and/or flow");
+    ExpectRefused(BENCHMARK, "--mode=flow,flow", "", "packet and/or flow");
     ExpectRefused(BENCHMARK, "--tiers=4", "", "--tiers=4");
-    ExpectRefused(BENCHMARK, "--modes=flow --ranks=2", "", "one process");
+    ExpectRefused(BENCHMARK, "--mode=flow --ranks=2", "", "one process");
     ExpectRefused(BENCHMARK, "--servers=1", "", "at least 2 servers");
     ExpectRefused(BENCHMARK, "--servers=2,", "", "--servers=2,");
     ExpectRefused(BENCHMARK, "--servers=2,x");
