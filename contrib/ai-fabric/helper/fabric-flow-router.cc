@@ -14,6 +14,7 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/fault-injector.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-gpu-port.h"
@@ -80,6 +81,7 @@ FabricFlowRouter::DoDispose()
     m_gpus.clear();
     m_linkOfPort.clear();
     m_portsOfLink.clear();
+    m_connections.clear();
     m_linkNames.clear();
     FlowRouter::DoDispose();
 }
@@ -316,52 +318,158 @@ FabricFlowRouter::Resolve(uint32_t a,
     Ptr<RdmaQueuePair> qa = ga.nic->CreateQueuePair();
     Ptr<RdmaQueuePair> qb = gb.nic->CreateQueuePair();
     ga.nic->ConnectQueuePairs(qa, qb, gb.nic);
-    const std::vector<Ptr<FabricNetDevice>> pathAb
-        = m_fabric->TraceRdmaPath(ga.node, gb.address, qa->GetEntropy());
-    const std::vector<Ptr<FabricNetDevice>> pathBa
-        = m_fabric->TraceRdmaPath(gb.node, ga.address, qb->GetEntropy());
-    if (pathAb.empty() || pathBa.empty())
+    Connection c;
+    c.a = a;
+    c.b = b;
+    c.mtu = qa->GetMtu();
+    c.timeout = qa->GetRetransmissionTimeout();
+    c.entropyAb = qa->GetEntropy();
+    c.entropyBa = qb->GetEntropy();
+    ab = FlowRoute();
+    ba = FlowRoute();
+    if (!Trace(c, true, ab) || !Trace(c, false, ba))
     {
         error = "no route between ranks " + std::to_string(a) + " and " + std::to_string(b);
         return false;
     }
+    ab.connection = ba.connection = static_cast<uint32_t>(m_connections.size());
+    m_connections.push_back(c);
+    return true;
+}
+
+bool
+FabricFlowRouter::Trace(const Connection& c, bool forward, FlowRoute& route)
+{
+    const Gpu& src = m_gpus[forward ? c.a : c.b];
+    const Gpu& dst = m_gpus[forward ? c.b : c.a];
+    const std::vector<Ptr<FabricNetDevice>> fwd
+        = m_fabric->TraceRdmaPath(src.node, dst.address, forward ? c.entropyAb : c.entropyBa);
+    const std::vector<Ptr<FabricNetDevice>> back
+        = m_fabric->TraceRdmaPath(dst.node, src.address, forward ? c.entropyBa : c.entropyAb);
+    if (fwd.empty() || back.empty())
+    {
+        return false;
+    }
     const uint32_t overhead = m_fabric->GetRdmaOverheadBytes();
     const uint32_t ackBytes = overhead + AethHeader::SIZE;
-    for (const auto& [route, src, dst, qp, fwd, back] :
-         {std::make_tuple(&ab, &ga, &gb, qa, &pathAb, &pathBa),
-          std::make_tuple(&ba, &gb, &ga, qb, &pathBa, &pathAb)})
+    FlowRoute r;
+    r.connection = route.connection;
+    r.forward = forward;
+    r.unit = c.mtu;
+    r.perPacket = overhead;
+    r.perMessage = RethHeader::SIZE + ImmDtHeader::SIZE; // first packet, last packet
+    r.perLast = ImmDtHeader::SIZE;
+    Describe(fwd, r.firstSecondsPerByte, r.fixed, r.hops);
+    r.fixed += src.nic->GetTxLatency();
+    r.rxLatency = dst.nic->GetRxLatency();
+    r.acked = true;
+    r.ackBytes = ackBytes;
+    Describe(back, r.ackFirstSecondsPerByte, r.ackFixed, r.ackHops);
+    r.ackRxLatency = src.nic->GetRxLatency();
+    r.retransmitTimeout = c.timeout;
+    std::vector<FlowNetwork::Use> uses;
+    for (const Ptr<FabricNetDevice>& port : fwd)
     {
-        FlowRoute& r = *route;
-        r = FlowRoute();
-        r.unit = qp->GetMtu();
-        r.perPacket = overhead;
-        r.perMessage = RethHeader::SIZE + ImmDtHeader::SIZE; // first packet, last packet
-        r.perLast = ImmDtHeader::SIZE;
-        Describe(*fwd, r.firstSecondsPerByte, r.fixed, r.hops);
-        r.fixed += src->nic->GetTxLatency();
-        r.rxLatency = dst->nic->GetRxLatency();
-        r.acked = true;
-        r.ackBytes = ackBytes;
-        Describe(*back, r.ackFirstSecondsPerByte, r.ackFixed, r.ackHops);
-        r.ackRxLatency = src->nic->GetRxLatency();
-        std::vector<FlowNetwork::Use> uses;
-        for (const Ptr<FabricNetDevice>& port : *fwd)
-        {
-            uses.push_back({LinkOf(port), 1.0});
-        }
-        const double packet = r.unit + static_cast<double>(overhead);
-        if (src->pcie != UINT32_MAX)
-        {
-            // The NIC reads each packet after its link headers over PCIe (RdmaTransport).
-            uses.push_back({src->pcie, (r.unit + BthHeader::SIZE) / packet});
-        }
-        for (const Ptr<FabricNetDevice>& port : *back)
-        {
-            uses.push_back({LinkOf(port), ackBytes / packet});
-        }
-        r.path = m_network->AddPath(uses);
+        uses.push_back({LinkOf(port), 1.0});
     }
+    const double packet = r.unit + static_cast<double>(overhead);
+    if (src.pcie != UINT32_MAX)
+    {
+        // The NIC reads each packet after its link headers over PCIe (RdmaTransport).
+        uses.push_back({src.pcie, (r.unit + BthHeader::SIZE) / packet});
+    }
+    for (const Ptr<FabricNetDevice>& port : back)
+    {
+        uses.push_back({LinkOf(port), ackBytes / packet});
+    }
+    // A retrace that finds the same links keeps the path it had.
+    bool same = route.connection != UINT32_MAX;
+    if (same)
+    {
+        const std::vector<FlowNetwork::Use>& old = m_network->GetPath(route.path);
+        same = old.size() == uses.size()
+               && std::equal(uses.begin(),
+                             uses.end(),
+                             old.begin(),
+                             [](const FlowNetwork::Use& x, const FlowNetwork::Use& y)
+                             { return x.link == y.link && x.weight == y.weight; });
+    }
+    r.path = same ? route.path : m_network->AddPath(uses);
+    route = std::move(r);
     return true;
+}
+
+bool
+FabricFlowRouter::Retrace(FlowRoute& route)
+{
+    if (route.nvlink || route.connection >= m_connections.size())
+    {
+        return false;
+    }
+    const uint32_t before = route.path;
+    FlowRoute r = route;
+    if (!Trace(m_connections[route.connection], route.forward, r) || r.path == before)
+    {
+        return false;
+    }
+    route = std::move(r);
+    return true;
+}
+
+void
+FabricFlowRouter::Follow(Ptr<FaultInjector> injector)
+{
+    injector->TraceConnectWithoutContext("Fault", MakeCallback(&FabricFlowRouter::OnFault, this));
+    injector->TraceConnectWithoutContext("Reroute",
+                                         MakeCallback(&FabricFlowRouter::OnReroute, this));
+}
+
+void
+FabricFlowRouter::OnFault(const std::string& /* what */)
+{
+    UpdateLinks();
+}
+
+void
+FabricFlowRouter::OnReroute(const std::string& /* what */)
+{
+    NotifyRoutesChanged();
+}
+
+Time
+FabricFlowRouter::GetRetransmissionTimeout() const
+{
+    Time longest(0);
+    for (const Connection& c : m_connections)
+    {
+        longest = std::max(longest, c.timeout);
+    }
+    return longest;
+}
+
+void
+FabricFlowRouter::UpdateLinks()
+{
+    for (uint32_t link = 0; link < m_portsOfLink.size(); ++link)
+    {
+        const std::vector<Ptr<FabricNetDevice>>& ports = m_portsOfLink[link];
+        if (ports.empty())
+        {
+            continue; // a NIC's PCIe: no cable
+        }
+        uint64_t up = 0;
+        for (const Ptr<FabricNetDevice>& port : ports)
+        {
+            if (port->GetFabricChannel()->IsLinkUp())
+            {
+                up += port->GetDataRate().GetBitRate();
+            }
+        }
+        if (m_network->GetLinkRate(link).GetBitRate() != up)
+        {
+            m_network->SetLinkRate(link, DataRate(up));
+        }
+    }
 }
 
 void

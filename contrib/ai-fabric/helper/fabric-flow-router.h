@@ -18,6 +18,7 @@ namespace ns3
 
 class FabricHelper;
 class FabricNetDevice;
+class FaultInjector;
 class RdmaTransport;
 
 /**
@@ -37,6 +38,12 @@ class RdmaTransport;
  *
  * The fixed costs come from the same objects: the NIC's TxLatency and RxLatency, each
  * cable's delay, each switch's PortLatency and cut-through, the ports' rates.
+ *
+ * Failures (Follow()): when the FaultInjector fails or repairs cables, each link's capacity
+ * becomes the rate of its ports whose cables are up (a flow on a failed cable stops: the
+ * packet level loses what it sends there until the reroute, and resends it); when the
+ * injector's reroute has put new tables in the switches, every connection is traced again and
+ * the flows of the ones whose path changed go on with their remaining bytes on the new path.
  */
 class FabricFlowRouter : public FlowRouter
 {
@@ -68,6 +75,20 @@ class FabricFlowRouter : public FlowRouter
                  std::string& error) override;
 
     std::string GetLinkName(uint32_t link) const override;
+    bool Retrace(FlowRoute& route) override;
+
+    /**
+     * \brief Follow an injector's failures: the links' capacities on its Fault trace, the
+     *        routes on its Reroute trace.
+     * \param injector the fabric's fault injector
+     */
+    void Follow(Ptr<FaultInjector> injector);
+
+    /// \brief Set each link's capacity from its ports whose cables are up.
+    void UpdateLinks();
+
+    /// \return the longest retransmission timeout of the connections' QPs (0: none)
+    Time GetRetransmissionTimeout() const;
 
     /**
      * \param node a node
@@ -138,11 +159,37 @@ class FabricFlowRouter : public FlowRouter
     /// \param g a GPU with NVLink: its links and routes
     void SetupNvLink(Gpu& g);
 
+    /// A connection between two NICs, as resolved.
+    struct Connection
+    {
+        uint32_t a{0};         //!< the first rank
+        uint32_t b{0};         //!< the second
+        uint32_t mtu{0};       //!< payload bytes per packet
+        Time timeout;          //!< the QPs' retransmission timeout
+        uint32_t entropyAb{0}; //!< its QP's flow entropy, a to b
+        uint32_t entropyBa{0}; //!< b to a
+    };
+
+    /**
+     * \brief Trace a connection's direction over the current tables.
+     * \param c the connection
+     * \param forward a to b (else b to a)
+     * \param route filled (its path added to the network unless it is route's already)
+     * \return false if there is no route now
+     */
+    bool Trace(const Connection& c, bool forward, FlowRoute& route);
+
+    /// \param what the injector's record: links' capacities from their cables
+    void OnFault(const std::string& what);
+    /// \param what the injector's record: retrace the routes
+    void OnReroute(const std::string& what);
+
     const FabricHelper* m_fabric{nullptr};                             //!< the fabric
     Ptr<FlowNetwork> m_network;                                        //!< its links
     std::vector<Gpu> m_gpus;                                           //!< by rank
     std::unordered_map<const FabricNetDevice*, uint32_t> m_linkOfPort; //!< port -> link
     std::vector<std::vector<Ptr<FabricNetDevice>>> m_portsOfLink;      //!< link -> its ports
+    std::vector<Connection> m_connections;                 //!< resolved (FlowRoute::connection)
     std::unordered_map<uint32_t, std::string> m_linkNames; //!< the links of no single port
 };
 

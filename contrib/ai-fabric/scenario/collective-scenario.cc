@@ -284,10 +284,6 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
         {
             o.Fail("--pcap: the flow level sends no packets to capture; use --mode=packet");
         }
-        if (!o.Get("failures").empty())
-        {
-            o.Fail("--failures: not yet modelled at the flow level; use --mode=packet");
-        }
         if (FabricCli::GetRanks() > 1)
         {
             o.Fail("--mode=flow runs in one process; run it without mpirun");
@@ -394,6 +390,15 @@ CollectiveScenario::Simulate(bool inject, bool print)
                             error))
     {
         FailClean("--failures=" + o.Get("failures") + ": " + error);
+    }
+    if (router)
+    {
+        // The flow level follows the injector's failures and reroutes, and its flows are the
+        // work the stall detector watches.
+        router->Follow(watch.injector);
+        watch.detector->SetWorkCallback(
+            MakeCallback(&FlowNetwork::GetWork, PeekPointer(router->GetNetwork())),
+            router->GetRetransmissionTimeout());
     }
     topology->Watch(collectives);
     if (print && FabricCli::GetRanks() > 1 && FabricCli::IsMainRank())

@@ -111,6 +111,7 @@ FabricStallDetector::DoDispose()
     m_ports.clear();
     m_transports.clear();
     m_done = Callback<bool>();
+    m_work = Callback<void, uint64_t&, uint64_t&>();
     Object::DoDispose();
 }
 
@@ -141,6 +142,13 @@ void
 FabricStallDetector::SetDoneCallback(Callback<bool> done)
 {
     m_done = done;
+}
+
+void
+FabricStallDetector::SetWorkCallback(Callback<void, uint64_t&, uint64_t&> work, Time timeout)
+{
+    m_work = work;
+    m_workTimeout = timeout;
 }
 
 void
@@ -207,6 +215,18 @@ FabricStallDetector::TakePart(bool withQueues) const
             {
                 part.rto = std::max(part.rto, qp->GetRetransmissionTimeout().GetTimeStep());
             }
+        }
+    }
+    if (!m_work.IsNull())
+    {
+        uint64_t progress = 0;
+        uint64_t outstanding = 0;
+        m_work(progress, outstanding);
+        part.progress += progress;
+        part.outstanding += outstanding;
+        if (outstanding > 0)
+        {
+            part.rto = std::max(part.rto, m_workTimeout.GetTimeStep());
         }
     }
     for (uint32_t p = 0; p < m_ports.size(); ++p)

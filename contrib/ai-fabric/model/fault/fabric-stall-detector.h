@@ -92,6 +92,15 @@ class FabricStallDetector : public Object
      */
     void SetDoneCallback(Callback<bool> done);
 
+    /**
+     * \brief Also watch work that is not on queue pairs (the flow level's flows).
+     * \param work fills (progress, outstanding): a count that grows while the work moves
+     *        (bytes sent), and the work not finished (flows)
+     * \param timeout the retransmission timeout the work waits for after a loss (as a queue
+     *        pair's: a stall is declared after two of them and the RecoveryAllowance)
+     */
+    void SetWorkCallback(Callback<void, uint64_t&, uint64_t&> work, Time timeout);
+
     /// Start checking (call before Simulator::Run(); across MPI ranks, on every rank).
     void Start();
 
@@ -230,6 +239,8 @@ class FabricStallDetector : public Object
     std::vector<Ptr<FabricNetDevice>> m_ports;        //!< every port
     std::vector<Ptr<RdmaTransport>> m_transports;     //!< hosts' transports
     Callback<bool> m_done;                            //!< workload finished?
+    Callback<void, uint64_t&, uint64_t&> m_work;      //!< SetWorkCallback()
+    Time m_workTimeout;                               //!< SetWorkCallback()
     uint64_t m_lastProgress{0};                       //!< count at the last change
     Time m_lastChange;                                //!< when it last changed
     EventId m_event;                                  //!< next check

@@ -93,6 +93,9 @@ FlowNetwork::DoDispose()
     m_links.clear();
     m_paths.clear();
     m_flows.clear();
+    m_limits.clear();
+    m_heapAt.clear();
+    m_slots.clear();
     m_freeFlows.clear();
     m_heap.clear();
     Object::DoDispose();
@@ -143,6 +146,18 @@ FlowNetwork::AddPath(const std::vector<Use>& uses)
                             "FlowNetwork: a path crosses link " << uses[i].link << " twice");
         }
     }
+    if (uses.size() > m_stride)
+    {
+        // Room for the longer path in every flow's slots.
+        const auto stride = static_cast<uint32_t>(uses.size());
+        std::vector<uint32_t> slots(m_flows.size() * stride);
+        for (std::size_t id = 0; id < m_flows.size(); ++id)
+        {
+            std::copy_n(m_slots.begin() + id * m_stride, m_stride, slots.begin() + id * stride);
+        }
+        m_slots.swap(slots);
+        m_stride = stride;
+    }
     m_paths.push_back(uses);
     return static_cast<uint32_t>(m_paths.size() - 1);
 }
@@ -168,33 +183,92 @@ FlowNetwork::Start(
     {
         id = static_cast<uint32_t>(m_flows.size());
         m_flows.emplace_back();
+        m_limits.emplace_back();
+        m_heapAt.push_back(NOT_IN_HEAP);
+        m_slots.resize(m_flows.size() * m_stride);
     }
     Flow& f = m_flows[id];
-    const std::vector<Use>& uses = m_paths[path];
     f.path = path;
     f.bytes = bytes;
     f.packets = packets;
     f.remaining = static_cast<double>(bytes);
     f.rate = 0;
-    f.maxRate = maxRate;
+    m_limits[id].maxRate = maxRate;
     f.updated = Simulator::Now().GetTimeStep();
+    f.stoppedAt = -1;
+    f.rateBefore = 0;
     f.active = true;
     f.owner = owner;
     f.cookie = cookie;
-    f.slot.resize(uses.size());
-    for (uint32_t u = 0; u < uses.size(); ++u)
-    {
-        Link& link = m_links[uses[u].link];
-        f.slot[u] = static_cast<uint32_t>(link.members.size());
-        link.members.push_back(Member{id, u});
-        Enqueue(uses[u].link);
-    }
+    Attach(id);
     Touch(id);
     ++m_active;
     ++m_started;
     m_startTrace(id, path, bytes);
     RequestSettle();
     return id;
+}
+
+void
+FlowNetwork::Attach(uint32_t id)
+{
+    Flow& f = m_flows[id];
+    const std::vector<Use>& uses = m_paths[f.path];
+    uint32_t* slot = &m_slots[static_cast<std::size_t>(id) * m_stride];
+    for (uint32_t u = 0; u < uses.size(); ++u)
+    {
+        Link& link = m_links[uses[u].link];
+        slot[u] = static_cast<uint32_t>(link.members.size());
+        link.members.push_back(Member{id, u, uses[u].weight});
+        Enqueue(uses[u].link);
+    }
+    FindLow(id, m_limits[id]);
+}
+
+void
+FlowNetwork::Move(uint32_t flow, uint32_t path)
+{
+    NS_ABORT_MSG_IF(flow >= m_flows.size() || !m_flows[flow].active,
+                    "FlowNetwork: no active flow " << flow);
+    NS_ABORT_MSG_IF(path >= m_paths.size(), "FlowNetwork: no path " << path);
+    Flow& f = m_flows[flow];
+    if (f.path == path)
+    {
+        return;
+    }
+    const int64_t now = Simulator::Now().GetTimeStep();
+    f.remaining = RemainingAt(f, now);
+    f.updated = now;
+    // What it sent stays counted on the old links; the rest is its flow on the new ones.
+    const double sent = static_cast<double>(f.bytes) - f.remaining;
+    const auto sentPackets = static_cast<uint64_t>(std::llround(
+        f.bytes > 0 ? static_cast<double>(f.packets) * sent / static_cast<double>(f.bytes) : 0));
+    Leave(flow, sent, sentPackets);
+    f.bytes = static_cast<uint64_t>(std::ceil(f.remaining));
+    f.packets -= std::min(f.packets, sentPackets);
+    f.path = path;
+    Attach(flow);
+    Touch(flow);
+    RequestSettle();
+}
+
+uint32_t
+FlowNetwork::GetFlowPath(uint32_t flow) const
+{
+    return m_flows.at(flow).path;
+}
+
+bool
+FlowNetwork::GetStop(uint32_t flow, Time& since, double& rateBefore) const
+{
+    const Flow& f = m_flows.at(flow);
+    if (f.stoppedAt < 0 || f.rate > 0)
+    {
+        return false;
+    }
+    since = TimeStep(f.stoppedAt);
+    rateBefore = f.rateBefore;
+    return true;
 }
 
 double
@@ -228,6 +302,22 @@ FlowNetwork::GetFlowsStarted() const
     return m_started;
 }
 
+void
+FlowNetwork::GetWork(uint64_t& progress, uint64_t& outstanding) const
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    double sent = m_sent;
+    for (const Flow& f : m_flows)
+    {
+        if (f.active)
+        {
+            sent += static_cast<double>(f.bytes) - RemainingAt(f, now);
+        }
+    }
+    progress = static_cast<uint64_t>(sent);
+    outstanding = m_active;
+}
+
 uint64_t
 FlowNetwork::GetSettlements() const
 {
@@ -255,8 +345,7 @@ FlowNetwork::GetLinkBytes(uint32_t link) const
     for (const Member& m : l.members)
     {
         const Flow& f = m_flows[m.flow];
-        bytes
-            += m_paths[f.path][m.use].weight * (static_cast<double>(f.bytes) - RemainingAt(f, now));
+        bytes += m.weight * (static_cast<double>(f.bytes) - RemainingAt(f, now));
     }
     return bytes;
 }
@@ -279,7 +368,7 @@ FlowNetwork::GetLinkLoad(uint32_t link) const
     double load = 0;
     for (const Member& m : m_links.at(link).members)
     {
-        load += m_paths[m_flows[m.flow].path][m.use].weight * m_flows[m.flow].rate;
+        load += m.weight * m_flows[m.flow].rate;
     }
     return load;
 }
@@ -306,6 +395,58 @@ FlowNetwork::Touch(uint32_t flow)
     }
 }
 
+void
+FlowNetwork::FindLow(uint32_t id, Limits& f)
+{
+    f.low = INF;
+    f.second = INF;
+    f.lowLink = UINT32_MAX;
+    for (const Use& u : m_paths[m_flows[id].path])
+    {
+        const double level = m_links[u.link].level;
+        if (level < f.low)
+        {
+            f.second = f.low;
+            f.low = level;
+            f.lowLink = u.link;
+        }
+        else if (level < f.second)
+        {
+            f.second = level;
+        }
+    }
+}
+
+void
+FlowNetwork::MoveLow(uint32_t id, Limits& f, uint32_t link, double before, double after)
+{
+    if (f.lowLink == link)
+    {
+        if (after <= f.second)
+        {
+            f.low = after; // still the lowest
+        }
+        else
+        {
+            FindLow(id, f); // rose past the second: which link is lowest now is not known
+        }
+    }
+    else if (after < f.low)
+    {
+        f.second = f.low;
+        f.low = after;
+        f.lowLink = link;
+    }
+    else if (after < f.second)
+    {
+        f.second = after;
+    }
+    else if (before <= f.second && after > before)
+    {
+        FindLow(id, f); // it may have been the second, and rose
+    }
+}
+
 double
 FlowNetwork::Solve(uint32_t link)
 {
@@ -319,18 +460,11 @@ FlowNetwork::Solve(uint32_t link)
     double weights = 0;
     for (const Member& m : l.members)
     {
-        const Flow& f = m_flows[m.flow];
-        const std::vector<Use>& uses = m_paths[f.path];
-        double limit = f.maxRate;
-        for (uint32_t u = 0; u < uses.size(); ++u)
-        {
-            if (u != m.use)
-            {
-                limit = std::min(limit, m_links[uses[u].link].level);
-            }
-        }
-        m_bw.emplace_back(limit, uses[m.use].weight);
-        weights += uses[m.use].weight;
+        // Its limit elsewhere: its own, and the lowest level of its other links.
+        const Limits& f = m_limits[m.flow];
+        const double limit = std::min(f.maxRate, f.lowLink == link ? f.second : f.low);
+        m_bw.emplace_back(limit, m.weight);
+        weights += m.weight;
     }
     if (l.capacity <= 0)
     {
@@ -389,14 +523,20 @@ FlowNetwork::Settle()
         {
             continue;
         }
+        // A level that fell lowers its flows' limits on their other links: a link limiting
+        // none of its flows (infinite level) still limits none, and stays as it is. A level
+        // that rose may make any of them a limit.
+        const double before = l.level;
+        const bool fell = level < before;
         l.level = level;
         for (const Member& m : l.members)
         {
+            MoveLow(m.flow, m_limits[m.flow], link, before, level);
             Touch(m.flow);
             const std::vector<Use>& uses = m_paths[m_flows[m.flow].path];
             for (uint32_t u = 0; u < uses.size(); ++u)
             {
-                if (u != m.use)
+                if (u != m.use && !(fell && std::isinf(m_links[uses[u].link].level)))
                 {
                     Enqueue(uses[u].link);
                 }
@@ -422,11 +562,7 @@ FlowNetwork::Settle()
         {
             continue;
         }
-        double rate = f.maxRate;
-        for (const Use& u : m_paths[f.path])
-        {
-            rate = std::min(rate, m_links[u.link].level);
-        }
+        double rate = std::min(m_limits[id].maxRate, m_limits[id].low);
         if (std::isinf(rate))
         {
             // Only on links of infinite capacity: no link limits it (cannot happen with
@@ -436,6 +572,15 @@ FlowNetwork::Settle()
             {
                 rate = std::max(rate, m_links[u.link].capacity);
             }
+        }
+        if (rate <= 0 && f.stoppedAt < 0)
+        {
+            f.stoppedAt = now; // a link of its path is down (or it started on one)
+            f.rateBefore = f.rate;
+        }
+        else if (rate > 0)
+        {
+            f.stoppedAt = -1;
         }
         if (!Differ(rate, f.rate))
         {
@@ -479,7 +624,7 @@ FlowNetwork::SolveFromScratch()
         left[i] = l.capacity;
         for (const Member& m : l.members)
         {
-            weights[i] += m_paths[m_flows[m.flow].path][m.use].weight;
+            weights[i] += m.weight;
         }
     }
     typedef std::pair<double, uint32_t> Entry; // (fill level, link)
@@ -494,9 +639,9 @@ FlowNetwork::SolveFromScratch()
     // A flow's own limit is an entry past the links.
     for (uint32_t id = 0; id < m_flows.size(); ++id)
     {
-        if (m_flows[id].active && !std::isinf(m_flows[id].maxRate))
+        if (m_flows[id].active && !std::isinf(m_limits[id].maxRate))
         {
-            heap.emplace(m_flows[id].maxRate, static_cast<uint32_t>(nLinks + id));
+            heap.emplace(m_limits[id].maxRate, static_cast<uint32_t>(nLinks + id));
         }
     }
     auto freeze = [&](uint32_t id, double level, uint32_t except)
@@ -548,6 +693,7 @@ FlowNetwork::SolveFromScratch()
     {
         if (m_flows[id].active)
         {
+            FindLow(id, m_limits[id]);
             Touch(id);
         }
     }
@@ -557,17 +703,18 @@ void
 FlowNetwork::HeapPlace(uint32_t at, const HeapEntry& entry)
 {
     m_heap[at] = entry;
-    m_flows[entry.flow].heapAt = at;
+    m_heapAt[entry.flow] = at;
 }
 
 void
 FlowNetwork::HeapFix(uint32_t at)
 {
     const HeapEntry entry = m_heap[at];
+    // A 4-ary heap (half the depth of a binary one; the children share a cache line or two).
     // Up while earlier than the parent.
     while (at > 0)
     {
-        const uint32_t parent = (at - 1) / 2;
+        const uint32_t parent = (at - 1) / 4;
         if (!(entry < m_heap[parent]))
         {
             break;
@@ -579,14 +726,19 @@ FlowNetwork::HeapFix(uint32_t at)
     const auto n = static_cast<uint32_t>(m_heap.size());
     while (true)
     {
-        uint32_t child = 2 * at + 1;
-        if (child >= n)
+        const uint32_t first = 4 * at + 1;
+        if (first >= n)
         {
             break;
         }
-        if (child + 1 < n && m_heap[child + 1] < m_heap[child])
+        uint32_t child = first;
+        const uint32_t end = std::min(n, first + 4);
+        for (uint32_t c = first + 1; c < end; ++c)
         {
-            ++child;
+            if (m_heap[c] < m_heap[child])
+            {
+                child = c;
+            }
         }
         if (!(m_heap[child] < entry))
         {
@@ -601,31 +753,30 @@ FlowNetwork::HeapFix(uint32_t at)
 void
 FlowNetwork::HeapSet(uint32_t flow, int64_t time)
 {
-    Flow& f = m_flows[flow];
-    if (f.heapAt == NOT_IN_HEAP)
+    uint32_t& at = m_heapAt[flow];
+    if (at == NOT_IN_HEAP)
     {
         m_heap.push_back(HeapEntry{time, flow});
-        f.heapAt = static_cast<uint32_t>(m_heap.size() - 1);
+        at = static_cast<uint32_t>(m_heap.size() - 1);
     }
     else
     {
-        m_heap[f.heapAt].time = time;
+        m_heap[at].time = time;
     }
-    HeapFix(f.heapAt);
+    HeapFix(at);
 }
 
 void
 FlowNetwork::HeapRemove(uint32_t flow)
 {
-    Flow& f = m_flows[flow];
-    if (f.heapAt == NOT_IN_HEAP)
+    const uint32_t at = m_heapAt[flow];
+    if (at == NOT_IN_HEAP)
     {
         return;
     }
-    const uint32_t at = f.heapAt;
     const HeapEntry last = m_heap.back();
     m_heap.pop_back();
-    f.heapAt = NOT_IN_HEAP;
+    m_heapAt[flow] = NOT_IN_HEAP;
     if (last.flow != flow)
     {
         HeapPlace(at, last);
@@ -656,23 +807,34 @@ void
 FlowNetwork::Detach(uint32_t id)
 {
     Flow& f = m_flows[id];
-    const std::vector<Use>& uses = m_paths[f.path];
-    for (uint32_t u = 0; u < uses.size(); ++u)
-    {
-        Link& link = m_links[uses[u].link];
-        link.carried += uses[u].weight * static_cast<double>(f.bytes);
-        link.packets += f.packets;
-        const uint32_t at = f.slot[u];
-        const Member last = link.members.back();
-        link.members[at] = last;
-        m_flows[last.flow].slot[last.use] = at;
-        link.members.pop_back();
-        Enqueue(uses[u].link);
-    }
+    Leave(id, static_cast<double>(f.bytes), f.packets);
     HeapRemove(id);
     f.active = false;
     f.rate = 0;
     --m_active;
+}
+
+void
+FlowNetwork::Leave(uint32_t id, double bytes, uint64_t packets)
+{
+    Flow& f = m_flows[id];
+    m_sent += bytes;
+    const std::vector<Use>& uses = m_paths[f.path];
+    for (uint32_t u = 0; u < uses.size(); ++u)
+    {
+        Link& link = m_links[uses[u].link];
+        link.carried += uses[u].weight * bytes;
+        link.packets += packets;
+        const uint32_t at = m_slots[static_cast<std::size_t>(id) * m_stride + u];
+        const Member last = link.members.back();
+        link.members[at] = last;
+        m_slots[static_cast<std::size_t>(last.flow) * m_stride + last.use] = at;
+        link.members.pop_back();
+        if (!std::isinf(link.level))
+        {
+            Enqueue(uses[u].link); // a link that limited none of its flows limits none now
+        }
+    }
 }
 
 void

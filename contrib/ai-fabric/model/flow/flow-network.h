@@ -136,6 +136,29 @@ class FlowNetwork : public Object
                    double maxRate = std::numeric_limits<double>::infinity());
 
     /**
+     * \brief Move an active flow to another path (a reroute): the bytes it has sent stay on
+     *        the old path's links, the rest go on the new one's; the allocation is settled
+     *        again at once.
+     * \param flow an active flow
+     * \param path its new path
+     */
+    void Move(uint32_t flow, uint32_t path);
+
+    /**
+     * \param flow an active flow
+     * \return its path
+     */
+    uint32_t GetFlowPath(uint32_t flow) const;
+
+    /**
+     * \param flow an active flow
+     * \param since filled: when its rate fell to 0 (a link of its path went down)
+     * \param rateBefore filled: its rate before (bytes/s; 0 if it started stopped)
+     * \return true if it is stopped now
+     */
+    bool GetStop(uint32_t flow, Time& since, double& rateBefore) const;
+
+    /**
      * \param flow an active flow
      * \return its rate (bytes/s), as last settled
      */
@@ -152,6 +175,13 @@ class FlowNetwork : public Object
 
     /// \return flows started so far
     uint64_t GetFlowsStarted() const;
+
+    /**
+     * \brief What a stall detector watches (FabricStallDetector::SetWorkCallback).
+     * \param progress bytes sent so far (every flow's, weight 1)
+     * \param outstanding flows not finished
+     */
+    void GetWork(uint64_t& progress, uint64_t& outstanding) const;
 
     /// \return settlements of the allocation (one per time at which flows started or ended)
     uint64_t GetSettlements() const;
@@ -204,6 +234,7 @@ class FlowNetwork : public Object
     {
         uint32_t flow; //!< the flow
         uint32_t use;  //!< index in its path
+        double weight; //!< the use's weight
     };
 
     /// One direction of a cable.
@@ -220,26 +251,49 @@ class FlowNetwork : public Object
     /// A flow.
     struct Flow
     {
-        uint32_t path{0};             //!< its path
-        uint64_t bytes{0};            //!< its bytes
-        uint64_t packets{0};          //!< its packets
-        double remaining{0};          //!< bytes not yet sent at m_updated
-        double rate{0};               //!< bytes/s
+        uint32_t path{0};      //!< its path
+        uint64_t bytes{0};     //!< its bytes
+        uint64_t packets{0};   //!< its packets
+        double remaining{0};   //!< bytes not yet sent at m_updated
+        double rate{0};        //!< bytes/s
+        int64_t updated{0};    //!< time steps of the last rate change
+        int64_t stoppedAt{-1}; //!< time steps its rate fell to 0 (-1: moving)
+        double rateBefore{0};  //!< its rate before it stopped
+        int64_t finish{0};     //!< time steps of its finish (while in the heap)
+        bool active{false};    //!< started, not finished
+        bool touched{false};   //!< in m_touched
+        Owner* owner{nullptr}; //!< told when it finishes
+        uint64_t cookie{0};    //!< handed to the owner
+    };
+
+    /// What solving a link reads of each of its flows (kept apart from Flow: dense).
+    struct Limits
+    {
+        double low{0};                //!< the lowest level on its path
+        double second{0};             //!< the lowest but one (equal to low on a tie)
         double maxRate{0};            //!< its own limit (bytes/s)
-        int64_t updated{0};           //!< time steps of the last rate change
-        int64_t finish{0};            //!< time steps of its finish (while in the heap)
-        uint32_t heapAt{NOT_IN_HEAP}; //!< its place in m_heap
-        bool active{false};           //!< started, not finished
-        bool touched{false};          //!< in m_touched
-        Owner* owner{nullptr};        //!< told when it finishes
-        uint64_t cookie{0};           //!< handed to the owner
-        std::vector<uint32_t> slot;   //!< by use: its place in the link's member list
+        uint32_t lowLink{UINT32_MAX}; //!< the link of low (none: every level infinite)
     };
 
     /// \param link add to the work list
     void Enqueue(uint32_t link);
     /// \param flow add to the flows whose rates are checked after the settlement
     void Touch(uint32_t flow);
+    /**
+     * \brief Find the lowest two levels on a flow's path.
+     * \param id the flow
+     * \param limits its limits
+     */
+    void FindLow(uint32_t id, Limits& limits);
+    /**
+     * \brief Keep a flow's lowest two levels when one of its links' level changes.
+     * \param id the flow
+     * \param limits its limits
+     * \param link the link
+     * \param before its level before
+     * \param after its level now
+     */
+    void MoveLow(uint32_t id, Limits& limits, uint32_t link, double before, double after);
     /**
      * \param link a link
      * \return its level from its flows and the other links' levels
@@ -254,9 +308,19 @@ class FlowNetwork : public Object
     /// Keep the simulator's event at the heap's earliest finish time.
     void ArmEvent();
     /**
-     * \param flow a flow leaving its links
+     * \param flow a flow leaving its links (out of the heap, no longer active)
      */
     void Detach(uint32_t flow);
+    /**
+     * \param id a flow: put it on its path's links
+     */
+    void Attach(uint32_t id);
+    /**
+     * \param id a flow: take it off its path's links, counting its bytes and packets there
+     * \param bytes its bytes on them
+     * \param packets its packets on them
+     */
+    void Leave(uint32_t id, double bytes, uint64_t packets);
     /**
      * \brief Put a flow in the finish heap at a time, or move it there.
      * \param flow the flow
@@ -294,9 +358,13 @@ class FlowNetwork : public Object
      */
     double RemainingAt(const Flow& f, int64_t now) const;
 
-    std::vector<Link> m_links;                   //!< by number
-    std::vector<std::vector<Use>> m_paths;       //!< by number
-    std::vector<Flow> m_flows;                   //!< by number
+    std::vector<Link> m_links;             //!< by number
+    std::vector<std::vector<Use>> m_paths; //!< by number
+    std::vector<Flow> m_flows;             //!< by number
+    std::vector<Limits> m_limits;          //!< by flow
+    std::vector<uint32_t> m_heapAt;        //!< by flow: its place in m_heap
+    std::vector<uint32_t> m_slots; //!< by flow x m_stride + use: its place in the link's members
+    uint32_t m_stride{1};          //!< the longest path's uses
     std::vector<uint32_t> m_freeFlows;           //!< numbers to reuse
     std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
     std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
@@ -309,18 +377,19 @@ class FlowNetwork : public Object
         uint64_t cookie; //!< the owner's cookie
     };
 
-    std::vector<Done> m_done;                                   //!< scratch of FinishDue()
-    std::vector<HeapEntry> m_heap;                              //!< finish times: a binary heap
-    EventId m_event;                                            //!< at the earliest finish time
-    int64_t m_eventTime{-1};                                    //!< its time steps
-    bool m_settlePending{false};                                //!< a settlement is scheduled now
-    uint32_t m_active{0};                                       //!< active flows
-    uint64_t m_started{0};                                      //!< flows started
-    uint64_t m_settlements{0};                                  //!< settlements
-    uint64_t m_evaluations{0};                                  //!< Solve() calls
-    uint64_t m_fullSolutions{0};                                //!< SolveFromScratch() calls
-    uint32_t m_evaluationLimit{0};                              //!< EvaluationLimit
-    double m_stepsPerSecond{0};                                 //!< time steps per second
+    std::vector<Done> m_done;      //!< scratch of FinishDue()
+    std::vector<HeapEntry> m_heap; //!< finish times: a 4-ary heap
+    EventId m_event;               //!< at the earliest finish time
+    int64_t m_eventTime{-1};       //!< its time steps
+    bool m_settlePending{false};   //!< a settlement is scheduled now
+    uint32_t m_active{0};          //!< active flows
+    uint64_t m_started{0};         //!< flows started
+    double m_sent{0};              //!< bytes the flows sent on paths they left (finished or moved)
+    uint64_t m_settlements{0};     //!< settlements
+    uint64_t m_evaluations{0};     //!< Solve() calls
+    uint64_t m_fullSolutions{0};   //!< SolveFromScratch() calls
+    uint32_t m_evaluationLimit{0}; //!< EvaluationLimit
+    double m_stepsPerSecond{0};    //!< time steps per second
     TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
     TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
 };

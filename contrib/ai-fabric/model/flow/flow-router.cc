@@ -97,4 +97,32 @@ FlowRouter::GetTypeId()
     return tid;
 }
 
+void
+FlowRouter::DoDispose()
+{
+    m_listeners.clear();
+    Object::DoDispose();
+}
+
+void
+FlowRouter::AddListener(Listener* listener)
+{
+    m_listeners.push_back(listener);
+}
+
+bool
+FlowRouter::Retrace(FlowRoute& /* route */)
+{
+    return false; // routes that never change
+}
+
+void
+FlowRouter::NotifyRoutesChanged()
+{
+    for (Listener* listener : m_listeners)
+    {
+        listener->RoutesChanged();
+    }
+}
+
 } // namespace ns3

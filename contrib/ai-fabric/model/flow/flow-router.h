@@ -42,11 +42,13 @@ struct FlowHop
  */
 struct FlowRoute
 {
-    uint32_t path{0};       //!< the FlowNetwork path (data, and the ACKs' way back)
-    bool nvlink{false};     //!< over NVLink (else the NIC)
-    uint32_t unit{4096};    //!< payload bytes per packet (MTU, NVLink transfer unit)
-    uint32_t perPacket{0};  //!< wire bytes each packet adds
-    uint32_t perMessage{0}; //!< wire bytes a message adds once
+    uint32_t path{0};                //!< the FlowNetwork path (data, and the ACKs' way back)
+    uint32_t connection{UINT32_MAX}; //!< the router's connection (Retrace()); none over NVLink
+    bool forward{true};              //!< from the connection's first rank to its second
+    bool nvlink{false};              //!< over NVLink (else the NIC)
+    uint32_t unit{4096};             //!< payload bytes per packet (MTU, NVLink transfer unit)
+    uint32_t perPacket{0};           //!< wire bytes each packet adds
+    uint32_t perMessage{0};          //!< wire bytes a message adds once
     uint32_t perLast{0};    //!< of those, the bytes its last packet carries (one packet: all)
     double efficiency{1.0}; //!< payload share of the wire after the protocol
     uint32_t lanes{1};      //!< ports the sender sprays packets over (NVLink), else 1
@@ -61,6 +63,7 @@ struct FlowRoute
     Time ackFixed;                    //!< the cables back
     std::vector<FlowHop> ackHops;     //!< the switches back
     Time ackRxLatency;                //!< the sender's NIC, from the ACK to the completion
+    Time retransmitTimeout;           //!< the sender's QP's (a reroute's resumption)
 
     /**
      * \param bytes payload bytes of a message
@@ -151,6 +154,38 @@ class FlowRouter : public Object
      *         "gpu5/nvlink-in", its NIC's PCIe "gpu5/pcie"
      */
     virtual std::string GetLinkName(uint32_t link) const = 0;
+
+    /// Told when the routes may have changed (a failure's reroute).
+    class Listener
+    {
+      public:
+        virtual ~Listener() = default;
+        /// Retrace the routes held (Retrace()), and move their flows to the new paths.
+        virtual void RoutesChanged() = 0;
+    };
+
+    /**
+     * \param listener told at each reroute (not owned: it must outlive the router's use)
+     */
+    void AddListener(Listener* listener);
+
+    /**
+     * \brief Follow a route again over the fabric's current tables.
+     * \param route a route Resolve() gave (updated in place if it changed: its path and fixed
+     *        costs)
+     * \return true if it changed; false if not, or if there is no route now (the flows on it
+     *         stay where they are: stalled while a link of theirs is down)
+     */
+    virtual bool Retrace(FlowRoute& route);
+
+  protected:
+    void DoDispose() override;
+
+    /// Tell every listener that the routes may have changed.
+    void NotifyRoutesChanged();
+
+  private:
+    std::vector<Listener*> m_listeners; //!< AddListener()
 };
 
 } // namespace ns3

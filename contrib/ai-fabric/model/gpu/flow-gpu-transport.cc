@@ -63,6 +63,7 @@ FlowGpuTransport::Setup(uint32_t rank,
     m_network = router->GetNetwork();
     m_shared = shared;
     m_hasNvls = router->GetNvls(rank, m_nvlsOut, m_nvlsIn, m_nvlsRoute);
+    router->AddListener(this);
 }
 
 uint64_t
@@ -141,6 +142,7 @@ FlowGpuTransport::NewTransfer(
     t.peer = peer;
     t.bytes = bytes;
     t.tag = tag;
+    t.flow = UINT32_MAX;
     return slot;
 }
 
@@ -197,11 +199,11 @@ FlowGpuTransport::Fits(uint32_t slot)
 void
 FlowGpuTransport::StartUnicast(uint32_t slot)
 {
-    const Transfer& t = m_transfers[slot];
+    Transfer& t = m_transfers[slot];
     const Costs& c = CostsOf(t.route, t.bytes);
     m_busy[t.route] += c.lanes;
     ++m_flows;
-    m_network->Start(m_routes[t.route].path, c.wire, c.packets, this, slot, c.maxRate);
+    t.flow = m_network->Start(m_routes[t.route].path, c.wire, c.packets, this, slot, c.maxRate);
 }
 
 void
@@ -288,6 +290,7 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
 {
     const auto slot = static_cast<uint32_t>(cookie);
     const Transfer t = m_transfers[slot];
+    m_transfers[slot].flow = UINT32_MAX;
     m_freeTransfers.push_back(slot);
     Shared& shared = *m_shared;
     switch (t.kind)
@@ -298,7 +301,7 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
         FlowGpuTransport* dst = shared.peers[t.peer];
         Simulator::ScheduleWithContext(
             dst->m_node, c.arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
-        Simulator::Schedule(c.completion, &FlowGpuTransport::Complete, this, t.tag);
+        const Time completion = c.completion;
         m_busy[t.route] -= c.lanes;
         std::deque<uint32_t>& waiting = m_waiting[t.route];
         while (!waiting.empty() && Fits(waiting.front()))
@@ -307,6 +310,7 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
             waiting.pop_front();
             StartUnicast(next); // the next message follows the last packet out
         }
+        CompleteAfter(completion, t.tag);
         return;
     }
     case Kind::MULTICAST:
@@ -320,13 +324,11 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
             Simulator::ScheduleWithContext(
                 dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
         }
-        Simulator::Schedule(
-            m_nvlsRoute.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
+        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
         return;
     }
     case Kind::CONTRIBUTION:
-        Simulator::Schedule(
-            m_nvlsRoute.CompletionDelay(t.bytes), &FlowGpuTransport::Complete, this, t.tag);
+        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
         [[fallthrough]];
     case Kind::RESULT:
     {
@@ -353,6 +355,67 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
 }
 
 void
+FlowGpuTransport::RoutesChanged()
+{
+    std::vector<bool> moved(m_routes.size(), false);
+    bool any = false;
+    for (uint32_t route = 0; route < m_routes.size(); ++route)
+    {
+        if (m_router->Retrace(m_routes[route]))
+        {
+            moved[route] = true;
+            m_costs[route] = Costs(); // the new path's delays
+            any = true;
+        }
+    }
+    if (!any)
+    {
+        return;
+    }
+    // A flow that still moves takes the new path at once. One stopped on a failed link lost
+    // what it sent since: its QP resends from its last acknowledged packet, at once if it was
+    // still sending when the new tables came (the receiver's NAK of the first packet that
+    // arrives out of sequence), else when its retransmission timer fires (its last ACK came
+    // when the link failed; the timer restarts each timeout).
+    const Time now = Simulator::Now();
+    for (uint32_t slot = 0; slot < m_transfers.size(); ++slot)
+    {
+        const Transfer& t = m_transfers[slot];
+        if (t.kind != Kind::UNICAST || t.flow == UINT32_MAX || !moved[t.route])
+        {
+            continue;
+        }
+        Time since;
+        double rateBefore = 0;
+        const Time rto = m_routes[t.route].retransmitTimeout;
+        if (!m_network->GetStop(t.flow, since, rateBefore) || !rto.IsStrictlyPositive())
+        {
+            m_network->Move(t.flow, m_routes[t.route].path);
+            continue;
+        }
+        const double left = m_network->GetRemaining(t.flow);
+        if (rateBefore > 0 && since + Seconds(left / rateBefore) > now)
+        {
+            m_network->Move(t.flow, m_routes[t.route].path);
+            continue;
+        }
+        const int64_t timeouts = (now - since).GetTimeStep() / rto.GetTimeStep() + 1;
+        Simulator::Schedule(
+            since + rto * timeouts - now, &FlowGpuTransport::Resume, this, slot, t.flow);
+    }
+}
+
+void
+FlowGpuTransport::Resume(uint32_t slot, uint32_t flow)
+{
+    const Transfer& t = m_transfers[slot];
+    if (t.flow == flow && t.kind == Kind::UNICAST)
+    {
+        m_network->Move(flow, m_routes[t.route].path);
+    }
+}
+
+void
 FlowGpuTransport::Deliver(uint32_t tag, uint64_t bytes)
 {
     NotifyReceived(tag, bytes);
@@ -362,6 +425,17 @@ void
 FlowGpuTransport::Complete(uint32_t tag)
 {
     NotifySent(tag);
+}
+
+void
+FlowGpuTransport::CompleteAfter(Time delay, uint32_t tag)
+{
+    if (delay.IsZero())
+    {
+        NotifySent(tag); // done when its bytes left (NVLink): now, without an event
+        return;
+    }
+    Simulator::Schedule(delay, &FlowGpuTransport::Complete, this, tag);
 }
 
 uint64_t

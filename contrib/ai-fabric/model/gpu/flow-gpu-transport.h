@@ -43,6 +43,7 @@ namespace ns3
 class FlowGpuTransport
     : public GpuTransport
     , public FlowNetwork::Owner
+    , public FlowRouter::Listener
 {
   public:
     /**
@@ -97,6 +98,12 @@ class FlowGpuTransport
 
     void FlowFinished(uint32_t flow, uint64_t cookie) override;
 
+    /**
+     * \brief A reroute: retrace this GPU's routes; the flows in flight on one that changed go
+     *        on, with the bytes they have left, on its new path.
+     */
+    void RoutesChanged() override;
+
     /// \return flows this GPU started
     uint64_t GetFlowsStarted() const;
 
@@ -117,11 +124,12 @@ class FlowGpuTransport
     /// A transfer in flight.
     struct Transfer
     {
-        Kind kind{Kind::UNICAST}; //!< what
-        uint32_t route{0};        //!< index in m_routes
-        uint32_t peer{0};         //!< receiving rank
-        uint64_t bytes{0};        //!< payload
-        uint32_t tag{0};          //!< tag
+        Kind kind{Kind::UNICAST};  //!< what
+        uint32_t route{0};         //!< index in m_routes
+        uint32_t peer{0};          //!< receiving rank
+        uint64_t bytes{0};         //!< payload
+        uint32_t tag{0};           //!< tag
+        uint32_t flow{UINT32_MAX}; //!< its flow once started (unicast), until it finishes
     };
 
     /**
@@ -184,6 +192,19 @@ class FlowGpuTransport
 
     /// \param tag a transfer of this GPU that completed
     void Complete(uint32_t tag);
+
+    /**
+     * \brief A stopped flow resumes on its route's path (its QP's retransmission).
+     * \param slot its transfer
+     * \param flow its flow (nothing happens if the transfer has finished since)
+     */
+    void Resume(uint32_t slot, uint32_t flow);
+
+    /**
+     * \param delay from now to the sender's completion
+     * \param tag the transfer
+     */
+    void CompleteAfter(Time delay, uint32_t tag);
 
     /**
      * \param peer a rank
