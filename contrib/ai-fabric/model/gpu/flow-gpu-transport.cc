@@ -221,18 +221,15 @@ FlowGpuTransport::SendNvls(bool multicast,
                     "(rank "
                         << rank << ")");
     CountSent(bytes, true);
-    Shared& shared = *m_shared;
-    const uint64_t wire = m_nvlsRoute.WireBytes(bytes);
-    const uint64_t packets = m_nvlsRoute.Packets(bytes);
     if (multicast)
     {
-        // One flow: this GPU's egress once, every member's ingress (itself included).
-        const uint64_t key = (static_cast<uint64_t>(rank) << 32)
-                             ^ (static_cast<uint64_t>(groupBase) << 16) ^ groupSize;
+        // The copies cross every member's ingress (this GPU's included).
+        Shared& shared = *m_shared;
+        const uint64_t key = (static_cast<uint64_t>(groupBase) << 32) | groupSize;
         auto found = shared.multicastPaths.find(key);
         if (found == shared.multicastPaths.end())
         {
-            std::vector<FlowNetwork::Use> uses{{m_nvlsOut, 1.0}};
+            std::vector<FlowNetwork::Use> uses;
             for (uint32_t g = 0; g < groupSize; ++g)
             {
                 uses.push_back({shared.peers[groupBase + g]->m_nvlsIn, 1.0});
@@ -240,28 +237,76 @@ FlowGpuTransport::SendNvls(bool multicast,
             found = shared.multicastPaths.emplace(key, m_network->AddPath(uses)).first;
         }
         const uint32_t slot = NewTransfer(Kind::MULTICAST, groupBase, groupSize, bytes, tag);
+        m_transfers[slot].path = found->second;
+        m_nvlsWaiting[0].push_back(slot);
+    }
+    else
+    {
+        Shared::Reduction& r = m_shared->reductions[(static_cast<uint64_t>(peer) << 32) | tag];
+        r.size = groupSize;
+        ++r.open;
+        m_nvlsWaiting[1].push_back(NewTransfer(Kind::CONTRIBUTION, 0, peer, bytes, tag));
+    }
+    PumpNvls();
+}
+
+uint32_t
+FlowGpuTransport::NvlsLanes(uint64_t bytes) const
+{
+    return static_cast<uint32_t>(std::min<uint64_t>(m_nvlsRoute.Packets(bytes), m_nvlsRoute.lanes));
+}
+
+void
+FlowGpuTransport::PumpNvls()
+{
+    // As the packet level's ports serve them: every multicast before any contribution, each
+    // kind in order; a message starts when ports are free for its packets.
+    while (true)
+    {
+        std::deque<uint32_t>& waiting
+            = m_nvlsWaiting[0].empty() ? m_nvlsWaiting[1] : m_nvlsWaiting[0];
+        if (waiting.empty())
+        {
+            return;
+        }
+        if (m_nvlsBusy >= m_nvlsRoute.lanes)
+        {
+            return;
+        }
+        const uint32_t slot = waiting.front();
+        waiting.pop_front();
+        m_nvlsBusy += NvlsLanes(m_transfers[slot].bytes);
+        StartNvls(slot);
+    }
+}
+
+void
+FlowGpuTransport::StartNvls(uint32_t slot)
+{
+    const Transfer t = m_transfers[slot];
+    const uint64_t wire = m_nvlsRoute.WireBytes(t.bytes);
+    const uint64_t packets = m_nvlsRoute.Packets(t.bytes);
+    const double maxRate = m_nvlsRoute.MaxRate(t.bytes);
+    ++m_flows;
+    if (t.kind == Kind::MULTICAST)
+    {
+        m_transfers[slot].pending = 2;
+        m_transfers[slot].flow = m_network->Start(OutPath(), wire, packets, this, slot, maxRate);
         ++m_flows;
-        m_network->Start(found->second, wire, packets, this, slot, m_nvlsRoute.MaxRate(bytes));
+        m_network->Start(t.path, wire, packets, this, slot, maxRate);
         return;
     }
-    // A contribution: on this GPU's egress; the result goes to the destination once every
-    // member has posted its own (the switch reduces as the packets arrive).
-    const uint64_t key = (static_cast<uint64_t>(peer) << 32) | tag;
-    Shared::Reduction& r = shared.reductions[key];
-    r.size = groupSize;
-    ++r.posted;
-    ++r.open;
-    const uint32_t slot = NewTransfer(Kind::CONTRIBUTION, 0, peer, bytes, tag);
-    ++m_flows;
-    m_network->Start(
-        shared.peers[rank]->OutPath(), wire, packets, this, slot, m_nvlsRoute.MaxRate(bytes));
-    if (r.posted == r.size)
+    // A contribution, on this GPU's egress. Once every member's has started, the result goes
+    // to the destination (the switch reduces as the packets arrive).
+    m_transfers[slot].flow = m_network->Start(OutPath(), wire, packets, this, slot, maxRate);
+    Shared::Reduction& r = m_shared->reductions[(static_cast<uint64_t>(t.peer) << 32) | t.tag];
+    if (++r.started == r.size)
     {
-        FlowGpuTransport* dst = shared.peers[peer];
+        FlowGpuTransport* dst = m_shared->peers[t.peer];
         ++r.open;
-        const uint32_t deliver = dst->NewTransfer(Kind::RESULT, 0, peer, bytes, tag);
+        const uint32_t deliver = dst->NewTransfer(Kind::RESULT, 0, t.peer, t.bytes, t.tag);
         ++dst->m_flows;
-        m_network->Start(dst->InPath(), wire, packets, dst, deliver, m_nvlsRoute.MaxRate(bytes));
+        m_network->Start(dst->InPath(), wire, packets, dst, deliver, maxRate);
     }
 }
 
@@ -286,9 +331,14 @@ FlowGpuTransport::InPath()
 }
 
 void
-FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
+FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
 {
     const auto slot = static_cast<uint32_t>(cookie);
+    if (m_transfers[slot].kind == Kind::MULTICAST)
+    {
+        MulticastFlowFinished(flow, slot);
+        return;
+    }
     const Transfer t = m_transfers[slot];
     m_transfers[slot].flow = UINT32_MAX;
     m_freeTransfers.push_back(slot);
@@ -314,20 +364,10 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
         return;
     }
     case Kind::MULTICAST:
-    {
-        const uint32_t groupBase = t.route;
-        const uint32_t groupSize = t.peer;
-        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
-        for (uint32_t g = 0; g < groupSize; ++g)
-        {
-            FlowGpuTransport* dst = shared.peers[groupBase + g];
-            Simulator::ScheduleWithContext(
-                dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
-        }
-        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
-        return;
-    }
+        break; // MulticastFlowFinished()
     case Kind::CONTRIBUTION:
+        m_nvlsBusy -= NvlsLanes(t.bytes);
+        PumpNvls();
         CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
         [[fallthrough]];
     case Kind::RESULT:
@@ -336,7 +376,7 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
         auto it = shared.reductions.find(key);
         NS_ASSERT(it != shared.reductions.end());
         Shared::Reduction& r = it->second;
-        if (--r.open > 0 || r.posted < r.size)
+        if (--r.open > 0 || r.started < r.size)
         {
             return;
         }
@@ -351,6 +391,38 @@ FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
                                        t.bytes);
         return;
     }
+    }
+}
+
+void
+FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
+{
+    Transfer& m = m_transfers[slot];
+    const bool egress = flow == m.flow;
+    if (egress)
+    {
+        m.flow = UINT32_MAX;
+        m_nvlsBusy -= NvlsLanes(m.bytes);
+    }
+    const Transfer t = m;
+    if (--m.pending == 0)
+    {
+        // Sent, and every copy through its member's ingress: it arrives everywhere.
+        m_freeTransfers.push_back(slot);
+        const uint32_t groupBase = t.route;
+        const uint32_t groupSize = t.peer;
+        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
+        for (uint32_t g = 0; g < groupSize; ++g)
+        {
+            FlowGpuTransport* dst = m_shared->peers[groupBase + g];
+            Simulator::ScheduleWithContext(
+                dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
+        }
+    }
+    if (egress)
+    {
+        PumpNvls();
+        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
     }
 }
 

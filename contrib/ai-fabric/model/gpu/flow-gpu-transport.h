@@ -35,10 +35,15 @@ namespace ns3
  * after the ACK's way back (over NVLink: when its bytes left). Flow control, queues, pauses,
  * marks, congestion control and losses are not modelled.
  *
- * NVLS (SendNvls): a reduction starts when every rank of the group has posted its
- * contribution, as one flow across every contributor's NVLink egress and the destination's
- * ingress (the switch reduces as the packets arrive); a multicast is one flow across the
- * source's egress and every member's ingress.
+ * NVLS (SendNvls): a GPU's NVLS messages leave in the order its NVLink ports serve them at
+ * the packet level: multicasts before contributions, each kind oldest first, each message
+ * holding one port per packet, the next starting when ports are free for it. A contribution
+ * is a flow on its sender's NVLink egress; once every member's contribution has started, the
+ * result is a flow on the destination's ingress (the switch reduces as the packets arrive),
+ * and it arrives when all of them are done. A multicast is a flow on the source's egress and
+ * one flow of its copies across every member's ingress; it arrives when both are done. The
+ * switch holds what its ports cannot yet send, so a busy ingress does not slow the sender's
+ * egress (the packet level's NVSwitch takes NVLS packets into its engines at once).
  */
 class FlowGpuTransport
     : public GpuTransport
@@ -61,14 +66,14 @@ class FlowGpuTransport
         /// An NVLS reduction: its contributions and result.
         struct Reduction
         {
-            uint32_t size{0};   //!< ranks contributing
-            uint32_t posted{0}; //!< contributions posted
-            uint32_t open{0};   //!< flows not finished (contributions, result)
+            uint32_t size{0};    //!< ranks contributing
+            uint32_t started{0}; //!< contributions whose flows started
+            uint32_t open{0};    //!< flows not finished (contributions, result)
         };
 
         std::vector<FlowGpuTransport*> peers;                  //!< by rank
         std::unordered_map<uint64_t, Reduction> reductions;    //!< by (destination, tag)
-        std::unordered_map<uint64_t, uint32_t> multicastPaths; //!< by (source, group)
+        std::unordered_map<uint64_t, uint32_t> multicastPaths; //!< by group: its ingresses
     };
 
     /**
@@ -130,6 +135,8 @@ class FlowGpuTransport
         uint64_t bytes{0};         //!< payload
         uint32_t tag{0};           //!< tag
         uint32_t flow{UINT32_MAX}; //!< its flow once started (unicast), until it finishes
+        uint32_t path{0};          //!< NVLS multicasts: the members' ingress path
+        uint8_t pending{0};        //!< NVLS multicasts: flows not finished (egress, copies)
     };
 
     /**
@@ -178,6 +185,30 @@ class FlowGpuTransport
      * \return true if it may start now: its route is idle or has lanes free for it
      */
     bool Fits(uint32_t slot);
+
+    /**
+     * \param bytes an NVLS message's payload
+     * \return the ports its packets hold at once
+     */
+    uint32_t NvlsLanes(uint64_t bytes) const;
+
+    /// Start the NVLS messages whose turn it is and for which ports are free.
+    void PumpNvls();
+
+    /**
+     * \brief Start an NVLS message's flow (and its reduction's result, if it is the last
+     *        contribution to start).
+     * \param slot the transfer
+     */
+    void StartNvls(uint32_t slot);
+
+    /**
+     * \brief One of an NVLS multicast's flows finished: its egress (the sender completes) or
+     *        its copies (on every member's ingress); with both, it arrives everywhere.
+     * \param flow the flow
+     * \param slot the transfer
+     */
+    void MulticastFlowFinished(uint32_t flow, uint32_t slot);
 
     /// \return the path of this GPU's NVLink egress alone
     uint32_t OutPath();
@@ -228,9 +259,11 @@ class FlowGpuTransport
     uint32_t m_nvlsOut{0};                                //!< its NVLink egress link
     uint32_t m_nvlsIn{0};                                 //!< its NVLink ingress link
     FlowRoute m_nvlsRoute;                                //!< NVLS packets' fixed costs
-    uint32_t m_outPath{UINT32_MAX};                       //!< OutPath()
-    uint32_t m_inPath{UINT32_MAX};                        //!< InPath()
-    uint64_t m_flows{0};                                  //!< flows started
+    std::deque<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
+    uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
+    uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
+    uint32_t m_inPath{UINT32_MAX};         //!< InPath()
+    uint64_t m_flows{0};                   //!< flows started
 };
 
 } // namespace ns3
