@@ -371,6 +371,10 @@ FabricFlowRouter::Trace(const Connection& c, bool forward, FlowRoute& route)
     for (const Ptr<FabricNetDevice>& port : fwd)
     {
         uses.push_back({LinkOf(port), 1.0});
+        if (uses.size() > 1)
+        {
+            m_network->WatchLink(uses.back().link); // a switch's egress: flows converge there
+        }
     }
     const double packet = r.unit + static_cast<double>(overhead);
     if (src.pcie != UINT32_MAX)

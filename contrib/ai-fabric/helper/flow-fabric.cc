@@ -498,6 +498,10 @@ FlowFabric::Resolve(uint32_t a,
         for (const auto& [vertex, port] : *fwd)
         {
             uses.push_back({LinkOf(vertex, port), 1.0});
+            if (uses.size() > 1)
+            {
+                m_network->WatchLink(uses.back().link); // a switch's egress
+            }
         }
         if (m_pcie[src] != NONE)
         {

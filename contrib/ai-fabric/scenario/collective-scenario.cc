@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 
 namespace ns3
@@ -445,6 +446,26 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.flowSettlements = network->GetSettlements();
         out.flowEvaluations = network->GetLinkEvaluations();
         out.flowFullSolutions = network->GetFullSolutions();
+        const FlowNetwork::Congestion& congestion = network->GetCongestion();
+        out.congestedLinks = congestion.links;
+        out.congestionFanIn = congestion.peakFanIn;
+        out.congestionDemand = congestion.peakDemand;
+        if (congestion.links > 0)
+        {
+            out.congestionLink = router->GetLinkName(congestion.peakLink);
+            out.congestionTime = congestion.peakTime;
+            // One line on stderr (stdout is the table): the answer may be optimistic there.
+            std::cerr << m_program << ": warning: the flow level saw congestion it does not "
+                      << "model: " << congestion.links << " switch port(s) where flows from "
+                      << "several ports converge and would take up to " << std::fixed
+                      << std::setprecision(1) << congestion.peakDemand << std::defaultfloat
+                      << std::setprecision(6) << "x its rate (most ports: " << congestion.peakFanIn
+                      << ", at " << out.congestionLink << ", "
+                      << FailureReport::Us(congestion.peakTime)
+                      << " us); the packet level queues, pauses and throttles there and may "
+                         "be slower (--mode=packet; the manual's \"The flow level\")"
+                      << std::endl;
+        }
     }
     topology->AfterRun(out, print ? &std::cout : nullptr, *this);
     out.totals = FabricStatsHelper::Totals();

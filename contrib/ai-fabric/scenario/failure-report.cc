@@ -233,6 +233,16 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
         j["sim"]["flow_settlements"] = run.flowSettlements;
         j["sim"]["flow_link_evaluations"] = run.flowEvaluations;
         j["sim"]["flow_full_solutions"] = run.flowFullSolutions;
+        // Congestion the flow level does not model (FlowNetwork::GetCongestion()).
+        nlohmann::ordered_json congestion = {{"links", run.congestedLinks},
+                                             {"peak_demand", run.congestionDemand},
+                                             {"peak_fan_in", run.congestionFanIn}};
+        if (run.congestedLinks > 0)
+        {
+            congestion["peak_link"] = run.congestionLink;
+            congestion["peak_time_us"] = Us(run.congestionTime);
+        }
+        j["sim"]["flow_congestion"] = congestion;
     }
     if (run.ranks > 1)
     {

@@ -58,6 +58,11 @@ struct FailureRunOutput
     uint64_t flowSettlements{0};          //!< flow level: times the allocation was settled
     uint64_t flowEvaluations{0};          //!< flow level: link levels computed
     uint64_t flowFullSolutions{0};        //!< flow level: allocations computed from scratch
+    uint32_t congestedLinks{0};           //!< flow level: switch ports that were congested
+    uint32_t congestionFanIn{0};          //!< flow level: the most ports converging on one
+    double congestionDemand{0};           //!< flow level: the highest demand over a port's rate
+    std::string congestionLink;           //!< flow level: that port's link name
+    Time congestionTime;                  //!< flow level: when it first saw that many
     std::vector<FaultRecord> records;     //!< failures that struck
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it

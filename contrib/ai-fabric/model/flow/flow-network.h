@@ -76,6 +76,13 @@ class FlowNetwork : public Object
     };
 
     /**
+     * TracedCallback signature of a congested link (GetCongestion()).
+     * \param link the link
+     * \param fanIn the upstream links of the flows it limits
+     */
+    typedef void (*CongestionTracedCallback)(uint32_t link, uint32_t fanIn);
+
+    /**
      * TracedCallback signature of a flow that starts or finishes.
      * \param flow the flow
      * \param path its path
@@ -105,6 +112,34 @@ class FlowNetwork : public Object
      * \return its capacity
      */
     DataRate GetLinkRate(uint32_t link) const;
+
+    /**
+     * \brief Watch a link for congestion the flow level does not model: a switch's egress
+     *        port, where flows that arrive by different links converge (see GetCongestion()).
+     * \param link the link
+     */
+    void WatchLink(uint32_t link);
+
+    /// What the watched links saw (GetCongestion()).
+    struct Congestion
+    {
+        uint32_t links{0};       //!< watched links that were ever congested
+        double peakDemand{0};    //!< the highest demand over capacity on one of them
+        uint32_t peakFanIn{0};   //!< the most upstream links one of them limited at once
+        uint32_t peakLink{0};    //!< that link (valid if links > 0)
+        Time peakTime;           //!< when it first limited that many
+        uint64_t settlements{0}; //!< settlements that left some watched link congested
+    };
+
+    /**
+     * \brief A watched link is congested when, as settled, it limits flows that arrive by at
+     *        least two different links (each flow's link before it on its path) and what its
+     *        flows would take without it is at least CongestionDemand times its capacity:
+     *        there the packet level queues, marks ECN, pauses with PFC and slows its senders
+     *        with congestion control, none of which the flow level models.
+     * \return what the watched links saw so far
+     */
+    const Congestion& GetCongestion() const;
 
     /**
      * \param uses the links, each once, with positive weights
@@ -246,6 +281,10 @@ class FlowNetwork : public Object
         uint64_t packets{0};         //!< packets of the flows that finished
         std::vector<Member> members; //!< the flows crossing it
         bool queued{false};          //!< in the propagation's work list
+        uint32_t dataFlows{0};       //!< members of weight 1 (their data, not ACKs)
+        bool watched{false};         //!< WatchLink()
+        bool changed{false};         //!< watched, its level changed in this settlement
+        bool congested{false};       //!< watched, and congested at some settlement
     };
 
     /// A flow.
@@ -299,6 +338,12 @@ class FlowNetwork : public Object
      * \return its level from its flows and the other links' levels
      */
     double Solve(uint32_t link);
+    /**
+     * \param link a watched link
+     * \param demand filled: what its flows would take without it, over its capacity
+     * \return the upstream links of the flows it limits, as settled
+     */
+    uint32_t FanIn(uint32_t link, double& demand);
     /// Propagate, then move the finish times of the flows whose rate changed.
     void Settle();
     /// Ask for a settlement at the current time (once).
@@ -369,6 +414,10 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
     std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
     std::vector<std::pair<double, double>> m_bw; //!< scratch of Solve(): (limit, weight)
+    std::vector<uint32_t> m_changed;             //!< watched links whose level changed
+    std::vector<uint32_t> m_upstream;            //!< scratch of FanIn()
+    Congestion m_congestion;                     //!< GetCongestion()
+    double m_congestionDemand{4.0};              //!< CongestionDemand
     /// A flow finished, its owner not yet told.
     struct Done
     {
@@ -392,6 +441,7 @@ class FlowNetwork : public Object
     double m_stepsPerSecond{0};    //!< time steps per second
     TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
     TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
+    TracedCallback<uint32_t, uint32_t> m_congestionTrace;       //!< Congestion
 };
 
 } // namespace ns3
