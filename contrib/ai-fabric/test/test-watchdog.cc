@@ -13,6 +13,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-watchdog.h"
 #include "ns3/global-value.h"
+#include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -86,6 +87,26 @@ TEST_F(WatchdogTest, TimeThatStopsAdvancingIsNamed)
     EXPECT_NE(report.find("at 3.000000 us"), std::string::npos) << report;
     // Where the events came from: the loop's own class (a function of this file here).
     EXPECT_NE(report.find("100% "), std::string::npos) << report;
+}
+
+// The frozen-time limit grows with the fabric: 10 nodes at 1,000 events each allow 10,000
+// events at one instant, past MaxEventsAtOneTime's 5,000.
+TEST_F(WatchdogTest, FrozenTimeLimitGrowsWithTheNodes)
+{
+    NodeContainer nodes;
+    nodes.Create(10);
+    Ptr<FabricWatchdog> watchdog = CreateObject<FabricWatchdog>();
+    watchdog->SetAttribute("MaxEventsAtOneTime", UintegerValue(5000));
+    watchdog->SetAttribute("MaxEventsAtOneTimePerNode", UintegerValue(1000));
+    EXPECT_EQ(watchdog->GetMaxEventsAtOneTime(), 10000u);
+    ZeroDelayLoop loop;
+    Simulator::Schedule(MicroSeconds(3), &ZeroDelayLoop::Turn, &loop);
+    watchdog->Install();
+    Simulator::Run();
+    EXPECT_EQ(watchdog->GetLimit(), FabricWatchdog::Limit::FROZEN_TIME);
+    EXPECT_EQ(loop.m_turns, 10000u);
+    watchdog->SetAttribute("MaxEventsAtOneTime", UintegerValue(0));
+    EXPECT_EQ(watchdog->GetMaxEventsAtOneTime(), 0u); // 0 is still no limit
 }
 
 TEST_F(WatchdogTest, MaxEventsIsExact)

@@ -33,7 +33,8 @@ class CommandLine;
  *
  * - MaxEvents events have run (0: no limit),
  * - MaxWallTime of wall-clock time has passed since Install() (0: no limit), or
- * - MaxEventsAtOneTime events in a row ran at one simulated instant (time does not advance).
+ * - MaxEventsAtOneTime events in a row ran at one simulated instant (time does not advance;
+ *   at least MaxEventsAtOneTimePerNode per node of the simulation).
  *
  * The report names the limit, the simulated time, and where the last events came from: the
  * classes whose methods they call and the nodes they ran on. Programs end such a run with
@@ -115,7 +116,7 @@ class FabricWatchdog : public Object
 
     /// \return MaxEvents
     uint64_t GetMaxEvents() const;
-    /// \return MaxEventsAtOneTime
+    /// \return MaxEventsAtOneTime, at least MaxEventsAtOneTimePerNode x the nodes (0: none)
     uint64_t GetMaxEventsAtOneTime() const;
     /// \return MaxWallTime
     Time GetMaxWallTime() const;
@@ -138,6 +139,7 @@ class FabricWatchdog : public Object
   private:
     uint64_t m_maxEvents{0};                         //!< MaxEvents
     uint64_t m_maxEventsAtOneTime{0};                //!< MaxEventsAtOneTime
+    uint64_t m_maxEventsPerNode{0};                  //!< MaxEventsAtOneTimePerNode
     Time m_maxWallTime;                              //!< MaxWallTime
     Limit m_limit{Limit::NONE};                      //!< what fired
     bool m_started{false};                           //!< Install() was called
