@@ -62,6 +62,7 @@ inline const std::vector<Program> PROGRAMS = Built({{"ai-fabric-fattree", "serve
                                                     {"ai-fabric-hop-benchmark", "switches", false},
                                                     {"ai-fabric-scale-benchmark", "servers", true},
                                                     {"failure-sweep", "servers", true},
+                                                    {"flow-check", "jobs", true},
                                                     {"clos-deadlock", "bufferBytes", true}});
 
 /**
