@@ -7,6 +7,7 @@
 // The scale-up domain: NVLink ports with credits, NVSwitch chips, the server presets, and
 // collectives inside one server against NVLink's bandwidth.
 
+#include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
@@ -34,6 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
+#include <string>
 
 using namespace ns3;
 
@@ -700,6 +703,49 @@ TEST_F(NvLinkTest, ServerTreeChainsInsideAndTreesAcross)
     }
     EXPECT_EQ(DoubleBinaryTreeAlgorithm::GetServerParents(16, 1, 0, 3),
               DoubleBinaryTreeAlgorithm::GetParents(16, 0));
+}
+
+// One server: the chain alone, headed by local GPU c, with no tree across servers (this
+// aborted, asking for the binary tree of one server). ai-fabric-fattree's tree on one DGX
+// H100 runs in both modes and moves 128 MiB at the ring's pace over NVLink (the chain
+// pipelines as the ring does: within 1% of the ring's 365-367 GB/s).
+TEST_F(NvLinkTest, TreeOnOneServerIsTheChain)
+{
+    for (uint32_t t = 0; t < 2; ++t)
+    {
+        const std::vector<uint32_t> parents
+            = DoubleBinaryTreeAlgorithm::GetServerParents(8, 8, t, 3);
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            EXPECT_EQ(parents[r], r == 3 ? DoubleBinaryTreeAlgorithm::NO_PARENT : (r + 7) % 8) << r;
+        }
+    }
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");
+    for (const std::string mode : {"packet", "flow"})
+    {
+        const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree")
+                                           + " --servers=1 --algo=tree --minBytes=128M "
+                                             "--maxBytes=128M --iters=1 --quiet --mode="
+                                           + mode);
+        ASSERT_EQ(r.status, 0) << mode << ": " << r.err;
+        std::istringstream in(r.out);
+        std::string line;
+        double busbw = 0;
+        while (std::getline(in, line))
+        {
+            std::istringstream row(line);
+            std::vector<std::string> cells;
+            for (std::string c; row >> c;)
+            {
+                cells.push_back(c);
+            }
+            if (cells.size() == 8 && cells[7] == "tree")
+            {
+                busbw = std::stod(cells[6]);
+            }
+        }
+        EXPECT_NEAR(busbw, 366.0, 0.01 * 366.0) << mode << "\n" << r.out;
+    }
 }
 
 // NVLSTree on two DGX H100 (8 channels, two trees): only the heads use their NICs, each GPU

@@ -112,7 +112,9 @@ DoubleBinaryTreeAlgorithm::GetServerParents(uint32_t n, uint32_t g, uint32_t tre
         return GetParents(n, tree);
     }
     const uint32_t servers = n / g;
-    const std::vector<uint32_t> serverParents = GetParents(servers, tree);
+    // One server: the chain alone (NCCL's tree inside a node), no tree across servers.
+    const std::vector<uint32_t> serverParents
+        = servers > 1 ? GetParents(servers, tree) : std::vector<uint32_t>(1, NO_PARENT);
     std::vector<uint32_t> parents(n, NO_PARENT);
     // rank of the GPU at chain position i of server s
     auto rank = [&](uint32_t s, uint32_t i) { return s * g + (channel + i) % g; };
