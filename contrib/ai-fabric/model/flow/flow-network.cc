@@ -509,11 +509,16 @@ FlowNetwork::Solve(uint32_t link)
     // elsewhere take their limits, the others x each. Filling: x starts at the even share;
     // the flows limited below it take their limits, which raises the share of the others; until
     // none is below. A few passes settle the flows of a collective (their limits take few
-    // values); past four, what is left is sorted.
+    // values); past four, what is left is sorted, and a pass removes all that are below in
+    // one go (the next finds none).
     double left = l.capacity;
     std::size_t n = m_bw.size();
-    for (uint32_t pass = 0; pass < 4; ++pass)
+    for (uint32_t pass = 0;; ++pass)
     {
+        if (pass == 4)
+        {
+            std::sort(m_bw.begin(), m_bw.begin() + static_cast<std::ptrdiff_t>(n));
+        }
         const double x = left / weights;
         std::size_t kept = 0;
         for (std::size_t i = 0; i < n; ++i)
@@ -539,21 +544,6 @@ FlowNetwork::Solve(uint32_t link)
         }
         n = kept;
     }
-    std::sort(m_bw.begin(), m_bw.begin() + static_cast<std::ptrdiff_t>(n));
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        const auto [limit, weight] = m_bw[i];
-        if (limit * weights <= left)
-        {
-            left -= limit * weight;
-            weights -= weight;
-        }
-        else
-        {
-            return left / weights;
-        }
-    }
-    return INF; // the flows are all limited elsewhere, below its capacity
 }
 
 uint32_t
@@ -664,7 +654,6 @@ FlowNetwork::Settle()
         SolveFromScratch(); // touches every active flow
     }
     // The watched links whose level changed, as settled: congested?
-    bool congested = false;
     for (uint32_t link : m_changed)
     {
         m_links[link].changed = false;
@@ -675,7 +664,6 @@ FlowNetwork::Settle()
             continue;
         }
         m_congestion.peakDemand = std::max(m_congestion.peakDemand, demand);
-        congested = true;
         Link& l = m_links[link];
         if (!l.congested)
         {
@@ -691,7 +679,6 @@ FlowNetwork::Settle()
         m_congestionTrace(link, fanIn);
     }
     m_changed.clear();
-    m_congestion.settlements += congested ? 1 : 0;
     // New rates and finish times.
     const int64_t now = Simulator::Now().GetTimeStep();
     for (uint32_t id : m_touched)

@@ -123,12 +123,11 @@ class FlowNetwork : public Object
     /// What the watched links saw (GetCongestion()).
     struct Congestion
     {
-        uint32_t links{0};       //!< watched links that were ever congested
-        double peakDemand{0};    //!< the highest demand over capacity on one of them
-        uint32_t peakFanIn{0};   //!< the most upstream links one of them limited at once
-        uint32_t peakLink{0};    //!< that link (valid if links > 0)
-        Time peakTime;           //!< when it first limited that many
-        uint64_t settlements{0}; //!< settlements that left some watched link congested
+        uint32_t links{0};     //!< watched links that were ever congested
+        double peakDemand{0};  //!< the highest demand over capacity on one of them
+        uint32_t peakFanIn{0}; //!< the most upstream links one of them limited at once
+        uint32_t peakLink{0};  //!< that link (valid if links > 0)
+        Time peakTime;         //!< when it first limited that many
     };
 
     /**

@@ -261,15 +261,11 @@ FlowGpuTransport::PumpNvls()
 {
     // As the packet level's ports serve them: every multicast before any contribution, each
     // kind in order; a message starts when ports are free for its packets.
-    while (true)
+    while (m_nvlsBusy < m_nvlsRoute.lanes)
     {
         std::deque<uint32_t>& waiting
             = m_nvlsWaiting[0].empty() ? m_nvlsWaiting[1] : m_nvlsWaiting[0];
         if (waiting.empty())
-        {
-            return;
-        }
-        if (m_nvlsBusy >= m_nvlsRoute.lanes)
         {
             return;
         }
@@ -364,7 +360,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
         return;
     }
     case Kind::MULTICAST:
-        break; // MulticastFlowFinished()
+        break; // handled above (MulticastFlowFinished)
     case Kind::CONTRIBUTION:
         m_nvlsBusy -= NvlsLanes(t.bytes);
         PumpNvls();
