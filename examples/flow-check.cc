@@ -246,11 +246,13 @@ int
 main(int argc, char* argv[])
 {
     ScenarioOptions options(PROGRAM);
+    options.SetWatchdog(false); // it runs no simulation itself; each run has its program's
     options.Add(
         "set", "the points: matrix (the full cross-check) or quick (three small ones)", "matrix");
     options.Add("only", "run only the points whose name contains this text", "");
     options.Use("json");
-    options.Use("jobs", "1", "runs at once, each a child process");
+    options.Use(
+        "jobs", "1", "the two runs of every point; the rows are the same but for the wall times");
     options.Parse(argc,
                   argv,
                   "The flow level against the packet level: each point of a matrix of "

@@ -93,8 +93,9 @@ ScenarioOptions::Catalogue()
              false},
             {"mode",
              "the engine: packet (every packet through ports and switches) or flow (each "
-             "transfer a flow on the same path, links shared max-min fairly; the manual gives "
-             "its error against packet)",
+             "transfer a flow on the same path, links shared max-min fairly; a one-line "
+             "warning where flows converge on a switch port beyond what it models; the manual "
+             "gives its error against packet)",
              "packet",
              false},
             {"json", "write the results as JSON to this file", "", false},
