@@ -10,6 +10,7 @@
 // What the collective tests share: GPUs around one switch, the latency of one hop across it,
 // and checks of a run against its plan.
 
+#include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/node-container.h"
@@ -58,6 +59,7 @@ class BasicStar
         }
         fabric.ComputeRoutes();
         collectives.SetChannels(channels);
+        collectives.SetCommunicatorAttribute("StepAccounting", BooleanValue(true));
         collectives.Install(gpus, fabric);
     }
 

@@ -10,6 +10,7 @@
 #include "collective-schedule.h"
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/fabric-fifo.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -135,9 +136,11 @@ class Communicator : public Object
     /// \return the running schedule (null when idle)
     Ptr<const CollectiveSchedule> GetSchedule() const;
 
-    /// \return payload bytes received in the last (or current) collective, by step
+    /// \return payload bytes received in the last (or current) collective, by step (empty
+    ///         unless StepAccounting is on)
     const std::vector<uint64_t>& GetBytesReceivedByStep() const;
-    /// \return payload bytes sent in the last (or current) collective, by step
+    /// \return payload bytes sent in the last (or current) collective, by step (empty unless
+    ///         StepAccounting is on)
     const std::vector<uint64_t>& GetBytesSentByStep() const;
 
     /**
@@ -191,6 +194,17 @@ class Communicator : public Object
      */
     void Send(CollectiveTransfer t, uint32_t tag);
 
+    /// \param which a queue of m_posted: send its messages that are due
+    void SendPosted(uint32_t which);
+
+    /// A message waiting out its step latency (Start()).
+    struct Posted
+    {
+        int64_t due;                 //!< when it is sent (time steps)
+        CollectiveTransfer transfer; //!< the message
+        uint32_t tag;                //!< its tag
+    };
+
     /**
      * \param tag the message's tag
      * \param bytes bytes that arrived
@@ -237,8 +251,10 @@ class Communicator : public Object
     uint64_t m_started{0};                    //!< messages started
     uint64_t m_completed{0};                  //!< messages sent and completed
     std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
+    FabricFifo<Posted> m_posted[2];           //!< by latency (NVLink, network): Start()ed
     uint32_t m_sequence{0};                   //!< sequence number of the current collective
     std::vector<std::pair<uint32_t, uint64_t>> m_early;       //!< arrivals of the next collective
+    bool m_stepAccounting{false};                             //!< StepAccounting
     std::vector<uint64_t> m_sentByStep;                       //!< payload bytes sent, by step
     std::vector<uint64_t> m_receivedByStep;                   //!< payload bytes received, by step
     TracedCallback<const CollectiveTransfer&> m_sendTrace;    //!< handed to the transport

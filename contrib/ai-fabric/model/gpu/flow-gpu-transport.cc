@@ -63,6 +63,7 @@ FlowGpuTransport::Setup(uint32_t rank,
     m_network = router->GetNetwork();
     m_shared = shared;
     m_hasNvls = router->GetNvls(rank, m_nvlsOut, m_nvlsIn, m_nvlsRoute);
+    m_lastRoute.assign(nChannels, {UINT32_MAX, 0});
     router->AddListener(this);
 }
 
@@ -150,18 +151,35 @@ void
 FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag)
 {
     const bool nvlink = IsNvLinkPeer(peer);
-    auto it = m_connections.find(Key(peer, nvlink ? 0 : channel));
-    NS_ABORT_MSG_IF(it == m_connections.end(),
-                    "GpuTransport: rank " << GetRank() << " has no connection to rank " << peer
-                                          << " on channel " << channel);
+    const uint32_t route = RouteOf(peer, nvlink ? 0 : channel);
     CountSent(bytes, nvlink);
-    const uint32_t slot = NewTransfer(Kind::UNICAST, it->second, peer, bytes, tag);
-    if (!m_waiting[it->second].empty() || !Fits(slot))
+    const uint32_t slot = NewTransfer(Kind::UNICAST, route, peer, bytes, tag);
+    if (!m_waiting[route].empty() || !Fits(slot))
     {
-        m_waiting[it->second].push_back(slot); // behind the messages on the wire
+        m_waiting[route].push_back(slot); // behind the messages on the wire
         return;
     }
     StartUnicast(slot);
+}
+
+uint32_t
+FlowGpuTransport::RouteOf(uint32_t peer, uint32_t channel)
+{
+    // A channel sends to few peers, mostly the one of its last message (a ring's next rank):
+    // one entry per channel saves most lookups in the connections' table.
+    NS_ABORT_MSG_IF(channel >= m_lastRoute.size(),
+                    "GpuTransport: rank " << GetRank() << " has no channel " << channel);
+    std::pair<uint32_t, uint32_t>& last = m_lastRoute[channel];
+    if (last.first == peer)
+    {
+        return last.second;
+    }
+    auto it = m_connections.find(Key(peer, channel));
+    NS_ABORT_MSG_IF(it == m_connections.end(),
+                    "GpuTransport: rank " << GetRank() << " has no connection to rank " << peer
+                                          << " on channel " << channel);
+    last = {peer, it->second};
+    return it->second;
 }
 
 const FlowGpuTransport::Costs&
@@ -263,7 +281,7 @@ FlowGpuTransport::PumpNvls()
     // kind in order; a message starts when ports are free for its packets.
     while (m_nvlsBusy < m_nvlsRoute.lanes)
     {
-        std::deque<uint32_t>& waiting
+        FabricFifo<uint32_t>& waiting
             = m_nvlsWaiting[0].empty() ? m_nvlsWaiting[1] : m_nvlsWaiting[0];
         if (waiting.empty())
         {
@@ -349,7 +367,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
             dst->m_node, c.arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
         const Time completion = c.completion;
         m_busy[t.route] -= c.lanes;
-        std::deque<uint32_t>& waiting = m_waiting[t.route];
+        FabricFifo<uint32_t>& waiting = m_waiting[t.route];
         while (!waiting.empty() && Fits(waiting.front()))
         {
             const uint32_t next = waiting.front();

@@ -8,10 +8,10 @@
 #define FLOW_GPU_TRANSPORT_H
 
 #include "gpu-transport.h"
+#include "ns3/fabric-fifo.h"
 #include "ns3/flow-network.h"
 #include "ns3/flow-router.h"
 
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -238,28 +238,36 @@ class FlowGpuTransport
     void CompleteAfter(Time delay, uint32_t tag);
 
     /**
+     * \param peer a connected rank
+     * \param channel the connection's channel (0 for an NVLink peer)
+     * \return its route (aborts if not connected)
+     */
+    uint32_t RouteOf(uint32_t peer, uint32_t channel);
+
+    /**
      * \param peer a rank
      * \param channel a channel
      * \return the key of that connection
      */
     uint64_t Key(uint32_t peer, uint32_t channel) const;
 
-    Ptr<FlowRouter> m_router;                             //!< the routes
-    Ptr<FlowNetwork> m_network;                           //!< the router's network
-    std::shared_ptr<Shared> m_shared;                     //!< shared by the communicator
-    uint32_t m_node{0};                                   //!< node id
-    std::vector<FlowRoute> m_routes;                      //!< this GPU's, as the sender
-    std::vector<Costs> m_costs;                           //!< by route: the last size's
-    std::vector<std::deque<uint32_t>> m_waiting;          //!< by route: transfers queued
-    std::vector<uint32_t> m_busy;                         //!< by route: lanes its messages hold
-    std::unordered_map<uint64_t, uint32_t> m_connections; //!< (peer, channel) -> route
-    std::vector<Transfer> m_transfers;                    //!< in flight, by slot
-    std::vector<uint32_t> m_freeTransfers;                //!< slots to reuse
-    bool m_hasNvls{false};                                //!< NVLS engines in its switch
-    uint32_t m_nvlsOut{0};                                //!< its NVLink egress link
-    uint32_t m_nvlsIn{0};                                 //!< its NVLink ingress link
-    FlowRoute m_nvlsRoute;                                //!< NVLS packets' fixed costs
-    std::deque<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
+    Ptr<FlowRouter> m_router;                               //!< the routes
+    Ptr<FlowNetwork> m_network;                             //!< the router's network
+    std::shared_ptr<Shared> m_shared;                       //!< shared by the communicator
+    uint32_t m_node{0};                                     //!< node id
+    std::vector<FlowRoute> m_routes;                        //!< this GPU's, as the sender
+    std::vector<Costs> m_costs;                             //!< by route: the last size's
+    std::vector<FabricFifo<uint32_t>> m_waiting;            //!< by route: transfers queued
+    std::vector<uint32_t> m_busy;                           //!< by route: lanes its messages hold
+    std::unordered_map<uint64_t, uint32_t> m_connections;   //!< (peer, channel) -> route
+    std::vector<std::pair<uint32_t, uint32_t>> m_lastRoute; //!< by channel: (peer, route) last sent
+    std::vector<Transfer> m_transfers;                      //!< in flight, by slot
+    std::vector<uint32_t> m_freeTransfers;                  //!< slots to reuse
+    bool m_hasNvls{false};                                  //!< NVLS engines in its switch
+    uint32_t m_nvlsOut{0};                                  //!< its NVLink egress link
+    uint32_t m_nvlsIn{0};                                   //!< its NVLink ingress link
+    FlowRoute m_nvlsRoute;                                  //!< NVLS packets' fixed costs
+    FabricFifo<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
     uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
     uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
     uint32_t m_inPath{UINT32_MAX};         //!< InPath()
