@@ -190,6 +190,17 @@ FabricFlowRouter::SetupNvLink(Gpu& g)
     r.acked = false;
     g.nvlsRoute = r;
     g.nvlsRoute.efficiency = nvlsEfficiency.Get();
+    // Unicast messages take their packets port by port, each as its port frees; a message
+    // of a few packets waits for the slowest port it used (DGX H100: 4 or 5 links a port).
+    auto lanes = std::make_shared<std::vector<FlowHop>>();
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        FlowHop h = hop;
+        h.inSecondsPerByte = SecondsPerByte(ports[i]);
+        h.outSecondsPerByte = SecondsPerByte(inPorts[i]);
+        lanes->push_back(h);
+    }
+    r.lanePorts = lanes;
 }
 
 bool

@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,13 @@ struct FlowRoute
     double efficiency{1.0}; //!< payload share of the wire after the protocol
     uint32_t lanes{1};      //!< ports the sender sprays packets over (NVLink), else 1
     double firstSecondsPerByte{0}; //!< serialization of the sender's link(s) together (s/byte)
-    Time fixed;                    //!< sender's NIC latency and every cable's delay
-    std::vector<FlowHop> hops;     //!< the switches, in order
-    Time rxLatency;                //!< from the last bit's arrival to the receiver's notification
+    /// NVLink unicast: each port a message's packets are sprayed over, as the hop its packets
+    /// take (the port's serialization in, the switch's port to the receiver out); empty: the
+    /// ports alike (firstSecondsPerByte together, then hops).
+    std::shared_ptr<const std::vector<FlowHop>> lanePorts;
+    Time fixed;                //!< sender's NIC latency and every cable's delay
+    std::vector<FlowHop> hops; //!< the switches, in order
+    Time rxLatency;            //!< from the last bit's arrival to the receiver's notification
     // The ACK of the last packet (NIC routes; none over NVLink).
     bool acked{false};                //!< the sender completes on the ACK (else when sent)
     uint32_t ackBytes{0};             //!< wire bytes of an ACK
@@ -82,6 +87,15 @@ struct FlowRoute
      * \return from its flow's end to its last bit at the receiver's port
      */
     Time ArrivalDelay(uint64_t bytes) const;
+
+    /**
+     * \brief A message alone on idle ports (lanePorts): each packet in turn on the port free
+     *        first, as the packet level's ports take them.
+     * \param bytes its payload
+     * \param send set to when its last packet has left the sender (s)
+     * \param arrival set to when its last packet has reached the receiver, cables aside (s)
+     */
+    void Spray(uint64_t bytes, double& send, double& arrival) const;
 
     /**
      * \param bytes payload bytes of a message
