@@ -189,6 +189,61 @@ TEST_F(SimulatorImplTest, StopAfterADelay)
     EXPECT_TRUE(Simulator::IsFinished());
 }
 
+/// Records when the instants it asked about end, and asks again as told.
+struct InstantWatcher : public FabricInstantEnd
+{
+    SimulatorImplTest* test{nullptr}; //!< records
+    uint32_t again{0};                //!< ask again this many times, at once, from the call
+
+    void Ask()
+    {
+        test->Record("ask");
+        FabricSimulatorImpl::Get()->AtEndOfInstant(this);
+    }
+
+    void InstantEnded() override
+    {
+        test->Record("end");
+        if (again > 0)
+        {
+            --again;
+            // An event at this instant, which runs before the instant ends again.
+            Simulator::ScheduleNow(&InstantWatcher::Ask, this);
+        }
+    }
+};
+
+// AtEndOfInstant(): told once per instant however often it asked, after every event of that
+// instant (those scheduled for it later too), before time moves on, and with no event of its
+// own; an event it schedules at the same instant runs, then the instant ends again. A watcher
+// that cancels is not told.
+TEST_F(SimulatorImplTest, EndOfInstantComesAfterTheInstantsEvents)
+{
+    InstantWatcher w;
+    w.test = this;
+    w.again = 1;
+    Simulator::Schedule(NanoSeconds(5), &InstantWatcher::Ask, &w);
+    Simulator::Schedule(NanoSeconds(5), &InstantWatcher::Ask, &w);
+    Simulator::Schedule(NanoSeconds(5), &SimulatorImplTest::Record, this, "a");
+    Simulator::Schedule(NanoSeconds(7), &SimulatorImplTest::Record, this, "b");
+    Simulator::Run();
+    const std::string none = "/" + std::to_string(Simulator::NO_CONTEXT);
+    EXPECT_EQ(m_record,
+              (std::vector<std::string>{"ask@5" + none,
+                                        "ask@5" + none,
+                                        "a@5" + none,
+                                        "end@5" + none,
+                                        "ask@5" + none,
+                                        "end@5" + none,
+                                        "b@7" + none}));
+    EXPECT_EQ(Simulator::GetEventCount(), 5u); // four, and the one the first end scheduled
+    m_record.clear();
+    Simulator::Schedule(NanoSeconds(1), &InstantWatcher::Ask, &w);
+    Simulator::Schedule(NanoSeconds(1), &FabricSimulatorImpl::CancelEndOfInstant, m_impl, &w);
+    Simulator::Run();
+    EXPECT_EQ(m_record, (std::vector<std::string>{"ask@8" + none}));
+}
+
 // A destroy event runs at Destroy(), unless removed.
 TEST_F(SimulatorImplTest, DestroyEventsRunAtDestroy)
 {

@@ -390,10 +390,60 @@ FabricSimulatorImpl::Run()
         RunDistributed();
         return;
     }
-    while (!IsQueueEmpty() && !m_stop)
+    while (!m_stop)
     {
+        // The check costs one comparison per event while nobody asked.
+        if (!m_instantEnd.empty() && (IsQueueEmpty() || NextTs() > m_currentTs))
+        {
+            EndInstant();
+            continue;
+        }
+        if (IsQueueEmpty())
+        {
+            break;
+        }
         ProcessOne();
     }
+}
+
+bool
+FabricSimulatorImpl::AtEndOfInstant(FabricInstantEnd* who)
+{
+    if (m_nRanks > 1)
+    {
+        return false;
+    }
+    if (std::find(m_instantEnd.begin(), m_instantEnd.end(), who) == m_instantEnd.end())
+    {
+        m_instantEnd.push_back(who);
+    }
+    return true;
+}
+
+void
+FabricSimulatorImpl::CancelEndOfInstant(FabricInstantEnd* who)
+{
+    m_instantEnd.erase(std::remove(m_instantEnd.begin(), m_instantEnd.end(), who),
+                       m_instantEnd.end());
+    std::replace(m_ending.begin(), m_ending.end(), who, static_cast<FabricInstantEnd*>(nullptr));
+}
+
+void
+FabricSimulatorImpl::EndInstant()
+{
+    // Outside any event: what they schedule has no node's context.
+    const uint32_t context = m_currentContext;
+    m_currentContext = Simulator::NO_CONTEXT;
+    m_ending.swap(m_instantEnd);
+    for (std::size_t i = 0; i < m_ending.size(); ++i)
+    {
+        if (FabricInstantEnd* who = m_ending[i])
+        {
+            who->InstantEnded(); // may ask again (m_instantEnd) or cancel (m_ending)
+        }
+    }
+    m_ending.clear();
+    m_currentContext = context;
 }
 
 Time

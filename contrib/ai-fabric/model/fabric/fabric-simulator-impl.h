@@ -40,6 +40,19 @@ class FabricEventWatch
 
 /**
  * \ingroup ai-fabric
+ * \brief Told when the events of an instant are done (FabricSimulatorImpl::AtEndOfInstant()).
+ */
+class FabricInstantEnd
+{
+  public:
+    virtual ~FabricInstantEnd() = default;
+
+    /// The current instant's events are done; time has not moved on yet.
+    virtual void InstantEnded() = 0;
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief ai-fabric's simulator: events in an order that does not depend on how the nodes are
  *        split across processes, run in one process or across MPI ranks.
  *
@@ -137,6 +150,21 @@ class FabricSimulatorImpl : public SimulatorImpl
               uint32_t handler,
               const uint8_t* data,
               uint32_t size);
+
+    /**
+     * \brief Be told once when the events of the current instant are done, before time moves
+     *        on or the run ends: work that the instant's events ask for, done once for all
+     *        of them (the flow level settles its rates there), without an event. What it does
+     *        may schedule events, at this instant too; those run after it, and it may ask again.
+     * \param who told (once however often it asks in one instant; CancelEndOfInstant() before
+     *        it is destroyed)
+     * \return false where this cannot be done (more than one MPI rank): schedule an event now
+     *         instead
+     */
+    bool AtEndOfInstant(FabricInstantEnd* who);
+
+    /// \param who no longer told (if it asked)
+    void CancelEndOfInstant(FabricInstantEnd* who);
 
     /**
      * \brief Messages between ranks are never sent less than this ahead of their time (the
@@ -344,6 +372,9 @@ class FabricSimulatorImpl : public SimulatorImpl
     /// Run the next event.
     void ProcessOne();
 
+    /// Tell those that asked (AtEndOfInstant()) that the instant's events are done.
+    void EndInstant();
+
     /**
      * \param delay a delay
      * \param context the event's context
@@ -369,28 +400,30 @@ class FabricSimulatorImpl : public SimulatorImpl
     static std::vector<Handler>& Handlers();
 
     Ptr<Scheduler> m_scheduler; //!< a SchedulerType other than the keyed queue, if one is set
-    uint32_t m_uid{EventId::UID::VALID};        //!< the next event's id in m_scheduler
-    FabricRadixHeap<Ev, Traits> m_queue;        //!< the keyed queue
-    std::list<EventId> m_destroyEvents;         //!< ScheduleDestroy()'s
-    uint64_t m_currentTs{0};                    //!< now
-    uint32_t m_currentContext;                  //!< the running event's context
-    uint64_t m_seq{0};                          //!< events scheduled (order numbers)
-    uint64_t m_eventCount{0};                   //!< events run
-    EventImpl* m_running{nullptr};              //!< the event running now
-    Key m_currentKey;                           //!< its key
-    bool m_stop{false};                         //!< Stop() was called
-    FabricEventWatch* m_watch{nullptr};         //!< sees every event taken, if set
-    Ptr<Object> m_watchOwner;                   //!< holds m_watch alive
-    uint32_t m_rank{0};                         //!< this process's rank
-    uint32_t m_nRanks{1};                       //!< ranks
-    std::vector<uint8_t> m_remoteNode;          //!< by node id: 1 if another rank's
-    uint64_t m_lookaheadBound;                  //!< BoundLookahead() (time steps)
-    uint64_t m_lookahead{0};                    //!< the last Run()'s lookahead
-    uint64_t m_windows{0};                      //!< windows of the last Run()
-    uint64_t m_messages{0};                     //!< messages sent in the last Run()
-    std::vector<std::vector<uint8_t>> m_outbox; //!< by rank: the window's messages
-    uint64_t m_sentNext;                        //!< earliest time of the window's messages
-    std::vector<void*> m_objects;               //!< Register()'s
+    uint32_t m_uid{EventId::UID::VALID};         //!< the next event's id in m_scheduler
+    FabricRadixHeap<Ev, Traits> m_queue;         //!< the keyed queue
+    std::list<EventId> m_destroyEvents;          //!< ScheduleDestroy()'s
+    uint64_t m_currentTs{0};                     //!< now
+    uint32_t m_currentContext;                   //!< the running event's context
+    uint64_t m_seq{0};                           //!< events scheduled (order numbers)
+    uint64_t m_eventCount{0};                    //!< events run
+    EventImpl* m_running{nullptr};               //!< the event running now
+    Key m_currentKey;                            //!< its key
+    bool m_stop{false};                          //!< Stop() was called
+    FabricEventWatch* m_watch{nullptr};          //!< sees every event taken, if set
+    Ptr<Object> m_watchOwner;                    //!< holds m_watch alive
+    uint32_t m_rank{0};                          //!< this process's rank
+    uint32_t m_nRanks{1};                        //!< ranks
+    std::vector<uint8_t> m_remoteNode;           //!< by node id: 1 if another rank's
+    uint64_t m_lookaheadBound;                   //!< BoundLookahead() (time steps)
+    uint64_t m_lookahead{0};                     //!< the last Run()'s lookahead
+    uint64_t m_windows{0};                       //!< windows of the last Run()
+    uint64_t m_messages{0};                      //!< messages sent in the last Run()
+    std::vector<std::vector<uint8_t>> m_outbox;  //!< by rank: the window's messages
+    uint64_t m_sentNext;                         //!< earliest time of the window's messages
+    std::vector<void*> m_objects;                //!< Register()'s
+    std::vector<FabricInstantEnd*> m_instantEnd; //!< AtEndOfInstant()'s, in the order asked
+    std::vector<FabricInstantEnd*> m_ending;     //!< EndInstant()'s scratch
 };
 
 } // namespace ns3

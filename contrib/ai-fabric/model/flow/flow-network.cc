@@ -103,12 +103,21 @@ FlowNetwork::FlowNetwork()
 FlowNetwork::~FlowNetwork()
 {
     NS_LOG_FUNCTION(this);
+    if (FabricSimulatorImpl* sim = FabricSimulatorImpl::Get())
+    {
+        sim->CancelEndOfInstant(this); // not told once it is gone
+    }
 }
 
 void
 FlowNetwork::DoDispose()
 {
     Simulator::Cancel(m_event);
+    if (FabricSimulatorImpl* sim = FabricSimulatorImpl::Get())
+    {
+        sim->CancelEndOfInstant(this);
+    }
+    m_settlePending = false;
     m_links.clear();
     m_paths.clear();
     m_flows.clear();
@@ -589,7 +598,22 @@ FlowNetwork::RequestSettle()
     if (!m_settlePending)
     {
         m_settlePending = true;
-        Simulator::ScheduleNow(&FlowNetwork::Settle, this);
+        // Once the instant's other events have started their flows: one settlement for all,
+        // and no event of its own.
+        FabricSimulatorImpl* sim = FabricSimulatorImpl::Get();
+        if (!sim || !sim->AtEndOfInstant(this))
+        {
+            Simulator::ScheduleNow(&FlowNetwork::Settle, this);
+        }
+    }
+}
+
+void
+FlowNetwork::InstantEnded()
+{
+    if (m_settlePending)
+    {
+        Settle();
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -44,7 +45,9 @@ namespace ns3
  * Finish times are kept in the engine's own heap; the simulator holds one event, for the
  * earliest.
  */
-class FlowNetwork : public Object
+class FlowNetwork
+    : public Object
+    , public FabricInstantEnd
 {
   public:
     /**
@@ -345,8 +348,11 @@ class FlowNetwork : public Object
     uint32_t FanIn(uint32_t link, double& demand);
     /// Propagate, then move the finish times of the flows whose rate changed.
     void Settle();
-    /// Ask for a settlement at the current time (once).
+    /// Ask for a settlement at the current time (once): when the instant's events are done
+    /// (FabricSimulatorImpl::AtEndOfInstant()), or else as an event now.
     void RequestSettle();
+    /// The instant's events are done: settle.
+    void InstantEnded() override;
     /// The earliest finish time is due: finish the flows due, then settle.
     void FinishDue();
     /// Keep the simulator's event at the heap's earliest finish time.
