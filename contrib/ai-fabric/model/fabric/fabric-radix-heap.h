@@ -72,6 +72,12 @@ class FabricRadixHeap
         return m_size == 0;
     }
 
+    /// \return true if it holds an event of the reference time (the last taken's), at once
+    bool HasAtReference() const
+    {
+        return m_buckets[0].size() > m_head;
+    }
+
     /// \return the next event, changing nothing (it holds one)
     const T& Peek() const
     {

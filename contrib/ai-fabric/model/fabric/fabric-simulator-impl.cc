@@ -392,8 +392,8 @@ FabricSimulatorImpl::Run()
     }
     while (!m_stop)
     {
-        // The check costs one comparison per event while nobody asked.
-        if (!m_instantEnd.empty() && (IsQueueEmpty() || NextTs() > m_currentTs))
+        // While nobody asked, one comparison per event.
+        if (!m_instantEnd.empty() && !HasEventNow())
         {
             EndInstant();
             continue;
@@ -404,6 +404,18 @@ FabricSimulatorImpl::Run()
         }
         ProcessOne();
     }
+}
+
+bool
+FabricSimulatorImpl::HasEventNow() const
+{
+    if (m_scheduler)
+    {
+        return !m_scheduler->IsEmpty() && m_scheduler->PeekNext().key.m_ts == m_currentTs;
+    }
+    // The radix heap's first bucket holds the events of its reference time, the time of the
+    // last event taken: now (a look at the next time would scan a bucket).
+    return m_queue.HasAtReference();
 }
 
 bool

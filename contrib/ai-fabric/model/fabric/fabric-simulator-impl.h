@@ -375,6 +375,9 @@ class FabricSimulatorImpl : public SimulatorImpl
     /// Tell those that asked (AtEndOfInstant()) that the instant's events are done.
     void EndInstant();
 
+    /// \return true if an event of the current time is queued
+    bool HasEventNow() const;
+
     /**
      * \param delay a delay
      * \param context the event's context

@@ -177,6 +177,8 @@ Communicator::DoDispose()
     m_schedule = nullptr;
     m_posted[0].clear();
     m_posted[1].clear();
+    m_lastDue[0] = -1;
+    m_lastDue[1] = -1;
     m_done = DoneCallback();
     Object::DoDispose();
 }
@@ -410,29 +412,29 @@ Communicator::Start(const CollectiveTransfer& t, uint32_t tag)
         Send(t, tag);
         return;
     }
-    // Messages wait out the step latency in order, one queue per latency: those due at one
-    // time share one event (a schedule often starts many at once), and wait as a queue's
-    // entries, not as events of their own.
+    // The first message due at a time is an event; the others due then (a schedule often
+    // starts many at once) wait in a queue per latency (NVLink's, the network's) and leave
+    // with it, instead of being events of their own.
     const uint32_t which = nvlink ? 0 : 1;
-    FabricFifo<Posted>& posted = m_posted[which];
-    const int64_t due = (Simulator::Now() + latency).GetTimeStep();
-    if (!posted.empty() && posted.back().due > due)
+    const int64_t due = Simulator::Now().GetTimeStep() + latency.GetTimeStep();
+    if (due == m_lastDue[which])
     {
-        Simulator::Schedule(latency, &Communicator::Send, this, t, tag); // the latency fell
+        m_posted[which].push_back(Posted{due, t, tag});
         return;
     }
-    const bool shared = !posted.empty() && posted.back().due == due;
-    posted.push_back(Posted{due, t, tag});
-    if (!shared)
-    {
-        Simulator::Schedule(latency, &Communicator::SendPosted, this, which);
-    }
+    m_lastDue[which] = std::max(m_lastDue[which], due);
+    Simulator::Schedule(latency, &Communicator::SendDue, this, t, tag, which);
 }
 
 void
-Communicator::SendPosted(uint32_t which)
+Communicator::SendDue(const CollectiveTransfer& t, uint32_t tag, uint32_t which)
 {
+    Send(t, tag);
     FabricFifo<Posted>& posted = m_posted[which];
+    if (posted.empty())
+    {
+        return;
+    }
     const int64_t now = Simulator::Now().GetTimeStep();
     while (!posted.empty() && posted.front().due <= now)
     {
@@ -443,8 +445,9 @@ Communicator::SendPosted(uint32_t which)
 }
 
 void
-Communicator::Send(CollectiveTransfer t, uint32_t tag)
+Communicator::Send(const CollectiveTransfer& t, uint32_t tag)
 {
+    // t is not read after the transport has it (a delivery at once may start other messages).
     if (m_stepAccounting)
     {
         m_sentByStep[t.step] += t.bytes;

@@ -192,10 +192,15 @@ class Communicator : public Object
      * \param t a message to hand to the transport now
      * \param tag its tag (24 bits)
      */
-    void Send(CollectiveTransfer t, uint32_t tag);
+    void Send(const CollectiveTransfer& t, uint32_t tag);
 
-    /// \param which a queue of m_posted: send its messages that are due
-    void SendPosted(uint32_t which);
+    /**
+     * \brief The first message due now: send it, and the messages of its queue due now.
+     * \param t the message
+     * \param tag its tag
+     * \param which its queue of m_posted
+     */
+    void SendDue(const CollectiveTransfer& t, uint32_t tag, uint32_t which);
 
     /// A message waiting out its step latency (Start()).
     struct Posted
@@ -252,6 +257,7 @@ class Communicator : public Object
     uint64_t m_completed{0};                  //!< messages sent and completed
     std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
     FabricFifo<Posted> m_posted[2];           //!< by latency (NVLink, network): Start()ed
+    int64_t m_lastDue[2]{-1, -1};             //!< by latency: the latest due time with an event
     uint32_t m_sequence{0};                   //!< sequence number of the current collective
     std::vector<std::pair<uint32_t, uint64_t>> m_early;       //!< arrivals of the next collective
     bool m_stepAccounting{false};                             //!< StepAccounting
