@@ -454,7 +454,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
         {
             out.congestionLink = router->GetLinkName(congestion.peakLink);
             out.congestionTime = congestion.peakTime;
-            // One line on stderr (stdout is the table): the answer may be optimistic there.
+            // One line on stderr (stdout is the table): the answer may be off there, either way.
             std::cerr << m_program << ": warning: the flow level saw congestion it does not "
                       << "model: " << congestion.links << " switch port(s) where flows from "
                       << "several ports converge and would take up to " << std::fixed
@@ -462,8 +462,8 @@ CollectiveScenario::Simulate(bool inject, bool print)
                       << std::setprecision(6) << "x its rate (most ports: " << congestion.peakFanIn
                       << ", at " << out.congestionLink << ", "
                       << FailureReport::Us(congestion.peakTime)
-                      << " us); the packet level queues, pauses and throttles there and may "
-                         "be slower (--mode=packet; the manual's \"The flow level\")"
+                      << " us); the packet level queues, pauses and throttles there, and its "
+                         "time may differ (--mode=packet; the manual's \"The flow level\")"
                       << std::endl;
         }
     }
