@@ -36,12 +36,6 @@ class FabricFifo
         return m_head == m_items.size();
     }
 
-    /// \return elements held
-    std::size_t size() const
-    {
-        return m_items.size() - m_head;
-    }
-
     /// \return the oldest element (not empty)
     T& front()
     {
@@ -52,12 +46,6 @@ class FabricFifo
     const T& front() const
     {
         return m_items[m_head];
-    }
-
-    /// \return the newest element (not empty)
-    T& back()
-    {
-        return m_items.back();
     }
 
     /// \param item add it at the back

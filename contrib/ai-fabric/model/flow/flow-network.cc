@@ -27,13 +27,10 @@ namespace
 {
 constexpr double INF = std::numeric_limits<double>::infinity();
 
-/**
- * \param a a level
- * \param b another
- * \return true if they differ by more than rounding
- */
-inline bool
-Differ(double a, double b)
+} // namespace
+
+bool
+FlowNetwork::Differ(double a, double b)
 {
     if (a == b)
     {
@@ -45,7 +42,6 @@ Differ(double a, double b)
     }
     return std::fabs(a - b) > 1e-12 * std::max(std::fabs(a), std::fabs(b));
 }
-} // namespace
 
 TypeId
 FlowNetwork::GetTypeId()
@@ -160,19 +156,6 @@ DataRate
 FlowNetwork::GetLinkRate(uint32_t link) const
 {
     return DataRate(static_cast<uint64_t>(std::llround(m_links.at(link).capacity * 8.0)));
-}
-
-void
-FlowNetwork::WatchLink(uint32_t link)
-{
-    NS_ABORT_MSG_IF(link >= m_links.size(), "FlowNetwork: no link " << link);
-    m_links[link].watched = true;
-}
-
-const FlowNetwork::Congestion&
-FlowNetwork::GetCongestion() const
-{
-    return m_congestion;
 }
 
 uint32_t
@@ -555,43 +538,6 @@ FlowNetwork::Solve(uint32_t link)
     }
 }
 
-uint32_t
-FlowNetwork::FanIn(uint32_t link, double& demand)
-{
-    const Link& l = m_links[link];
-    demand = 0;
-    if (std::isinf(l.level) || l.level <= 0)
-    {
-        return 0; // limits none of its flows, or carries nothing
-    }
-    m_upstream.clear();
-    double offered = 0;
-    for (const Member& m : l.members)
-    {
-        const Flow& flow = m_flows[m.flow];
-        const Limits& f = m_limits[m.flow];
-        const double rate = std::min(f.maxRate, f.low);
-        if (m.use == 0 || m.weight != 1.0 || Differ(rate, l.level))
-        {
-            offered += m.weight * rate; // its first link, its ACKs, or limited elsewhere
-            continue;
-        }
-        // Limited here: it would go as fast as its next limit, or its share of its sender's
-        // link.
-        const std::vector<Use>& uses = m_paths[flow.path];
-        const Link& first = m_links[uses[0].link];
-        const double other = std::min({f.maxRate,
-                                       f.lowLink == link ? f.second : f.low,
-                                       first.capacity / std::max<uint32_t>(1, first.dataFlows)});
-        offered += other;
-        m_upstream.push_back(uses[m.use - 1].link);
-    }
-    demand = offered / l.capacity;
-    std::sort(m_upstream.begin(), m_upstream.end());
-    return static_cast<uint32_t>(std::unique(m_upstream.begin(), m_upstream.end())
-                                 - m_upstream.begin());
-}
-
 void
 FlowNetwork::RequestSettle()
 {
@@ -677,32 +623,7 @@ FlowNetwork::Settle()
         m_queue.clear();
         SolveFromScratch(); // touches every active flow
     }
-    // The watched links whose level changed, as settled: congested?
-    for (uint32_t link : m_changed)
-    {
-        m_links[link].changed = false;
-        double demand = 0;
-        const uint32_t fanIn = FanIn(link, demand);
-        if (fanIn < 2 || demand < m_congestionDemand)
-        {
-            continue;
-        }
-        m_congestion.peakDemand = std::max(m_congestion.peakDemand, demand);
-        Link& l = m_links[link];
-        if (!l.congested)
-        {
-            l.congested = true;
-            ++m_congestion.links;
-        }
-        if (fanIn > m_congestion.peakFanIn)
-        {
-            m_congestion.peakFanIn = fanIn;
-            m_congestion.peakLink = link;
-            m_congestion.peakTime = Simulator::Now();
-        }
-        m_congestionTrace(link, fanIn);
-    }
-    m_changed.clear();
+    NoteCongestion(); // the watched links whose level changed, as settled
     // New rates and finish times.
     const int64_t now = Simulator::Now().GetTimeStep();
     for (uint32_t id : m_touched)

@@ -346,6 +346,14 @@ class FlowNetwork
      * \return the upstream links of the flows it limits, as settled
      */
     uint32_t FanIn(uint32_t link, double& demand);
+    /**
+     * \param a a level
+     * \param b another
+     * \return true if they differ by more than rounding
+     */
+    static bool Differ(double a, double b);
+    /// The watched links whose level changed in this settlement: note those congested.
+    void NoteCongestion();
     /// Propagate, then move the finish times of the flows whose rate changed.
     void Settle();
     /// Ask for a settlement at the current time (once): when the instant's events are done
