@@ -85,10 +85,13 @@ PointsOf(const std::string& set)
     std::vector<Point> points;
     for (const std::string algo : {"ring", "tree", "hier", "nvlstree"})
     {
-        points.push_back({"gpus16-" + algo, fat, "--servers=2 --algo=" + algo + one, 0.02});
+        points.push_back(
+            {"gpus16-" + algo, fat, "--servers=2 --radix=8 --algo=" + algo + one, 0.02});
     }
-    points.push_back(
-        {"gpus16-alltoall", fat, "--servers=2 --collective=alltoall --algo=direct" + mid, 0.02});
+    points.push_back({"gpus16-alltoall",
+                      fat,
+                      "--servers=2 --radix=8 --collective=alltoall --algo=direct" + mid,
+                      0.02});
     for (const std::string algo : {"ring", "tree", "hier", "nvlstree"})
     {
         points.push_back(

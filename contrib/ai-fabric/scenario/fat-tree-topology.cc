@@ -19,6 +19,9 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/server-helper.h"
 
+#include <numeric>
+#include <vector>
+
 namespace ns3
 {
 
@@ -61,8 +64,14 @@ class FatTreeTopology : public ScenarioTopology
               "--server=none)",
               "1");
         o.Add("nicRate", "NIC and link rate, e.g. 400Gbps or 400G", "400Gbps");
-        o.Add("tiers", "switch tiers: 2 (leaf-spine) or 3 (k-ary fat-tree)", "2");
-        o.Use("radix");
+        o.Add("tiers",
+              "switch tiers: 2 (leaf-spine) or 3 (k-ary fat-tree) (default: 2 if the radix "
+              "holds the servers, else 3)",
+              "");
+        o.Use("radix",
+              "",
+              "default: the smallest standard switch, 32, 64 or 128 ports, that holds the "
+              "servers; with --server=none, 8 first");
         o.Add("oversubscription", "leaf down:up ratio, e.g. 1:1, 4:1 or 3", "1:1");
         o.Add("rail",
               "rail-optimized: local GPU i of every server on leaf i (default true; false "
@@ -128,17 +137,11 @@ class FatTreeTopology : public ScenarioTopology
         const bool rail = o.Bool("rail");
         m_tree.SetServers(servers);
         m_tree.SetGpusPerServer(gpus);
-        m_tree.SetTiers(o.Whole("tiers", 1, 1000));
-        m_tree.SetRadix(o.Whole("radix", 1, 65536));
         m_tree.SetOversubscription(m_down, m_up);
         m_tree.SetRailOptimized(rail);
         m_tree.SetLinkRate(m_rate);
         m_tree.SetRanks(FabricCli::GetRanks());
-        const std::string topologyError = m_tree.Check();
-        if (!topologyError.empty())
-        {
-            o.Fail(topologyError);
-        }
+        Size(o);
         if (m_scaleUp)
         {
             m_server.SetGpusPerServer(gpus);
@@ -252,6 +255,10 @@ class FatTreeTopology : public ScenarioTopology
     void PrintHeader(std::ostream& os, const CollectiveScenario& /* scenario */) const override
     {
         os << m_tree.Summary() << "\n";
+        if (!m_sized.empty())
+        {
+            os << m_sized << "\n";
+        }
         if (m_scaleUp)
         {
             const ServerPreset& p = m_server.GetServer();
@@ -293,6 +300,11 @@ class FatTreeTopology : public ScenarioTopology
         j["gpus"] = m_tree.GetNGpus();
         j["nicRate_gbps"] = m_rate.GetBitRate() / 1e9;
         j["radix"] = m_tree.GetRadix();
+        j["sized"] = m_sized.empty()
+                         ? "given"
+                         : (m_switchPorts == m_tree.GetRadix()
+                                ? "auto"
+                                : "auto, " + std::to_string(m_switchPorts) + "-port switches");
         j["oversubscription"] = std::to_string(m_down) + ":" + std::to_string(m_up);
         j["rail"] = m_tree.IsRailOptimized();
         j["leaves"] = m_tree.GetNLeaves();
@@ -312,6 +324,83 @@ class FatTreeTopology : public ScenarioTopology
     }
 
   private:
+    /**
+     * \brief Set the tree's tiers and radix: those given, and for those not given the
+     *        smallest that hold the servers (2 tiers before 3; switches of 32, 64 or 128
+     *        ports, or 8 first for plain hosts, of which a leaf uses the most its down:up
+     *        ratio divides). Fails, with the tree's reason, if none does.
+     * \param o the options
+     */
+    void Size(ScenarioOptions& o)
+    {
+        const bool tiersGiven = !o.Get("tiers").empty();
+        const bool radixGiven = !o.Get("radix").empty();
+        const std::vector<uint32_t> tiers = tiersGiven
+                                                ? std::vector<uint32_t>{o.Whole("tiers", 2, 3)}
+                                                : std::vector<uint32_t>{2, 3};
+        // Plain one-GPU hosts (--server=none) keep their small test fabric of radix 8 while it
+        // holds them: several leaves and spines for a handful of hosts.
+        std::vector<uint32_t> ports{32, 64, 128};
+        if (radixGiven)
+        {
+            ports = {o.Whole("radix", 1, 65536)};
+        }
+        else if (!m_scaleUp)
+        {
+            ports.insert(ports.begin(), 8);
+        }
+        // A leaf's ports in its down:up ratio (and even, for a 3-tier aggregation switch).
+        const uint32_t g = std::gcd(m_down, m_up);
+        const uint32_t unit = (m_down + m_up) / g;
+        std::string why;
+        for (uint32_t t : tiers)
+        {
+            for (uint32_t p : ports)
+            {
+                uint32_t radix = p;
+                if (!radixGiven)
+                {
+                    const uint32_t step = t == 3 ? std::lcm(unit, 2U) : unit;
+                    radix = p / step * step;
+                    if (radix == 0)
+                    {
+                        continue;
+                    }
+                }
+                m_tree.SetTiers(t);
+                m_tree.SetRadix(radix);
+                why = m_tree.Check();
+                if (why.empty())
+                {
+                    m_switchPorts = p;
+                    if (!tiersGiven || !radixGiven)
+                    {
+                        m_sized = "sized to hold " + std::to_string(m_tree.GetNServers())
+                                  + (m_tree.GetNServers() == 1 ? " server" : " servers") + ": "
+                                  + std::to_string(t) + " tiers" + (tiersGiven ? " (given)" : "")
+                                  + ", radix " + std::to_string(radix)
+                                  + (radixGiven   ? " (given)"
+                                     : radix == p ? ""
+                                                  : " (" + std::to_string(p) + "-port switches, "
+                                                        + std::to_string(radix) + " ports used at "
+                                                        + std::to_string(m_down / g) + ":"
+                                                        + std::to_string(m_up / g) + ")")
+                                  + " (--tiers and --radix to choose)";
+                    }
+                    return;
+                }
+            }
+        }
+        if (tiersGiven && radixGiven)
+        {
+            o.Fail(why);
+        }
+        o.Fail(why
+               + (radixGiven   ? " (2 and 3 tiers tried at the radix given)"
+                  : tiersGiven ? " (radix 32, 64 and 128 tried at the tiers given)"
+                               : " (radix 32, 64 and 128 tried in 2 and 3 tiers)"));
+    }
+
     /// \return the server presets, "a, b, c"
     static std::string Presets()
     {
@@ -323,14 +412,16 @@ class FatTreeTopology : public ScenarioTopology
         return names;
     }
 
-    FatTreeHelper m_tree;     //!< the fat-tree
-    ServerHelper m_server;    //!< the servers (with a preset)
-    bool m_scaleUp{false};    //!< NVLink servers
-    std::string m_presetName; //!< --server, or "none"
-    DataRate m_rate;          //!< --nicRate
-    uint32_t m_down{1};       //!< oversubscription: down
-    uint32_t m_up{1};         //!< oversubscription: up
-    uint64_t m_lmc{0};        //!< --lmc
+    FatTreeHelper m_tree;      //!< the fat-tree
+    ServerHelper m_server;     //!< the servers (with a preset)
+    bool m_scaleUp{false};     //!< NVLink servers
+    std::string m_presetName;  //!< --server, or "none"
+    DataRate m_rate;           //!< --nicRate
+    uint32_t m_down{1};        //!< oversubscription: down
+    uint32_t m_up{1};          //!< oversubscription: up
+    uint64_t m_lmc{0};         //!< --lmc
+    std::string m_sized;       //!< the line saying how the tree was sized (empty: as given)
+    uint32_t m_switchPorts{0}; //!< the switches' ports (the radix, or more if unused ports)
 };
 
 /// ai-fabric-fattree's topology

@@ -254,6 +254,56 @@ TEST_F(FattreeExampleTest, DefaultsFollowTheServerPreset)
     }
 }
 
+// With no --radix or --tiers the tree is sized to hold the servers: the smallest standard
+// switch (32, 64 or 128 ports; 8 first for plain hosts), 2 tiers before 3, a leaf using the
+// most ports its down:up ratio divides; the header says so and the JSON's scenario.sized. The
+// presets a newcomer types (one NVL72 rack, four DGX A100, 64 HGX B200) run as they are.
+TEST_F(FattreeExampleTest, DefaultsFitTheServers)
+{
+    char dir[] = "/tmp/ai-fabric-fattree-sized-XXXXXX";
+    const std::string base = std::string(mkdtemp(dir));
+    struct Case
+    {
+        std::string args;  //!< flags
+        uint32_t tiers;    //!< expected tiers
+        uint32_t radix;    //!< expected radix
+        std::string sized; //!< expected scenario.sized
+    };
+    const std::vector<Case> cases = {
+        {"--server=gb200-nvl72 --servers=1", 2, 32, "auto"},
+        {"--server=dgx-a100 --servers=4", 2, 32, "auto"},
+        {"--server=hgx-b200 --servers=64 --mode=flow", 2, 32, "auto"},
+        // 65 DGX H100 need more than 32 leaves of 16 servers' rails: radix 64.
+        {"--servers=65 --mode=flow", 2, 64, "auto"},
+        {"--server=none", 2, 8, "auto"},
+        {"--server=none --servers=40", 2, 32, "auto"},
+        // 4:1 on 32-port switches: 24 down and 6 up, 2 ports unused.
+        {"--server=none --servers=100 --oversubscription=4:1", 2, 30, "auto, 32-port switches"},
+        {"--server=none --servers=40 --tiers=3", 3, 8, "auto"},
+        {"--server=none --servers=12 --radix=4", 3, 4, "auto"},
+        {"--server=none --servers=8 --radix=4 --tiers=2", 2, 4, "given"},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i)
+    {
+        const Case& c = cases[i];
+        const std::string json = base + "/run" + std::to_string(i) + ".json";
+        const Outcome o = Fattree(c.args + " --minBytes=64K --maxBytes=64K --iters=1 --warmup=0"
+                                  + " --quiet --json=" + json);
+        ASSERT_EQ(o.status, 0) << c.args << ": " << o.err;
+        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        EXPECT_EQ(j["scenario"]["tiers"], c.tiers) << c.args;
+        EXPECT_EQ(j["scenario"]["radix"], c.radix) << c.args;
+        EXPECT_EQ(j["scenario"]["sized"], c.sized) << c.args;
+        const bool said = o.out.find("sized to hold") != std::string::npos;
+        EXPECT_EQ(said, c.sized != "given") << c.args << ": " << o.out;
+    }
+    // Too many servers for any standard tree: one line naming what was tried.
+    const Outcome o = Fattree("--server=dgx-h100 --servers=70000");
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.err.find("radix 32, 64 and 128 tried in 2 and 3 tiers"), std::string::npos)
+        << o.err;
+}
+
 // The scale-up flags' bad inputs name what is wrong.
 TEST_F(FattreeExampleTest, ServerInputErrorsAreNamed)
 {
