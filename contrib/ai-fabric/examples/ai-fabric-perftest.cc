@@ -137,11 +137,9 @@ main(int argc, char* argv[])
     perftest.PrintReport(std::cout, result);
     if (!json.empty())
     {
-        jsonFile.Stream() << perftest.ToJson(result);
-        std::string writeError;
-        if (!jsonFile.Commit(writeError))
+        // With the run's flags added (scenario.flags), as every program's JSON.
+        if (!jsonFile.CommitJson(program, nlohmann::ordered_json::parse(perftest.ToJson(result))))
         {
-            std::cerr << program << ": " << writeError << std::endl;
             return 1;
         }
     }

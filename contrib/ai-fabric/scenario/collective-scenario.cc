@@ -556,11 +556,13 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         m_anyTopology = true;
         m_topologyName = "fat-tree";
         const std::string prefix = "--topology=";
-        for (int i = 1; i < argc; ++i)
+        const std::vector<std::string> args
+            = ScenarioOptions::ExpandScenario(m_program, argc, argv);
+        for (std::size_t i = 1; i < args.size(); ++i)
         {
-            const std::string arg = argv[i][0] == '-' && argv[i][1] != '-'
-                                        ? "-" + std::string(argv[i])
-                                        : std::string(argv[i]);
+            const std::string arg = args[i].size() > 1 && args[i][0] == '-' && args[i][1] != '-'
+                                        ? "-" + args[i]
+                                        : args[i];
             if (arg.compare(0, prefix.size(), prefix) == 0)
             {
                 m_topologyName = arg.substr(prefix.size());

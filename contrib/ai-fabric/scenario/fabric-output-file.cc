@@ -8,6 +8,7 @@
 
 #include "fabric-cli.h"
 #include "ns3/log.h"
+#include "scenario-options.h"
 
 #include <cerrno>
 #include <csignal>
@@ -302,7 +303,27 @@ FabricOutputFile::Commit(std::string& error)
 bool
 FabricOutputFile::CommitJson(const std::string& program, const nlohmann::ordered_json& j)
 {
-    Stream() << j.dump(2) << "\n";
+    if (!j.is_object() || ScenarioOptions::GetRunProgram().empty()
+        || (j.contains("scenario") && !j["scenario"].is_object()))
+    {
+        Stream() << j.dump(2) << "\n";
+    }
+    else
+    {
+        // The flags of the run, so that --scenario=THIS_FILE runs it again.
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        if (!j.contains("scenario"))
+        {
+            out["scenario"] = nlohmann::ordered_json::object();
+        }
+        for (const auto& [key, value] : j.items())
+        {
+            out[key] = value;
+        }
+        out["scenario"]["program"] = ScenarioOptions::GetRunProgram();
+        out["scenario"]["flags"] = ScenarioOptions::GetRunFlags();
+        Stream() << out.dump(2) << "\n";
+    }
     std::string error;
     if (!Commit(error))
     {

@@ -12,6 +12,12 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-watchdog.h"
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace ns3
 {
@@ -217,6 +223,178 @@ ScenarioOptions::SetWatchdog(bool on)
     m_watchdog = on;
 }
 
+namespace
+{
+
+/// The flags Parse() took (GetRunFlags()).
+nlohmann::ordered_json g_runFlags = nlohmann::ordered_json::object();
+/// The program that called Parse().
+std::string g_runProgram;
+
+/// Flags that name output files, and --jobs (the same output with any): not the scenario's.
+bool
+IsOutputFlag(const std::string& name)
+{
+    return name == "json" || name == "pcap" || name == "plot" || name == "timeline"
+           || name == "jobs";
+}
+
+/**
+ * \param arg an argument ("--name=value", "--name" or "-name...")
+ * \param name filled: the name
+ * \param value filled: the value (empty if none)
+ * \return true if it has a value
+ */
+bool
+SplitArg(std::string arg, std::string& name, std::string& value)
+{
+    if (arg.rfind("--", 0) != 0 && arg.rfind("-", 0) == 0)
+    {
+        arg = "-" + arg;
+    }
+    const std::size_t equals = arg.find('=');
+    name = arg.substr(std::min<std::size_t>(2, arg.size()), equals - 2);
+    value = equals == std::string::npos ? "" : arg.substr(equals + 1);
+    return equals != std::string::npos;
+}
+
+/**
+ * \param program the program
+ * \param path a scenario file
+ * \param out filled: its flags as "--name=value", in the file's order
+ */
+void
+ReadScenario(const std::string& program, const std::string& path, std::vector<std::string>& out)
+{
+    const std::string what = "--scenario=" + path;
+    if (path.empty())
+    {
+        FabricCli::Fail(program, "--scenario: expected a JSON file (--scenario=FILE)");
+    }
+    std::ifstream in(path);
+    std::ostringstream text;
+    if (!in || !(text << in.rdbuf()))
+    {
+        FabricCli::Fail(program, what + ": cannot read it");
+    }
+    nlohmann::ordered_json j;
+    try
+    {
+        j = nlohmann::ordered_json::parse(text.str());
+    }
+    catch (const nlohmann::json::exception& e)
+    {
+        std::string why = e.what();
+        std::replace(why.begin(), why.end(), '\n', ' ');
+        FabricCli::Fail(program, what + ": not JSON (" + why + ")");
+    }
+    const nlohmann::ordered_json* holder = nullptr;
+    if (j.is_object() && j.contains("flags"))
+    {
+        holder = &j;
+    }
+    else if (j.is_object() && j.contains("scenario") && j["scenario"].is_object()
+             && j["scenario"].contains("flags"))
+    {
+        holder = &j["scenario"];
+    }
+    if (!holder || !(*holder)["flags"].is_object())
+    {
+        FabricCli::Fail(program,
+                        what + ": expected an object with a \"flags\" object (or scenario.flags, "
+                               "as a --json result holds them)");
+    }
+    if (holder->contains("program"))
+    {
+        const nlohmann::ordered_json& p = (*holder)["program"];
+        if (!p.is_string() || p.get<std::string>() != program)
+        {
+            FabricCli::Fail(program,
+                            what + ": written for "
+                                + (p.is_string() ? p.get<std::string>() : p.dump()) + ", not "
+                                + program);
+        }
+    }
+    for (const auto& [name, value] : (*holder)["flags"].items())
+    {
+        std::string text;
+        if (value.is_string())
+        {
+            text = value.get<std::string>();
+        }
+        else if (value.is_boolean())
+        {
+            text = value.get<bool>() ? "true" : "false";
+        }
+        else if (value.is_number())
+        {
+            text = value.dump();
+        }
+        else
+        {
+            FabricCli::Fail(program,
+                            what + ": flag \"" + name
+                                + "\": expected a string, a number or a boolean, not "
+                                + value.type_name());
+        }
+        if (name.empty() || name == "scenario" || name.find('=') != std::string::npos
+            || name.rfind("-", 0) == 0)
+        {
+            FabricCli::Fail(program,
+                            what + ": flag \"" + name
+                                + "\": expected a flag's name without dashes (and not scenario)");
+        }
+        out.push_back("--" + name + "=" + text);
+    }
+}
+
+} // namespace
+
+std::vector<std::string>
+ScenarioOptions::ExpandScenario(const std::string& program,
+                                int argc,
+                                char* argv[],
+                                std::vector<std::string>* origin)
+{
+    std::vector<std::string> args;
+    args.emplace_back(argc > 0 ? argv[0] : program);
+    std::vector<std::string> from(1);
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string name;
+        std::string value;
+        const bool hasValue = SplitArg(argv[i], name, value);
+        if (name == "scenario" && std::string(argv[i]).rfind("-", 0) == 0)
+        {
+            const std::string path = hasValue ? value : "";
+            ReadScenario(program, path, args);
+            from.resize(args.size(), path);
+        }
+        else
+        {
+            args.emplace_back(argv[i]);
+            from.emplace_back();
+        }
+    }
+    if (origin)
+    {
+        *origin = from;
+    }
+    return args;
+}
+
+const nlohmann::ordered_json&
+ScenarioOptions::GetRunFlags()
+{
+    return g_runFlags;
+}
+
+const std::string&
+ScenarioOptions::GetRunProgram()
+{
+    return g_runProgram;
+}
+
 void
 ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
 {
@@ -235,7 +413,32 @@ ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
         }
     }
     FabricWatchdog::SetProgramName(m_program);
-    FabricCli::CheckKnownOptions(m_program, argc, argv, known, flags);
+    // A scenario file's flags in its place; its names checked here, to say where they were.
+    std::vector<std::string> origin;
+    std::vector<std::string> args = ExpandScenario(m_program, argc, argv, &origin);
+    for (std::size_t i = 1; i < args.size(); ++i)
+    {
+        std::string name;
+        std::string value;
+        SplitArg(args[i], name, value);
+        if (!origin[i].empty() && std::find(known.begin(), known.end(), name) == known.end()
+            && name.find("::") == std::string::npos)
+        {
+            StringValue global;
+            if (!GlobalValue::GetValueByNameFailSafe(name, global))
+            {
+                Fail("--scenario=" + origin[i] + ": unknown flag \"" + name + "\" (see --help)");
+            }
+        }
+    }
+    std::vector<char*> expanded;
+    for (std::string& a : args)
+    {
+        expanded.push_back(a.data());
+    }
+    const int n = static_cast<int>(expanded.size());
+    expanded.push_back(nullptr);
+    FabricCli::CheckKnownOptions(m_program, n, expanded.data(), known, flags);
     CommandLine cmd(m_program);
     cmd.Usage(usage);
     for (Option& o : m_options)
@@ -245,11 +448,45 @@ ScenarioOptions::Parse(int argc, char* argv[], const std::string& usage)
                      MakeBoundCallback(&ScenarioOptions::Store, &o),
                      o.declaration.defaultValue);
     }
+    std::string scenario;
+    cmd.AddValue("scenario",
+                 "read flags from this JSON file, in its place on the command line (later flags "
+                 "win): {\"flags\": {\"name\": value, ...}}, or a --json result (its "
+                 "scenario.flags: the same run again)",
+                 scenario);
     if (m_watchdog)
     {
         FabricWatchdog::AddCommandLine(cmd);
     }
-    cmd.Parse(argc, argv);
+    cmd.Parse(n, expanded.data());
+    // What was given, for the JSON outputs (scenario.flags).
+    g_runProgram = m_program;
+    g_runFlags = nlohmann::ordered_json::object();
+    for (std::size_t i = 1; i < args.size(); ++i)
+    {
+        std::string name;
+        std::string value;
+        SplitArg(args[i], name, value);
+        if (IsOutputFlag(name))
+        {
+            continue;
+        }
+        const auto it = m_index.find(name);
+        if (it == m_index.end())
+        {
+            g_runFlags[name] = value; // an attribute, a global value or a watchdog limit
+            continue;
+        }
+        const Option& o = m_options[it->second];
+        if (o.declaration.flag)
+        {
+            g_runFlags[name] = o.value == "true";
+        }
+        else
+        {
+            g_runFlags[name] = o.value;
+        }
+    }
 }
 
 const std::string&

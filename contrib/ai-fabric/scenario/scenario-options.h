@@ -9,6 +9,8 @@
 
 #include "ns3/data-rate.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -118,6 +120,38 @@ class ScenarioOptions
      * \param usage the program's one-paragraph description
      */
     void Parse(int argc, char* argv[], const std::string& usage);
+
+    /**
+     * \brief The command line with each --scenario=FILE replaced by the flags FILE holds,
+     *        where it stood (so flags after it win, as a flag given twice does): a JSON
+     *        object whose "flags" object (or whose "scenario" object's "flags", as a --json
+     *        result holds them) maps flag names, without dashes, to strings, numbers or
+     *        booleans; a "program" beside "flags" must name this program. Ends the program
+     *        with one line and exit status 2 if FILE cannot be read or is not such a file.
+     * \param program the program's name, for messages
+     * \param argc the arguments' count
+     * \param argv the arguments (argv[0] the program)
+     * \param origin if not null, filled: for each argument returned, the scenario file it
+     *        came from (empty: the command line)
+     * \return the arguments, argv[0] first
+     */
+    static std::vector<std::string> ExpandScenario(const std::string& program,
+                                                   int argc,
+                                                   char* argv[],
+                                                   std::vector<std::string>* origin = nullptr);
+
+    /**
+     * \brief The flags the run was given (on the command line or in a scenario file), as
+     *        Parse() took them: every flag given but those naming output files (--json,
+     *        --pcap, --plot, --timeline) and --jobs (the same output with any), in the order given,
+     * each once with its last value; booleans as JSON booleans, the rest as strings. Written into
+     * every JSON output as scenario.flags (FabricOutputFile::CommitJson()), so
+     * --scenario=RESULT.json runs the same scenario again. \return an object (empty before Parse())
+     */
+    static const nlohmann::ordered_json& GetRunFlags();
+
+    /// \return the program that called Parse() (empty before)
+    static const std::string& GetRunProgram();
 
     /// \return the program's name
     const std::string& GetProgram() const;

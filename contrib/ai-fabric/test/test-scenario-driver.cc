@@ -252,6 +252,15 @@ TEST(ScenarioDriverTest, TheSweepProgramIsEveryTopologysProgram)
         nlohmann::ordered_json b = nlohmann::ordered_json::parse(ReadFile(dir + "/any.json"));
         a.erase("sim");
         b.erase("sim");
+        // Each names its own program and flags (the sweep's with --topology).
+        EXPECT_EQ(a["scenario"]["program"], program);
+        EXPECT_EQ(b["scenario"]["program"], "ai-fabric-sweep");
+        EXPECT_EQ(b["scenario"]["flags"]["topology"], topology);
+        for (nlohmann::ordered_json* j : {&a, &b})
+        {
+            (*j)["scenario"].erase("program");
+            (*j)["scenario"].erase("flags");
+        }
         EXPECT_EQ(a.dump(), b.dump()) << topology;
     }
     const CommandResult bad = RunCommand(ProgramPath("ai-fabric-sweep") + " --topology=ring");
