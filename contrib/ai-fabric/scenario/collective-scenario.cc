@@ -8,6 +8,7 @@
 
 #include "fabric-cli.h"
 #include "fabric-output-file.h"
+#include "fabric-plot.h"
 #include "ns3/abort.h"
 #include "ns3/collective-helper.h"
 #include "ns3/collective-tuner.h"
@@ -205,6 +206,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                              "mode",
                              "failures",
                              "json",
+                             "plot",
                              "quiet"})
     {
         if (!o.Has(name))
@@ -294,6 +296,14 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     if (o.Has("pcap") && !o.Get("pcap").empty() && !FabricCli::IsWritablePrefix(o.Get("pcap")))
     {
         o.Fail("--pcap=" + o.Get("pcap") + ": cannot write files with this prefix");
+    }
+    if (!o.Get("plot").empty() && FabricCli::IsMainRank())
+    {
+        const std::string why = FabricPlot::Prepare(o.Get("plot"));
+        if (!why.empty())
+        {
+            o.Fail("--plot=" + o.Get("plot") + ": " + why);
+        }
     }
     // Checked and created before anything runs; renamed over the target at the end.
     if (!o.Get("json").empty() && FabricCli::IsMainRank()) // rank 0 writes the output
@@ -518,10 +528,10 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
     j["RngRun"] = RngSeedManager::GetRun();
 }
 
-bool
-CollectiveScenario::WriteJson(const FailureRunOutput& base,
-                              const FailureRunOutput& out,
-                              double wall)
+nlohmann::ordered_json
+CollectiveScenario::MakeJson(const FailureRunOutput& base,
+                             const FailureRunOutput& out,
+                             double wall) const
 {
     nlohmann::ordered_json j;
     j["scenario"] = m_topology->GetScenarioJson(*this, out);
@@ -536,7 +546,7 @@ CollectiveScenario::WriteJson(const FailureRunOutput& base,
         j[key] = value; // the topology's own results
     }
     FailureReport::AddRunJson(j, m_options.Get("collective"), base, out, !m_faults.empty(), wall);
-    return m_json->CommitJson(m_program, j);
+    return j;
 }
 
 int
@@ -591,9 +601,24 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     FailureReport::Finish(
         m_program, base, out, !m_faults.empty(), m_options.GetFlag("quiet"), wall);
-    if (!m_options.Get("json").empty() && FabricCli::IsMainRank() && !WriteJson(base, out, wall))
+    const std::string& json = m_options.Get("json");
+    const std::string& plot = m_options.Get("plot");
+    if ((!json.empty() || !plot.empty()) && FabricCli::IsMainRank())
     {
-        return 1;
+        const nlohmann::ordered_json j = MakeJson(base, out, wall);
+        if (!json.empty() && !m_json->CommitJson(m_program, j))
+        {
+            return 1;
+        }
+        if (!plot.empty())
+        {
+            const std::string why = FabricPlot::Write(j, plot);
+            if (!why.empty())
+            {
+                std::cerr << m_program << ": --plot=" << plot << ": " << why << std::endl;
+                return 1;
+            }
+        }
     }
     return out.finding.empty() ? 0 : FailureReport::EXIT_STALLED;
 }

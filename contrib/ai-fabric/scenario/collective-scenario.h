@@ -299,13 +299,15 @@ class CollectiveScenario
                               CollectiveHelper& collectives) const;
 
     /**
-     * \brief Write the JSON file.
-     * \param base the run without failures
-     * \param out the run that counts
-     * \param wall wall-clock seconds
-     * \return false (after a line on stderr) if it could not be written
+     * \brief The JSON output (DESIGN.md section 5): what --json writes and --plot draws.
+     * \param base the run without failures (when failures were injected)
+     * \param out the run
+     * \param wall wall-clock seconds of the program
+     * \return the document
      */
-    bool WriteJson(const FailureRunOutput& base, const FailureRunOutput& out, double wall);
+    nlohmann::ordered_json MakeJson(const FailureRunOutput& base,
+                                    const FailureRunOutput& out,
+                                    double wall) const;
 
     /**
      * \brief Report bad input found once the topology exists: discard the JSON, exit with 2.

@@ -7,6 +7,7 @@
 #include "roce-flow-scenario.h"
 
 #include "fabric-cli.h"
+#include "fabric-plot.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
@@ -606,6 +607,49 @@ RoceFlowScenario::ToJson(const RoceFlowScenarioResult& r)
                               {"pauses_sent", p.pausesSent},
                               {"pauses_received", p.pausesReceived}});
     }
+    if (!r.samples.empty())
+    {
+        // The time series (the CSV of --trace, by column), for the figures of --plot.
+        nlohmann::ordered_json series;
+        series["time_us"] = nlohmann::ordered_json::array();
+        for (const RoceSample& sample : r.samples)
+        {
+            series["time_us"].push_back(Us(sample.time));
+        }
+        series["ports"] = nlohmann::ordered_json::array();
+        for (std::size_t p = 0; p < r.ports.size(); ++p)
+        {
+            nlohmann::ordered_json queue = nlohmann::ordered_json::array();
+            for (const RoceSample& sample : r.samples)
+            {
+                queue.push_back(p < sample.queueBytes.size() ? sample.queueBytes[p] : 0);
+            }
+            series["ports"].push_back({{"name", "port to host " + std::to_string(r.ports[p].host)},
+                                       {"queue_bytes", queue}});
+        }
+        series["flows"] = nlohmann::ordered_json::array();
+        for (std::size_t f = 0; f < r.flows.size(); ++f)
+        {
+            nlohmann::ordered_json rate = nlohmann::ordered_json::array();
+            nlohmann::ordered_json thr = nlohmann::ordered_json::array();
+            nlohmann::ordered_json paused = nlohmann::ordered_json::array();
+            for (const RoceSample& sample : r.samples)
+            {
+                rate.push_back(f < sample.rateGbps.size() ? sample.rateGbps[f] : 0.0);
+                thr.push_back(f < sample.throughputGbps.size() ? sample.throughputGbps[f] : 0.0);
+                paused.push_back(f < sample.paused.size() ? sample.paused[f] : 0);
+            }
+            const RoceFlowResult& flow = r.flows[f];
+            series["flows"].push_back(
+                {{"name",
+                  "flow " + std::to_string(f) + " (" + std::to_string(flow.spec.src) + "->"
+                      + std::to_string(flow.spec.dst) + ")"},
+                 {"rate_gbps", rate},
+                 {"throughput_gbps", thr},
+                 {"paused", paused}});
+        }
+        j["series"] = series;
+    }
     j["sim"] = {{"sim_time_us", Us(r.simTime)}, {"events", r.events}};
     return j;
 }
@@ -681,6 +725,7 @@ RoceScenarioCli::Declare(ScenarioOptions& o) const
     o.UseFabricOption("kmax", std::to_string(d.ecnKmax));
     o.UseFabricOption("pmax", d.ecnPmax < 0 ? "0.2" : std::to_string(d.ecnPmax));
     o.Use("json");
+    o.Use("plot");
     o.Add("trace", "write a CSV time series (queue, pause state, per-QP rate) to PREFIX.csv", "");
     o.Add("interval",
           "time-series period, e.g. 1us or 500ns",
@@ -772,7 +817,8 @@ RoceScenarioCli::Apply(const ScenarioOptions& o, RoceFlowScenarioConfig& cfg)
     }
     m_trace = o.Get("trace");
     m_json = o.Get("json");
-    if (!m_trace.empty() || cfg.sampleInterval.IsStrictlyPositive())
+    m_plot = o.Get("plot");
+    if (!m_trace.empty() || !m_plot.empty() || cfg.sampleInterval.IsStrictlyPositive())
     {
         cfg.sampleInterval = interval; // asked for, or the example samples anyway
     }
@@ -788,6 +834,14 @@ RoceScenarioCli::Apply(const ScenarioOptions& o, RoceFlowScenarioConfig& cfg)
         if (!m_traceFile.Open(m_trace + ".csv", why))
         {
             o.Fail("--trace=" + m_trace + ": cannot write " + m_trace + ".csv: " + why);
+        }
+    }
+    if (!m_plot.empty())
+    {
+        const std::string why = FabricPlot::Prepare(m_plot);
+        if (!why.empty())
+        {
+            o.Fail("--plot=" + m_plot + ": " + why);
         }
     }
     if (!m_json.empty())
@@ -815,7 +869,7 @@ RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered
             return false;
         }
     }
-    if (m_json.empty())
+    if (m_json.empty() && m_plot.empty())
     {
         return true;
     }
@@ -825,7 +879,20 @@ RoceScenarioCli::WriteOutputs(const RoceFlowScenarioResult& r, nlohmann::ordered
     {
         j[key] = value;
     }
-    return m_jsonFile.CommitJson(m_program, j);
+    if (!m_json.empty() && !m_jsonFile.CommitJson(m_program, j))
+    {
+        return false;
+    }
+    if (!m_plot.empty())
+    {
+        const std::string why = FabricPlot::Write(j, m_plot);
+        if (!why.empty())
+        {
+            std::cerr << m_program << ": --plot=" << m_plot << ": " << why << std::endl;
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace ns3

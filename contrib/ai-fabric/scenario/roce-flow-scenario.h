@@ -270,6 +270,7 @@ class RoceScenarioCli
     RoceFlowScenarioConfig m_default; //!< the example's defaults
     std::string m_json;               //!< --json
     std::string m_trace;              //!< --trace
+    std::string m_plot;               //!< --plot
     FabricOutputFile m_jsonFile;      //!< --json, open from Apply() on
     FabricOutputFile m_traceFile;     //!< PREFIX.csv of --trace, open from Apply() on
 };

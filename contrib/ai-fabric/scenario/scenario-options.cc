@@ -105,6 +105,11 @@ ScenarioOptions::Catalogue()
              "packet",
              false},
             {"json", "write the results as JSON to this file", "", false},
+            {"plot",
+             "write figures of the results to this directory (created if missing): PNG and "
+             "SVG rendered by gnuplot, each with its data file and script",
+             "",
+             false},
             {"pcap", "write a pcap per NIC port with this prefix", "", false},
             {"quiet", "no progress line on stderr", "false", true},
             {"jobs",
