@@ -9,6 +9,7 @@
 #include "fabric-cli.h"
 #include "fabric-output-file.h"
 #include "fabric-plot.h"
+#include "fabric-series.h"
 #include "ns3/abort.h"
 #include "ns3/collective-helper.h"
 #include "ns3/collective-tuner.h"
@@ -427,8 +428,20 @@ CollectiveScenario::Simulate(bool inject, bool print)
         std::cout.flush();
     }
 
+    // The figures' time series: in the run that counts, in one process (a rank sees only
+    // its own ports).
+    FabricSeriesSampler sampler;
+    const bool sample = print && !o.Get("plot").empty() && FabricCli::GetRanks() == 1;
+    if (sample)
+    {
+        sampler.Start(collectives, MakeCallback(&CollectiveSweep::IsDone, &runner));
+    }
     Simulator::Run();
     FailureRunOutput out;
+    if (sample)
+    {
+        out.series = sampler.ToJson();
+    }
     FailureReport::Collect(watch, out);
     out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
     out.events = Simulator::GetEventCount();
@@ -546,6 +559,10 @@ CollectiveScenario::MakeJson(const FailureRunOutput& base,
         j[key] = value; // the topology's own results
     }
     FailureReport::AddRunJson(j, m_options.Get("collective"), base, out, !m_faults.empty(), wall);
+    if (!out.series.is_null())
+    {
+        j["series"] = out.series;
+    }
     return j;
 }
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace ns3
@@ -327,6 +328,7 @@ LinkFigure(const nlohmann::ordered_json& result, Gnuplot& plot, std::string& inl
  * \param keys the series to draw (each element's), with their line titles' suffixes
  * \param offset draw element i at y + i (for 0/1 states)
  * \param plot filled
+ * \param skipZero leave out the elements whose series is all zero
  * \return false if the document holds none
  */
 bool
@@ -334,7 +336,8 @@ SeriesFigure(const nlohmann::ordered_json& result,
              const char* group,
              const std::vector<std::pair<std::string, std::string>>& keys,
              bool offset,
-             Gnuplot& plot)
+             Gnuplot& plot,
+             bool skipZero = false)
 {
     if (!result.contains("series") || !result["series"].is_object())
     {
@@ -356,6 +359,14 @@ SeriesFigure(const nlohmann::ordered_json& result,
             {
                 continue;
             }
+            if (skipZero
+                && std::all_of(e[key].begin(),
+                               e[key].end(),
+                               [](const nlohmann::ordered_json& v)
+                               { return v.is_number() && v.get<double>() == 0; }))
+            {
+                continue; // a port kept for another measure
+            }
             Gnuplot2dDataset line;
             line.SetTitle(Text(e, "name") + suffix);
             line.SetStyle(offset ? Gnuplot2dDataset::STEPS : Gnuplot2dDataset::LINES);
@@ -376,6 +387,64 @@ SeriesFigure(const nlohmann::ordered_json& result,
     }
     plot.SetExtra(std::string("set grid\n")
                   + (lines > 12 ? "unset key" : "set key outside right top"));
+    return true;
+}
+
+/**
+ * \brief The payload received over time, with each failure, its detection and its reroute
+ *        marked by a vertical line.
+ * \param result the document
+ * \param plot filled
+ * \return false if the document has no progress series
+ */
+bool
+ProgressFigure(const nlohmann::ordered_json& result, Gnuplot& plot)
+{
+    if (!result.contains("series") || !result["series"].contains("progress_bytes")
+        || !result["series"].contains("time_us"))
+    {
+        return false;
+    }
+    const nlohmann::ordered_json& s = result["series"];
+    Gnuplot2dDataset line;
+    line.SetTitle("payload received");
+    line.SetStyle(Gnuplot2dDataset::LINES);
+    for (std::size_t i = 0; i < s["time_us"].size() && i < s["progress_bytes"].size(); ++i)
+    {
+        line.Add(s["time_us"][i].get<double>(), s["progress_bytes"][i].get<double>());
+    }
+    std::ostringstream marks;
+    marks << std::setprecision(17);
+    uint32_t n = 0;
+    if (result.contains("failures") && result["failures"].is_array())
+    {
+        for (const nlohmann::ordered_json& f : result["failures"])
+        {
+            const std::string what = Text(f, "what");
+            for (const auto& [key, label, colour] :
+                 {std::tuple{"time_us", what, "#d62728"},
+                  std::tuple{"detected_us", std::string("detected"), "#ff7f0e"},
+                  std::tuple{"rerouted_us", std::string("rerouted"), "#2ca02c"}})
+            {
+                if (!f.contains(key) || !f[key].is_number())
+                {
+                    continue;
+                }
+                const double t = f[key].get<double>();
+                ++n;
+                marks << "set arrow " << n << " from " << t << ", graph 0 to " << t
+                      << ", graph 1 nohead lc rgb \"" << colour << "\" dt 2\n"
+                      << "set label " << n << " " << Quote(label) << " at " << t
+                      << ", graph 0.97 rotate by 90 right offset -0.8,0 tc rgb \"" << colour
+                      << "\"\n";
+            }
+        }
+    }
+    plot.SetTitle("progress: " + Describe(result));
+    plot.SetLegend("time (us)", "payload received by the ranks (bytes)");
+    plot.SetExtra("set grid\nset key top left\nset yrange [0:*]\nset format y \"%.1s %cB\"\n"
+                  + marks.str());
+    plot.AddDataset(line);
     return true;
 }
 
@@ -515,7 +584,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          {
              p.SetTitle("queues: " + Describe(result));
              p.SetLegend("time (us)", "queue (bytes)");
-             return SeriesFigure(result, "ports", {{"queue_bytes", ""}}, false, p);
+             return SeriesFigure(result, "ports", {{"queue_bytes", ""}}, false, p, true);
          }},
         {"rates",
          "each flow's congestion-control rate and delivered throughput over time",
@@ -530,6 +599,28 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
                                  false,
                                  p);
          }},
+        {"paused",
+         "the share of each interval the ports most paused by PFC were paused",
+         "time (us), share of the interval paused; one block per port",
+         [&](Gnuplot& p, std::string&)
+         {
+             p.SetTitle("PFC pause at the ports most paused: " + Describe(result));
+             p.SetLegend("time (us)", "share of the interval paused");
+             return SeriesFigure(result, "ports", {{"paused", ""}}, false, p, true);
+         }},
+        {"stalled",
+         "the share of each interval the ports most stalled waited for credits",
+         "time (us), share of the interval stalled; one block per port",
+         [&](Gnuplot& p, std::string&)
+         {
+             p.SetTitle("credit stalls at the ports most stalled: " + Describe(result));
+             p.SetLegend("time (us)", "share of the interval stalled for credits");
+             return SeriesFigure(result, "ports", {{"stalled", ""}}, false, p, true);
+         }},
+        {"progress",
+         "the payload the ranks received over time, failures, detections and reroutes marked",
+         "time (us), payload received by all ranks so far (bytes)",
+         [&](Gnuplot& p, std::string&) { return ProgressFigure(result, p); }},
         {"pause",
          "each flow's sender paused (high) or not, over time",
          "time (us), flow index + 0.8 x paused; one block per flow",

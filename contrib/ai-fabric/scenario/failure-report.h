@@ -74,6 +74,8 @@ struct FailureRunOutput
     nlohmann::ordered_json facts;
     /// The topology's own results, written after the JSON's "scenario"
     nlohmann::ordered_json extra;
+    /// The time series (FabricSeriesSampler, with --plot), written last as "series"
+    nlohmann::ordered_json series;
 };
 
 /**

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -229,6 +230,84 @@ TEST(PlotTest, SeriesFiguresAndTheSavedResult)
             EXPECT_EQ(ReadFile(plot + "/" + name + ext), ReadFile(again + "/" + name + ext))
                 << name << ext;
         }
+    }
+}
+
+// A collective's time series (with --plot): the payload received, whose last sample is the
+// all-reduce's exact bytes (a ring moves 2(n-1)/n of the buffer into each of n ranks), a
+// failure, its detection and its reroute marked, the ports' queues; the table is the same
+// with and without the sampling.
+TEST(PlotTest, CollectiveProgressAcrossAFailure)
+{
+    const std::string dir = TempDir();
+    const std::string args
+        = " --server=none --servers=8 --radix=4 --algo=ring --minBytes=8M"
+          " --maxBytes=8M --iters=1 --warmup=0 --quiet"
+          " --failures=link:leaf0-spine0@200us";
+    const CommandResult plain = RunCommand(ProgramPath("ai-fabric-fattree") + args);
+    const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree") + args + " --json=" + dir
+                                       + "/run.json --plot=" + dir + "/figures");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out) << "sampling must not move the simulation";
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/run.json"));
+    const nlohmann::json& s = j["series"];
+    ASSERT_GT(s["time_us"].size(), 10u);
+    EXPECT_LE(s["time_us"].size(), 1024u);
+    double last = 0;
+    for (const nlohmann::json& v : s["progress_bytes"])
+    {
+        EXPECT_GE(v.get<double>(), last);
+        last = v.get<double>();
+    }
+    const double n = 8;
+    const double bytes = 8 << 20;
+    EXPECT_EQ(last, 2 * (n - 1) / n * bytes * n);
+    ExpectFigure(dir + "/figures", "progress");
+    ExpectFigure(dir + "/figures", "queues");
+    const std::string script = ReadFile(dir + "/figures/progress.plt");
+    for (const char* mark : {"link leaf0-spine0 down", "detected", "rerouted"})
+    {
+        EXPECT_NE(script.find(mark), std::string::npos) << mark;
+    }
+    const Blocks progress = ReadBlocks(dir + "/figures/progress.dat");
+    ASSERT_EQ(progress.size(), 1u);
+    ASSERT_EQ(progress[0].size(), s["time_us"].size());
+    EXPECT_EQ(progress[0].back()[1], last);
+    ASSERT_FALSE(s["ports"].empty());
+    const Blocks queues = ReadBlocks(dir + "/figures/queues.dat");
+    EXPECT_EQ(queues[0][0][1], s["ports"][0]["queue_bytes"][0].get<double>());
+}
+
+// Congested all-to-alls on a 4:1 tree: RoCEv2 without DCQCN pauses with PFC, InfiniBand
+// stalls for credits; each gives its figure, shares of an interval between 0 and 1.
+TEST(PlotTest, PauseAndCreditStallSeries)
+{
+    const std::string dir = TempDir();
+    const std::string args
+        = " --server=none --servers=16 --radix=10 --oversubscription=4:1"
+          " --collective=alltoall --maxBytes=16M --iters=1 --warmup=0 --quiet";
+    for (const auto& [fabric, key, figure] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"roce --dcqcn=false --minBytes=16M", "paused", "paused"},
+             {"ib --minBytes=4M --maxBytes=4M", "stalled", "stalled"}})
+    {
+        const std::string out = dir + "/" + figure;
+        const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree") + args + " --fabric="
+                                           + fabric + " --json=" + out + ".json --plot=" + out);
+        ASSERT_EQ(r.status, 0) << r.err;
+        ExpectFigure(out, figure);
+        const nlohmann::json j = nlohmann::json::parse(ReadFile(out + ".json"));
+        double peak = 0;
+        for (const nlohmann::json& port : j["series"]["ports"])
+        {
+            for (const nlohmann::json& v : port[key])
+            {
+                EXPECT_GE(v.get<double>(), 0.0);
+                EXPECT_LE(v.get<double>(), 1.0);
+                peak = std::max(peak, v.get<double>());
+            }
+        }
+        EXPECT_GT(peak, 0.0) << fabric;
     }
 }
 
