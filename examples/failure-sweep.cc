@@ -31,6 +31,7 @@
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-plot.h"
 #include "ns3/fabric-process-pool.h"
 #include "ns3/fabric-stall-detector.h"
 #include "ns3/fabric-stats-helper.h"
@@ -104,6 +105,7 @@ struct Study
     std::string channels;   //!< --channels
     std::string at;         //!< --at
     std::string json;       //!< --json
+    std::string plot;       //!< --plot
     bool quiet{false};      //!< --quiet
     uint32_t jobs{1};       //!< --jobs: failing runs at once (1: in this process)
     uint64_t nServers{0};   //!< servers (one GPU each)
@@ -139,6 +141,7 @@ Configure(int argc, char* argv[], Study& st)
     options.Use("channels", "4");
     options.Add("at", "when each link fails (default: a quarter into the healthy run)", "");
     options.Use("json");
+    options.Use("plot");
     options.Use("quiet");
     options.Use("jobs", "1", "the failing runs; 1 runs them one after another in this process");
     options.Parse(
@@ -241,6 +244,15 @@ Configure(int argc, char* argv[], Study& st)
         FabricCli::Fail(PROGRAM, topologyError);
     }
     // Checked and created before anything runs; renamed over the target at the end.
+    st.plot = options.Get("plot");
+    if (!st.plot.empty())
+    {
+        const std::string why = FabricPlot::Prepare(st.plot);
+        if (!why.empty())
+        {
+            FabricCli::Fail(PROGRAM, "--plot=" + st.plot + ": " + why);
+        }
+    }
     if (!st.json.empty())
     {
         st.jsonFile.OpenOrFail(PROGRAM, "json", st.json);
@@ -582,7 +594,7 @@ main(int argc, char* argv[])
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     const bool allCompleted
         = st.jobs > 1 ? RunInChildren(st, links, healthy, rows) : RunHere(st, links, healthy, rows);
-    if (!st.json.empty())
+    if (!st.json.empty() || !st.plot.empty())
     {
         nlohmann::ordered_json j;
         j["scenario"] = {{"fabric", st.fabricName},
@@ -597,8 +609,14 @@ main(int argc, char* argv[])
                          {"fail_at_us", FailureReport::Us(st.failAt)}};
         j["healthy_time_us"] = FailureReport::Us(healthy.time);
         j["links"] = rows;
-        if (!st.jsonFile.CommitJson(PROGRAM, j))
+        if (!st.json.empty() && !st.jsonFile.CommitJson(PROGRAM, j))
         {
+            return 1;
+        }
+        const std::string why = st.plot.empty() ? "" : FabricPlot::Write(j, st.plot);
+        if (!why.empty())
+        {
+            std::cerr << PROGRAM << ": --plot=" << st.plot << ": " << why << std::endl;
             return 1;
         }
     }

@@ -27,6 +27,7 @@
 
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-plot.h"
 #include "ns3/fabric-process-pool.h"
 #include "ns3/scenario-options.h"
 
@@ -254,6 +255,7 @@ main(int argc, char* argv[])
         "set", "the points: matrix (the full cross-check) or quick (three small ones)", "matrix");
     options.Add("only", "run only the points whose name contains this text", "");
     options.Use("json");
+    options.Use("plot");
     options.Use(
         "jobs", "1", "the two runs of every point; the rows are the same but for the wall times");
     options.Parse(argc,
@@ -281,6 +283,15 @@ main(int argc, char* argv[])
         FabricCli::Fail(PROGRAM, "--only=" + only + ": no point of the " + set + " set matches");
     }
     FabricOutputFile jsonFile;
+    const std::string plot = options.Get("plot");
+    if (!plot.empty())
+    {
+        const std::string why = FabricPlot::Prepare(plot);
+        if (!why.empty())
+        {
+            FabricCli::Fail(PROGRAM, "--plot=" + plot + ": " + why);
+        }
+    }
     if (!options.Get("json").empty())
     {
         jsonFile.OpenOrFail(PROGRAM, "json", options.Get("json"));
@@ -403,13 +414,16 @@ main(int argc, char* argv[])
               << (allPass ? "every judged point within its tolerance"
                           : "a judged point is outside its tolerance, or a run failed")
               << std::endl;
-    if (jsonFile.IsOpen())
+    const nlohmann::ordered_json j = {{"set", set}, {"only", only}, {"points", rows}};
+    if (jsonFile.IsOpen() && !jsonFile.CommitJson(PROGRAM, j))
     {
-        nlohmann::ordered_json j = {{"set", set}, {"only", only}, {"points", rows}};
-        if (!jsonFile.CommitJson(PROGRAM, j))
-        {
-            return 2;
-        }
+        return 2;
+    }
+    const std::string why = plot.empty() ? "" : FabricPlot::Write(j, plot);
+    if (!why.empty())
+    {
+        std::cerr << PROGRAM << ": --plot=" << plot << ": " << why << std::endl;
+        return 2;
     }
     return allPass ? 0 : 1;
 }

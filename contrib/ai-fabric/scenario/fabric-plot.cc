@@ -267,9 +267,10 @@ SizeFigure(const nlohmann::ordered_json& result, const char* key, Gnuplot& plot)
 bool
 LinkFigure(const nlohmann::ordered_json& result, Gnuplot& plot, std::string& inlined)
 {
-    if (!result.contains("links") || !result["links"].is_array() || result["links"].empty())
+    if (!result.contains("links") || !result["links"].is_array() || result["links"].empty()
+        || !result["links"][0].contains("utilization"))
     {
-        return false;
+        return false; // (failure-sweep's "links" are its failed links)
     }
     std::vector<std::string> kinds;
     std::map<std::string, std::vector<double>> rows;
@@ -448,6 +449,52 @@ ProgressFigure(const nlohmann::ordered_json& result, Gnuplot& plot)
     return true;
 }
 
+/**
+ * \brief Bars, one per row of an array, with the rows' names under them.
+ * \param rows the rows
+ * \param nameKey the key of a row's name
+ * \param value a row's value (a row without one is left out)
+ * \param plot filled (its extra settings begin with the bars' tics)
+ * \param extra further settings
+ * \return false if no row has a value
+ */
+bool
+BarFigure(const nlohmann::ordered_json& rows,
+          const char* nameKey,
+          const std::function<bool(const nlohmann::ordered_json&, double&)>& value,
+          Gnuplot& plot,
+          const std::string& extra)
+{
+    Gnuplot2dDataset bars;
+    bars.SetStyle(Gnuplot2dDataset::IMPULSES); // ns-3's styles have no boxes: thick impulses
+    bars.SetExtra("linewidth 14 linecolor rgb \"#4a90d9\"");
+    std::string tics;
+    uint32_t n = 0;
+    for (const nlohmann::ordered_json& row : rows)
+    {
+        double v = 0;
+        if (!value(row, v))
+        {
+            continue;
+        }
+        bars.Add(n, v);
+        tics += (n == 0 ? "" : ", ") + Quote(Text(row, nameKey)) + " " + std::to_string(n);
+        ++n;
+    }
+    if (n == 0)
+    {
+        return false;
+    }
+    bars.SetTitle("");
+    plot.SetExtra("set xtics rotate by -40 left (" + tics + ")\nset xrange [-0.6:" +
+                  std::to_string(n - 0.4) +
+                  "]\nset grid ytics\nset xzeroaxis\n"
+                  "unset key\nset bmargin 9\n" +
+                  extra);
+    plot.AddDataset(bars);
+    return true;
+}
+
 } // namespace
 
 std::string
@@ -621,6 +668,64 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "the payload the ranks received over time, failures, detections and reroutes marked",
          "time (us), payload received by all ranks so far (bytes)",
          [&](Gnuplot& p, std::string&) { return ProgressFigure(result, p); }},
+        {"failures",
+         "each failed link's slowdown of the collective (failure-sweep)",
+         "bar (link's index), slowdown (time with the failure / healthy time)",
+         [&](Gnuplot& p, std::string&)
+         {
+             if (!result.contains("healthy_time_us") || !result.contains("links"))
+             {
+                 return false;
+             }
+             std::ostringstream healthy;
+             healthy << std::fixed << std::setprecision(1) << Number(result, "healthy_time_us");
+             p.SetTitle("slowdown by failed link (healthy: " + healthy.str()
+                        + " us): " + Describe(result));
+             p.SetLegend("", "time with the failure / healthy time");
+             return BarFigure(
+                 result["links"],
+                 "link",
+                 [](const nlohmann::ordered_json& row, double& v)
+                 {
+                     v = Number(row, "slowdown");
+                     return row.contains("slowdown") && row["slowdown"].is_number();
+                 },
+                 p,
+                 "set yrange [0:*]");
+         }},
+        {"flow-error",
+         "each point's busbw error of the flow level against the packet level (flow-check)",
+         "bar (point's index), busbw error (%)",
+         [&](Gnuplot& p, std::string&)
+         {
+             if (!result.contains("points") || !result["points"].is_array())
+             {
+                 return false;
+             }
+             p.SetTitle("flow level against packet level: busbw error by point");
+             p.SetLegend("", "busbw error (%)");
+             // The 2% lines in view: at least +-2.5%.
+             double span = 2.5;
+             for (const nlohmann::ordered_json& row : result["points"])
+             {
+                 span = std::max(span, 1.1 * std::abs(100 * Number(row, "busbw_error")));
+             }
+             std::ostringstream range;
+             range << "set yrange [" << -span << ":" << span << "]\n";
+             return BarFigure(
+                 result["points"],
+                 "point",
+                 [](const nlohmann::ordered_json& row, double& v)
+                 {
+                     v = 100 * Number(row, "busbw_error");
+                     return row.contains("busbw_error") && row["busbw_error"].is_number();
+                 },
+                 p,
+                 range.str()
+                     + "set arrow 1 from graph 0, first 2 to graph 1, first 2 nohead dt 2\n"
+                 "set arrow 2 from graph 0, first -2 to graph 1, first -2 nohead dt 2\n"
+                 "set label 1 \"2%\" at graph 1, first 2 left offset 0.5,0");
+         }},
         {"pause",
          "each flow's sender paused (high) or not, over time",
          "time (us), flow index + 0.8 x paused; one block per flow",

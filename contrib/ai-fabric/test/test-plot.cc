@@ -9,6 +9,7 @@
 // files; bad targets are one line.
 
 #include "ai-fabric-test-command.h"
+#include "ai-fabric-test-programs.h"
 #include "ns3/fabric-plot.h"
 
 #include <gtest/gtest.h>
@@ -78,7 +79,7 @@ ExpectFigure(const std::string& dir, const std::string& name)
     for (const char* ext : {".png", ".svg", ".dat", ".plt"})
     {
         const std::string text = ReadFile(dir + "/" + name + ext);
-        EXPECT_GT(text.size(), 100u) << dir << "/" << name << ext;
+        EXPECT_GT(text.size(), 40u) << dir << "/" << name << ext;
     }
     EXPECT_EQ(ReadFile(dir + "/" + name + ".png").substr(1, 3), "PNG") << name;
     EXPECT_NE(ReadFile(dir + "/" + name + ".svg").find("<svg"), std::string::npos) << name;
@@ -309,6 +310,38 @@ TEST(PlotTest, PauseAndCreditStallSeries)
         }
         EXPECT_GT(peak, 0.0) << fabric;
     }
+}
+
+// The studies: failure-sweep's slowdown per failed link, flow-check's busbw error per point,
+// each bar the JSON's number.
+TEST(PlotTest, StudiesFigures)
+{
+    const std::string dir = TempDir();
+    const CommandResult sweep = RunCommand(
+        ProgramPath("failure-sweep") + " --servers=8 --radix=4 --bytes=1M --channels=1 --at=20us"
+        " --quiet --json=" + dir + "/sweep.json --plot=" + dir + "/sweep");
+    ASSERT_EQ(sweep.status, 0) << sweep.err;
+    ExpectFigure(dir + "/sweep", "failures");
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir + "/sweep.json"));
+    const Blocks bars = ReadBlocks(dir + "/sweep/failures.dat");
+    ASSERT_EQ(bars.size(), 1u);
+    ASSERT_EQ(bars[0].size(), s["links"].size());
+    for (std::size_t i = 0; i < bars[0].size(); ++i)
+    {
+        EXPECT_EQ(bars[0][i][1], s["links"][i]["slowdown"].get<double>());
+    }
+    EXPECT_FALSE(ListDir(dir + "/sweep").count("links.png")) << "its links are failed links";
+
+    const CommandResult check
+        = RunCommand(ProgramPath("flow-check") + " --set=quick --only=gpus8-nvls --json=" + dir
+                     + "/check.json --plot=" + dir + "/check");
+    ASSERT_EQ(check.status, 0) << check.err;
+    ExpectFigure(dir + "/check", "flow-error");
+    const nlohmann::json c = nlohmann::json::parse(ReadFile(dir + "/check.json"));
+    const Blocks errors = ReadBlocks(dir + "/check/flow-error.dat");
+    ASSERT_EQ(errors.size(), 1u);
+    ASSERT_EQ(errors[0].size(), 1u);
+    EXPECT_EQ(errors[0][0][1], 100 * c["points"][0]["busbw_error"].get<double>());
 }
 
 // A torus's links by dimension.
