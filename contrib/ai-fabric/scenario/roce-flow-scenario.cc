@@ -53,6 +53,8 @@ struct RunState
     std::vector<RoceSample>* samples{nullptr};    //!< time series
     std::vector<uint64_t> lastDelivered;          //!< per flow, at the last sample
     uint32_t remaining{0};                        //!< flows not yet done
+    std::vector<uint64_t> writes;                 //!< per flow, writes posted
+    std::vector<uint64_t> completions;            //!< per flow, writes completed
     Time interval;                                //!< sampling period (doubles on decimation)
     uint8_t rdmaPriority{3};                      //!< RDMA's priority (RoCEv2) or VL (IB)
     const FabricHelper* fabric{nullptr};          //!< the fabric's helper
@@ -118,7 +120,31 @@ Arrived(RunState* state, uint32_t index, Ptr<RdmaQueuePair> qp, uint64_t /* byte
     {
         f.done = true;
         f.finish = Simulator::Now();
-        if (--state->remaining == 0 && state->cfg->stopTime.IsZero())
+        if (!state->cfg->untilCompletion && --state->remaining == 0
+            && state->cfg->stopTime.IsZero())
+        {
+            Simulator::Stop();
+        }
+    }
+}
+
+/**
+ * rief A write of a flow completed at its requester.
+ * \param state the run
+ * \param index the flow
+ */
+void
+Completed(RunState* state,
+          uint32_t index,
+          Ptr<RdmaQueuePair> /* qp */,
+          const RdmaCompletion& /* completion */)
+{
+    RoceFlowResult& f = (*state->flows)[index];
+    if (++state->completions[index] == state->writes[index])
+    {
+        f.complete = true;
+        f.completed = Simulator::Now();
+        if (state->cfg->untilCompletion && --state->remaining == 0 && state->cfg->stopTime.IsZero())
         {
             Simulator::Stop();
         }
@@ -278,6 +304,13 @@ RoceFlowScenario::Check(const RoceFlowScenarioConfig& cfg)
     {
         return "a link rate of zero";
     }
+    if ((!cfg.hostRates.empty() && cfg.hostRates.size() != hosts)
+        || (!cfg.hostCables.empty() && cfg.hostCables.size() != hosts)
+        || (!cfg.trunkRates.empty() && cfg.trunkRates.size() != cfg.trunks.size())
+        || (!cfg.trunkCables.empty() && cfg.trunkCables.size() != cfg.trunks.size()))
+    {
+        return "per-link rates and delays need one per host link and one per trunk";
+    }
     if (cfg.messageBytes == 0)
     {
         return "a message size of zero";
@@ -347,16 +380,47 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
     fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
     fabric.SetChannelAttribute("Delay", TimeValue(cfg.cable));
     fabric.SetQueuePairAttribute("Mtu", UintegerValue(cfg.mtu));
-    fabric.InstallHosts(hosts);
+    if (cfg.hostRates.empty())
+    {
+        fabric.InstallHosts(hosts);
+    }
+    else
+    {
+        // Each host's NIC at its own link's rate (an imported fabric).
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            const DataRate& r = cfg.hostRates[h];
+            fabric.SetDeviceAttribute("DataRate", DataRateValue(r.GetBitRate() > 0 ? r : cfg.rate));
+            fabric.InstallHosts(NodeContainer(hosts.Get(h)));
+        }
+    }
     fabric.InstallSwitches(switches);
+    // A link's switch ports at its rate; its cable's delay set once it exists.
+    auto connect = [&](Ptr<Node> a, Ptr<Node> b, const DataRate* rate, const Time* delay)
+    {
+        fabric.SetDeviceAttribute("DataRate",
+                                  DataRateValue(rate && rate->GetBitRate() > 0 ? *rate : cfg.rate));
+        const NetDeviceContainer ports = fabric.Connect(a, b);
+        if (delay && !delay->IsNegative())
+        {
+            ports.Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(*delay));
+        }
+    };
     for (uint32_t h = 0; h < nHosts; ++h)
     {
-        fabric.Connect(hosts.Get(h), switches.Get(cfg.hostSwitch[h]));
+        connect(hosts.Get(h),
+                switches.Get(cfg.hostSwitch[h]),
+                cfg.hostRates.empty() ? nullptr : &cfg.hostRates[h],
+                cfg.hostCables.empty() ? nullptr : &cfg.hostCables[h]);
     }
-    for (const auto& [a, b] : cfg.trunks)
+    for (std::size_t t = 0; t < cfg.trunks.size(); ++t)
     {
-        fabric.Connect(switches.Get(a), switches.Get(b));
+        connect(switches.Get(cfg.trunks[t].first),
+                switches.Get(cfg.trunks[t].second),
+                cfg.trunkRates.empty() ? nullptr : &cfg.trunkRates[t],
+                cfg.trunkCables.empty() ? nullptr : &cfg.trunkCables[t]);
     }
+    fabric.SetDeviceAttribute("DataRate", DataRateValue(cfg.rate));
     fabric.ComputeRoutes();
     fabric.AssignStreams(0);
 
@@ -388,12 +452,17 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         Ptr<RdmaQueuePair> b = rx->CreateQueuePair();
         tx->ConnectQueuePairs(a, b, rx);
         b->SetArrivalCallback(MakeBoundCallback(&Arrived, &state, i));
+        a->SetCompletionCallback(MakeBoundCallback(&Completed, &state, i));
+        uint64_t writes = 0;
         for (uint64_t left = spec.bytes, id = 0; left > 0; ++id)
         {
             const uint64_t n = std::min(left, cfg.messageBytes);
             Simulator::Schedule(spec.start, &RdmaQueuePair::PostWrite, a, n, id);
             left -= n;
+            ++writes;
         }
+        state.writes.push_back(writes);
+        state.completions.push_back(0);
         state.senders.push_back(a);
         state.receivers.push_back(b);
         state.senderNics.push_back(fabric.GetHostPort(hosts.Get(spec.src)));

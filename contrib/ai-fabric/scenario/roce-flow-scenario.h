@@ -54,15 +54,23 @@ struct RoceFlowScenarioConfig
     std::vector<uint32_t> watchHosts; //!< watch the switch port that sends to each of these
     DataRate rate{"400Gbps"};         //!< every link's rate
     Time cable{NanoSeconds(10)};      //!< every cable's one-way delay
-    uint32_t mtu{4096};               //!< RDMA path MTU (bytes)
-    uint64_t messageBytes{1 << 20};   //!< a flow posts writes of at most this size
-    uint64_t bufferBytes{0};          //!< switch buffer (0: the MMU's default)
-    bool pfc{true};                   //!< PFC on the lossless priority
-    bool ecn{true};                   //!< ECN marking at switch egress
-    bool dcqcn{false};                //!< DCQCN at the NICs (else no congestion control)
-    std::string dcqcnPreset;          //!< "", "paper" or "connectx" (empty: attribute defaults)
-    bool ibcc{false};                 //!< IB congestion control (FECN/BECN/CCT; fabric "ib")
-    uint32_t ibccThreshold{8};        //!< the switch markers' Threshold when ibcc is on (1-15)
+    /// Per host, its link's rate (empty, or 0 for a host: rate)
+    std::vector<DataRate> hostRates;
+    /// Per host, its cable's delay (empty, or negative for a host: cable)
+    std::vector<Time> hostCables;
+    /// Per switch-to-switch link, its rate (empty, or 0 for a link: rate)
+    std::vector<DataRate> trunkRates;
+    /// Per switch-to-switch link, its delay (empty, or negative for a link: cable)
+    std::vector<Time> trunkCables;
+    uint32_t mtu{4096};             //!< RDMA path MTU (bytes)
+    uint64_t messageBytes{1 << 20}; //!< a flow posts writes of at most this size
+    uint64_t bufferBytes{0};        //!< switch buffer (0: the MMU's default)
+    bool pfc{true};                 //!< PFC on the lossless priority
+    bool ecn{true};                 //!< ECN marking at switch egress
+    bool dcqcn{false};              //!< DCQCN at the NICs (else no congestion control)
+    std::string dcqcnPreset;        //!< "", "paper" or "connectx" (empty: attribute defaults)
+    bool ibcc{false};               //!< IB congestion control (FECN/BECN/CCT; fabric "ib")
+    uint32_t ibccThreshold{8};      //!< the switch markers' Threshold when ibcc is on (1-15)
     /// Another congestion control, by name or TypeId (RdmaCcRegistration), when neither
     /// dcqcn nor ibcc is on; empty: none
     std::string cc;
@@ -70,7 +78,10 @@ struct RoceFlowScenarioConfig
     uint32_t ecnKmax{0}; //!< the markers' Kmax (0: default)
     double ecnPmax{-1};  //!< the markers' Pmax (negative: default)
     Time sampleInterval; //!< time-series period (0: none)
-    Time stopTime;       //!< stop the run here (0: when every flow is done)
+    /// Run until every flow's last write completed at its requester (its last ACK back), not
+    /// only until its bytes were delivered (the flow completion time HPCC's simulator reports)
+    bool untilCompletion{false};
+    Time stopTime; //!< stop the run here (0: when every flow is done)
 };
 
 /**
@@ -83,6 +94,8 @@ struct RoceFlowResult
     uint64_t delivered{0};      //!< bytes delivered in order to the receiver
     Time finish;                //!< when the last byte was delivered (done only)
     bool done{false};           //!< every byte delivered
+    Time completed;             //!< when its last write completed at the requester
+    bool complete{false};       //!< every write completed at the requester
     uint64_t cnpsReceived{0};   //!< CNPs at the sender
     uint64_t pausesReceived{0}; //!< PFC frames the sender's NIC received (RoCEv2)
     double creditStallUs{0};    //!< time the sender waited for credits (InfiniBand)

@@ -265,6 +265,7 @@ TEST(ScenarioDriverTest, TheSweepProgramIsEveryTopologysProgram)
     }
     const CommandResult bad = RunCommand(ProgramPath("ai-fabric-sweep") + " --topology=ring");
     EXPECT_EQ(bad.status, 2);
-    EXPECT_EQ(bad.err, "ai-fabric-sweep: --topology=ring: expected one of fat-tree, torus\n");
+    EXPECT_EQ(bad.err,
+              "ai-fabric-sweep: --topology=ring: expected one of fat-tree, graph, torus\n");
     EXPECT_EQ(bad.out, "");
 }
