@@ -313,7 +313,7 @@ LinkFigure(const nlohmann::ordered_json& result, Gnuplot& plot, std::string& inl
     }
     plot.SetTitle("link utilization: " + Describe(result));
     plot.SetLegend("link (in node order)", "");
-    plot.SetExtra("set view map\nset ytics (" + tics + ")\nset yrange [-0.5:" +
+    plot.SetExtra("set view map\nset xrange [-0.5:" + std::to_string(widest - 0.5) + "]\nset ytics (" + tics + ")\nset yrange [-0.5:" +
                   std::to_string(kinds.size() - 0.5) +
                   "]\nset cbrange [0:1]\nset cblabel \"utilization\"\n"
                   "set palette defined (0 \"#f7fbff\", 0.5 \"#6baed6\", 1 \"#08306b\")\n"
