@@ -21,19 +21,12 @@
 namespace ns3
 {
 
-namespace
-{
-/**
- * \param node a node
- * \return its name
- */
 std::string
-NodeName(Ptr<Node> node)
+FabricStatsHelper::NodeName(Ptr<Node> node)
 {
     const std::string name = Names::FindName(node);
     return name.empty() ? "node" + std::to_string(node->GetId()) : name;
 }
-} // namespace
 
 namespace
 {

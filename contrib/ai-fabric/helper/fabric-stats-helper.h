@@ -80,6 +80,12 @@ class FabricStatsHelper
 
     /// \return the process's peak resident set size (MB)
     static double PeakRssMb();
+
+    /**
+     * \param node a node
+     * \return its ns-3 name, or "node<id>" (the names of LinkStats::name)
+     */
+    static std::string NodeName(Ptr<Node> node);
 };
 
 } // namespace ns3

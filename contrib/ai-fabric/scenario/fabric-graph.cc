@@ -7,6 +7,7 @@
 #include "fabric-graph.h"
 
 #include "fabric-cli.h"
+#include "ns3/server-helper.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/graphml.hpp>
@@ -29,9 +30,10 @@ namespace
 /// What the readers keep of a node.
 struct VertexText
 {
-    std::string id;   //!< DOT's node name
-    std::string name; //!< a "name" attribute
-    std::string kind; //!< the "kind" attribute
+    std::string id;     //!< DOT's node name
+    std::string name;   //!< a "name" attribute
+    std::string kind;   //!< the "kind" attribute
+    std::string preset; //!< the "preset" attribute (servers)
 };
 
 /// What the readers keep of an edge.
@@ -39,6 +41,7 @@ struct EdgeText
 {
     std::string rate;  //!< the "rate" attribute
     std::string delay; //!< the "delay" attribute
+    std::string nic;   //!< the "nic" attribute (a server's GPU whose NIC the link is)
 };
 
 using TextGraph
@@ -144,6 +147,8 @@ Properties(TextGraph& g)
     dp.insert("node_id", boost::make_shared<TextMap<V, VertexText>>(g, &VertexText::id));
     dp.insert("rate", boost::make_shared<TextMap<E, EdgeText>>(g, &EdgeText::rate));
     dp.insert("delay", boost::make_shared<TextMap<E, EdgeText>>(g, &EdgeText::delay));
+    dp.insert("preset", boost::make_shared<TextMap<V, VertexText>>(g, &VertexText::preset));
+    dp.insert("nic", boost::make_shared<TextMap<E, EdgeText>>(g, &EdgeText::nic));
     return dp;
 }
 
@@ -190,14 +195,29 @@ FromText(const TextGraph& g, bool dot, FabricGraph& graph)
         {
             node.gpu = true;
         }
+        else if (kind == "server")
+        {
+            node.server = true;
+            node.preset = t.preset.empty() ? "dgx-h100" : t.preset;
+            ServerPreset preset;
+            if (!ServerHelper::GetPreset(node.preset, preset))
+            {
+                return "node " + (dot ? t.id : std::to_string(v)) + ": preset \"" + node.preset
+                       + "\": expected a server preset of ai-fabric-fattree --server";
+            }
+            node.gpus = preset.gpus;
+        }
         else if (kind != "switch")
         {
             return "node " + (dot ? t.id : std::to_string(v)) + ": kind \"" + t.kind
-                   + "\": expected gpu (or host) or switch";
+                   + "\": expected gpu (or host), server or switch";
         }
         node.name = !t.name.empty()        ? t.name
                     : dot && !t.id.empty() ? t.id
-                                           : (node.gpu ? "gpu" : "switch") + std::to_string(v);
+                                           : (node.gpu      ? "gpu"
+                                              : node.server ? "server"
+                                                            : "switch")
+                                                 + std::to_string(v);
         if (!names.insert(node.name).second)
         {
             return "two nodes are named " + node.name;
@@ -228,6 +248,15 @@ FromText(const TextGraph& g, bool dot, FabricGraph& graph)
                 return where + ": delay \"" + t.delay + "\": expected a time such as 100ns";
             }
             link.delaySet = true;
+        }
+        if (!t.nic.empty())
+        {
+            uint64_t nic = 0;
+            if (!FabricCli::ParseUnsigned(t.nic, nic) || nic > 1024)
+            {
+                return where + ": nic \"" + t.nic + "\": expected a server's GPU, 0 up";
+            }
+            link.nic = static_cast<int32_t>(nic);
         }
         graph.links.push_back(link);
     }
@@ -443,7 +472,7 @@ FabricGraph::GetGpus() const
     std::vector<uint32_t> gpus;
     for (uint32_t n = 0; n < nodes.size(); ++n)
     {
-        if (nodes[n].gpu)
+        if (nodes[n].gpu || nodes[n].server)
         {
             gpus.push_back(n);
         }
@@ -451,15 +480,49 @@ FabricGraph::GetGpus() const
     return gpus;
 }
 
+uint32_t
+FabricGraph::GetNRanks() const
+{
+    uint32_t ranks = 0;
+    for (const Node& n : nodes)
+    {
+        ranks += n.gpu || n.server ? n.gpus : 0;
+    }
+    return ranks;
+}
+
+std::string
+FabricGraph::GetServerPreset() const
+{
+    for (const Node& n : nodes)
+    {
+        if (n.server)
+        {
+            return n.preset;
+        }
+    }
+    return "";
+}
+
 std::string
 FabricGraph::Check() const
 {
     const std::vector<uint32_t> gpus = GetGpus();
-    if (gpus.size() < 2)
+    if (GetNRanks() < 2)
     {
-        return std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s")
-               + ": a collective needs at least 2 (nodes of kind gpu)";
+        return std::to_string(GetNRanks()) + " GPU" + (GetNRanks() == 1 ? "" : "s")
+               + ": a collective needs at least 2 (nodes of kind gpu, or servers)";
     }
+    // Hosts all GPUs, or all servers of one preset (one NVLink model for the run).
+    for (uint32_t h : gpus)
+    {
+        if (nodes[h].server != nodes[gpus[0]].server || nodes[h].preset != nodes[gpus[0]].preset)
+        {
+            return "hosts " + nodes[gpus[0]].name + " and " + nodes[h].name
+                   + " differ: the hosts are all GPUs, or all servers of one preset";
+        }
+    }
+    auto host = [this](uint32_t n) { return nodes[n].gpu || nodes[n].server; };
     std::vector<std::vector<uint32_t>> adjacent(nodes.size());
     for (const Link& l : links)
     {
@@ -467,10 +530,11 @@ FabricGraph::Check() const
         {
             return "a link from " + nodes[l.a].name + " to itself";
         }
-        if (nodes[l.a].gpu && nodes[l.b].gpu)
+        if (host(l.a) && host(l.b))
         {
-            return "a link between GPUs " + nodes[l.a].name + " and " + nodes[l.b].name
-                   + ": a GPU's one link is its NIC's, to a switch (NVLink is not imported)";
+            return "a link between hosts " + nodes[l.a].name + " and " + nodes[l.b].name
+                   + ": a host's links are its NICs', to switches (a server's NVLink is its "
+                     "preset's)";
         }
         adjacent[l.a].push_back(l.b);
         adjacent[l.b].push_back(l.a);
@@ -479,15 +543,50 @@ FabricGraph::Check() const
     {
         if (adjacent[g].empty())
         {
-            return "GPU " + nodes[g].name + " has no link: it has no NIC";
+            return (nodes[g].server ? "server " : "GPU ") + nodes[g].name
+                   + " has no link: it has no NIC";
         }
-        if (adjacent[g].size() > 1)
+        if (!nodes[g].server && adjacent[g].size() > 1)
         {
             return "GPU " + nodes[g].name + " has " + std::to_string(adjacent[g].size())
                    + " links: a GPU has one NIC, one link";
         }
     }
-    // Every GPU reachable from the first.
+    // A server: a link per GPU's NIC, each naming its GPU (its rail).
+    std::vector<std::vector<bool>> nicUsed(nodes.size());
+    for (const Link& l : links)
+    {
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (!nodes[end].server)
+            {
+                continue;
+            }
+            const Node& n = nodes[end];
+            if (l.nic < 0 || static_cast<uint32_t>(l.nic) >= n.gpus)
+            {
+                return "server " + n.name + ": a link without a nic from 0 to "
+                       + std::to_string(n.gpus - 1) + " (the GPU whose NIC it is)";
+            }
+            nicUsed[end].resize(n.gpus, false);
+            if (nicUsed[end][l.nic])
+            {
+                return "server " + n.name + ": two links from the NIC of GPU "
+                       + std::to_string(l.nic) + " (one NIC, one link)";
+            }
+            nicUsed[end][l.nic] = true;
+        }
+    }
+    for (uint32_t g : gpus)
+    {
+        if (nodes[g].server && adjacent[g].size() != nodes[g].gpus)
+        {
+            return "server " + nodes[g].name + ": " + std::to_string(adjacent[g].size())
+                   + " NIC links for " + std::to_string(nodes[g].gpus)
+                   + " GPUs: each GPU needs its own NIC (NICs shared by GPUs are not modelled)";
+        }
+    }
+    // Every host reachable from the first, through switches.
     std::vector<bool> reached(nodes.size(), false);
     std::queue<uint32_t> todo;
     todo.push(gpus[0]);
@@ -501,7 +600,10 @@ FabricGraph::Check() const
             if (!reached[m])
             {
                 reached[m] = true;
-                todo.push(m);
+                if (!host(m))
+                {
+                    todo.push(m); // switches forward; hosts do not
+                }
             }
         }
     }
@@ -509,8 +611,7 @@ FabricGraph::Check() const
     {
         if (!reached[g])
         {
-            return "disconnected: no path from GPU " + nodes[gpus[0]].name + " to GPU "
-                   + nodes[g].name;
+            return "disconnected: no path from " + nodes[gpus[0]].name + " to " + nodes[g].name;
         }
     }
     return "";
@@ -540,7 +641,7 @@ FabricGraph::GetSwitchHops() const
             if (hops[m] == UINT32_MAX)
             {
                 hops[m] = hops[n] + 1;
-                if (nodes[m].gpu)
+                if (nodes[m].gpu || nodes[m].server)
                 {
                     most = std::max(most, hops[m] - 1); // the nodes between are switches
                 }

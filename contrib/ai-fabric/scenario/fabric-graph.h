@@ -30,8 +30,11 @@ struct FabricGraph
     /// A node.
     struct Node
     {
-        std::string name; //!< its ns-3 name
-        bool gpu{false};  //!< a GPU (a host with one NIC), else a switch
+        std::string name;   //!< its ns-3 name
+        bool gpu{false};    //!< a GPU (a host with one NIC), else a switch or a server
+        bool server{false}; //!< a server: a preset's GPUs in an NVLink domain, a NIC each
+        std::string preset; //!< a server's preset (ServerHelper), e.g. dgx-h100
+        uint32_t gpus{1};   //!< a server's GPUs (its preset's); 1 for a GPU
     };
 
     /// A link (a cable, both directions).
@@ -43,6 +46,7 @@ struct FabricGraph
         bool rateSet{false};  //!< the file gave the rate
         Time delay;           //!< its propagation delay (if delaySet)
         bool delaySet{false}; //!< the file gave the delay
+        int32_t nic{-1};      //!< at a server's end: which of its GPUs' NIC (its rail)
     };
 
     std::string format;      //!< graphml, dot, hpcc or simai
@@ -60,14 +64,21 @@ struct FabricGraph
 
     /**
      * \brief What a fabric needs of the graph: at least two GPUs; each GPU with exactly one
-     *        link, to a switch (its NIC); no link from a node to itself; every GPU reachable
-     *        from every other.
+     *        link, to a switch (its NIC); each server with a link per GPU, each naming its
+     *        GPU (nic), to switches; hosts all GPUs or all servers of one preset; no link
+     *        from a node to itself; every host reachable from every other.
      * \return empty, or why not (one line naming the node)
      */
     std::string Check() const;
 
-    /// \return the GPUs' indices, in the file's order (rank order)
+    /// \return the hosts' indices (GPUs, or servers), in the file's order (rank order)
     std::vector<uint32_t> GetGpus() const;
+
+    /// \return the ranks: every host's GPUs, hosts in the file's order
+    uint32_t GetNRanks() const;
+
+    /// \return the servers' preset, or "" if the hosts are single GPUs
+    std::string GetServerPreset() const;
 
     /**
      * \return the most switches on a shortest path from the first GPU to another GPU

@@ -11,6 +11,7 @@
 #include "ns3/communicator.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/fabric-stats-helper.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -22,19 +23,6 @@
 
 namespace ns3
 {
-
-namespace
-{
-
-/// A node's name, or "node<id>".
-std::string
-NameOf(Ptr<Node> node)
-{
-    const std::string name = Names::FindName(node);
-    return name.empty() ? "node" + std::to_string(node->GetId()) : name;
-}
-
-} // namespace
 
 void
 FabricSeriesSampler::Start(const CollectiveHelper& collectives, Callback<bool> done)
@@ -185,7 +173,8 @@ FabricSeriesSampler::ToJson() const
         const Ptr<FabricNetDevice>& port = m_ports[p];
         Ptr<FabricNetDevice> peer = port->GetFabricChannel()->GetPeer(PeekPointer(port));
         nlohmann::ordered_json e;
-        e["name"] = NameOf(port->GetNode()) + "->" + NameOf(peer->GetNode());
+        e["name"] = FabricStatsHelper::NodeName(port->GetNode()) + "->"
+                    + FabricStatsHelper::NodeName(peer->GetNode());
         e["queue_bytes"] = m_queue[p];
         e["paused"] = shares(m_paused[p]);
         e["stalled"] = shares(m_stalled[p]);

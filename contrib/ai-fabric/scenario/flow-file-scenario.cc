@@ -283,6 +283,12 @@ FlowFileScenario::Main(const std::string& program, int argc, char* argv[])
     {
         options.Fail("--graph=" + graphFile + ": " + why);
     }
+    if (!graph.GetServerPreset().empty())
+    {
+        options.Fail("--graph=" + graphFile
+                     + ": --flows runs between hosts of kind gpu (an HPCC host); servers are "
+                       "for the collective sweep");
+    }
     std::vector<Flow> flows;
     why = ReadFlows(flowFile, graph, flows);
     if (!why.empty())

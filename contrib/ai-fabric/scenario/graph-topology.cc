@@ -11,10 +11,18 @@
 #include "collective-scenario.h"
 #include "fabric-cli.h"
 #include "fabric-graph.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/communicator.h"
+#include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
+#include "ns3/nvlink-transport.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/server-helper.h"
+
+#include <map>
 
 namespace ns3
 {
@@ -73,6 +81,25 @@ class GraphTopology : public ScenarioTopology
         }
         m_defaultLinkRate = o.LinkRate("linkRate");
         m_rate = m_defaultLinkRate;
+        // Servers: a preset's GPUs in an NVLink domain, each with its NIC at the preset's
+        // rate unless the link gives one.
+        m_scaleUp = !m_graph.GetServerPreset().empty();
+        if (m_scaleUp)
+        {
+            m_server.SetPreset(m_graph.GetServerPreset()); // checked by the reader
+            const std::string serverError = m_server.Check(m_graph.GetNRanks());
+            if (!serverError.empty())
+            {
+                o.Fail("--graph=" + m_file + ": " + serverError);
+            }
+            if (!o.IsGiven("linkRate"))
+            {
+                m_defaultLinkRate = m_server.GetServer().nicRate;
+                m_rate = m_defaultLinkRate;
+            }
+            o.SetDefault("channels",
+                         std::to_string(std::min<uint32_t>(m_server.GetServer().gpus, 16)));
+        }
         m_gpuIndex = m_graph.GetGpus();
         // The rate a GPU's NIC sends at: its link's (the first GPU's), for the tuner.
         for (const FabricGraph::Link& l : m_graph.links)
@@ -87,7 +114,51 @@ class GraphTopology : public ScenarioTopology
 
     uint32_t GetNGpus() const override
     {
-        return static_cast<uint32_t>(m_gpuIndex.size());
+        return m_graph.GetNRanks();
+    }
+
+    std::string CheckAlgorithm(const std::string& algo) const override
+    {
+        const bool nvls = m_scaleUp && m_server.GetServer().nvls;
+        if ((algo == "nvlstree" || algo == "nvls") && !nvls)
+        {
+            return "--algo=" + algo + " needs servers whose NVSwitches reduce in the switch "
+                   "(kind server, preset dgx-h100, hgx-b200 or gb200-nvl72)";
+        }
+        if (algo == "nvls" && m_gpuIndex.size() != 1)
+        {
+            return "--algo=nvls needs one server";
+        }
+        return "";
+    }
+
+    void ConfigureSweep(CollectiveSweepConfig& sweep) const override
+    {
+        if (m_scaleUp)
+        {
+            sweep.gpusPerServer = m_server.GetServer().gpus;
+            sweep.serverAwareRing = true; // NCCL's rail-aligned rings over NVLink servers
+        }
+    }
+
+    void ConfigureTuner(CollectiveTuner& tuner, const Communicator& comm) const override
+    {
+        if (!m_scaleUp)
+        {
+            return;
+        }
+        Ptr<NvLinkTransport> nv = m_gpus.Get(0)->GetObject<NvLinkTransport>();
+        DoubleValue ringEfficiency;
+        DoubleValue nvlsEfficiency;
+        nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+        nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+        tuner.SetScaleUp(static_cast<uint32_t>(m_gpuIndex.size()),
+                         m_server.GetServer().gpus,
+                         comm.GetNvLinkStepLatency(),
+                         m_server.GetGpuNvLinkRate(),
+                         ringEfficiency.Get(),
+                         nvlsEfficiency.Get(),
+                         m_server.GetServer().nvls);
     }
 
     DataRate GetLinkRate() const override
@@ -97,45 +168,68 @@ class GraphTopology : public ScenarioTopology
 
     void Install(FabricHelper& fabric) override
     {
-        // Nodes in the file's order, GPUs first (the ranks, in the file's order), as a
-        // FatTreeHelper builds its GPUs, then its switches.
+        // Nodes in the file's order, GPUs first (the ranks: each host's GPUs, hosts in the
+        // file's order), as a FatTreeHelper builds its GPUs, then its switches.
         const std::size_t n = m_graph.nodes.size();
-        std::vector<Ptr<Node>> nodes(n);
-        for (uint32_t g : m_gpuIndex)
+        std::vector<std::vector<Ptr<Node>>> gpusOf(n);
+        for (uint32_t h : m_gpuIndex)
         {
-            nodes[g] = CreateObject<Node>();
-            m_gpus.Add(nodes[g]);
+            for (uint32_t g = 0; g < m_graph.nodes[h].gpus; ++g)
+            {
+                gpusOf[h].push_back(CreateObject<Node>());
+                m_gpus.Add(gpusOf[h].back());
+            }
         }
+        std::vector<Ptr<Node>> switchOf(n);
         NodeContainer switches;
         for (std::size_t i = 0; i < n; ++i)
         {
-            if (!m_graph.nodes[i].gpu)
+            if (gpusOf[i].empty())
             {
-                nodes[i] = CreateObject<Node>();
-                switches.Add(nodes[i]);
+                switchOf[i] = CreateObject<Node>();
+                switches.Add(switchOf[i]);
             }
         }
-        // A GPU's NIC is made at its rate (its link's, or --linkRate's).
-        std::vector<const FabricGraph::Link*> linkOf(n, nullptr);
+        // Each link's end: a switch, a GPU, or a server's GPU (the link's nic).
+        auto end = [&](uint32_t node, const FabricGraph::Link& l) {
+            return !switchOf[node] ? gpusOf[node][m_graph.nodes[node].server ? l.nic : 0]
+                                   : switchOf[node];
+        };
+        // A GPU's NIC is made at its link's rate (or the default's).
+        std::map<Ptr<Node>, DataRate> nicRate;
         for (const FabricGraph::Link& l : m_graph.links)
         {
-            linkOf[l.a] = m_graph.nodes[l.a].gpu ? &l : linkOf[l.a];
-            linkOf[l.b] = m_graph.nodes[l.b].gpu ? &l : linkOf[l.b];
+            for (uint32_t e : {l.a, l.b})
+            {
+                if (!switchOf[e])
+                {
+                    nicRate[end(e, l)] = l.rateSet ? l.rate : m_defaultLinkRate;
+                }
+            }
         }
-        for (uint32_t g : m_gpuIndex)
+        for (uint32_t r = 0; r < m_gpus.GetN(); ++r)
         {
-            const FabricGraph::Link* l = linkOf[g];
-            fabric.SetDeviceAttribute("DataRate",
-                                      DataRateValue(l && l->rateSet ? l->rate : m_defaultLinkRate));
-            fabric.InstallHosts(NodeContainer(nodes[g]));
+            fabric.SetDeviceAttribute("DataRate", DataRateValue(nicRate[m_gpus.Get(r)]));
+            fabric.InstallHosts(NodeContainer(m_gpus.Get(r)));
         }
         fabric.InstallSwitches(switches);
         m_firstSwitch = switches.Get(0);
         for (std::size_t i = 0; i < n; ++i)
         {
-            if (!Names::Find<Object>(m_graph.nodes[i].name))
+            const std::string& name = m_graph.nodes[i].name;
+            if (switchOf[i] && !Names::Find<Object>(name))
             {
-                Names::Add(m_graph.nodes[i].name, nodes[i]);
+                Names::Add(name, switchOf[i]);
+            }
+            for (uint32_t g = 0; g < gpusOf[i].size(); ++g)
+            {
+                // A server's GPUs: "<server>-gpu<i>".
+                const std::string gpu
+                    = m_graph.nodes[i].server ? name + "-gpu" + std::to_string(g) : name;
+                if (!Names::Find<Object>(gpu))
+                {
+                    Names::Add(gpu, gpusOf[i][g]);
+                }
             }
         }
         // Links in the file's order; a switch port at its link's rate.
@@ -143,7 +237,7 @@ class GraphTopology : public ScenarioTopology
         {
             fabric.SetDeviceAttribute("DataRate",
                                       DataRateValue(l.rateSet ? l.rate : m_defaultLinkRate));
-            const NetDeviceContainer ports = fabric.Connect(nodes[l.a], nodes[l.b]);
+            const NetDeviceContainer ports = fabric.Connect(end(l.a, l), end(l.b, l));
             if (l.delaySet)
             {
                 ports.Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(l.delay));
@@ -157,6 +251,21 @@ class GraphTopology : public ScenarioTopology
             FabricCli::Fail(ScenarioOptions::GetRunProgram(),
                             "--graph=" + m_file + ": cannot be routed with --routing="
                                 + fabric.GetRoutingName() + ": " + missing);
+        }
+        if (m_scaleUp)
+        {
+            m_server.Install(m_gpus); // NVLink inside each server
+            // GPUDirect RDMA over the GPU-NIC PCIe link: it limits the NIC when slower.
+            const DataRate pcie = m_server.GetPcieRate();
+            for (uint32_t g = 0; g < m_gpus.GetN(); ++g)
+            {
+                Ptr<Node> gpu = m_gpus.Get(g);
+                if (pcie < nicRate[gpu])
+                {
+                    fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
+                    fabric.SetHostRate(gpu, pcie);
+                }
+            }
         }
     }
 
@@ -178,9 +287,19 @@ class GraphTopology : public ScenarioTopology
 
     void PrintHeader(std::ostream& os, const CollectiveScenario& /* scenario */) const override
     {
-        os << "graph " << m_file << " (" << m_graph.format << "): " << GetNGpus() << " GPUs, "
-           << m_graph.nodes.size() - GetNGpus() << " switches, " << m_graph.links.size()
-           << " links; up to " << m_hops << " switches between GPUs\n";
+        os << "graph " << m_file << " (" << m_graph.format << "): " << GetNGpus() << " GPUs";
+        if (m_scaleUp)
+        {
+            os << " (" << m_gpuIndex.size() << " servers x " << m_server.GetServer().gpus << ")";
+        }
+        os << ", " << m_graph.nodes.size() - m_gpuIndex.size() << " switches, "
+           << m_graph.links.size() << " links; up to " << m_hops << " switches between hosts\n";
+        if (m_scaleUp)
+        {
+            const ServerPreset& p = m_server.GetServer();
+            os << "servers: " << p.name << ", " << p.gpus << " GPUs per NVLink domain, NVLink "
+               << m_server.GetGpuNvLinkRate().GetBitRate() / 8e9 << " GB/s per GPU\n";
+        }
     }
 
     nlohmann::ordered_json GetScenarioJson(const CollectiveScenario& scenario,
@@ -198,7 +317,9 @@ class GraphTopology : public ScenarioTopology
         j["graph"] = m_file;
         j["format"] = m_graph.format;
         j["gpus"] = GetNGpus();
-        j["switches"] = m_graph.nodes.size() - GetNGpus();
+        j["servers"] = m_scaleUp ? m_gpuIndex.size() : 0;
+        j["server"] = m_scaleUp ? m_server.GetServer().name : "none";
+        j["switches"] = m_graph.nodes.size() - m_gpuIndex.size();
         j["links"] = m_graph.links.size();
         j["switch_hops"] = m_hops;
         j["linkRate_gbps"] = m_rate.GetBitRate() / 1e9;
@@ -220,6 +341,8 @@ class GraphTopology : public ScenarioTopology
     uint32_t m_hops{0};                    //!< most switches between the first GPU and another
     NodeContainer m_gpus;                  //!< the ranks, once installed
     Ptr<Node> m_firstSwitch;               //!< a switch, once installed (its latency)
+    ServerHelper m_server;                 //!< the servers' NVLink (with servers)
+    bool m_scaleUp{false};                 //!< the hosts are servers
 };
 
 /// ai-fabric-custom's topology

@@ -216,6 +216,95 @@ TEST(GraphImportTest, ImportedLeafSpineIsTheFatTree)
     }
 }
 
+// Servers: two DGX H100 (kind server, preset dgx-h100), each GPU's NIC a link naming it (nic:
+// its rail), on 8 rail leaves and 16 spines: ai-fabric-fattree's default fabric, the same
+// busbw to the last digit with NVLink inside the servers, for the tuner's NVLSTree and the ring.
+TEST(GraphImportTest, ServersWithRails)
+{
+    const std::string dir = TempDir();
+    std::ostringstream x;
+    x << "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+      << "<key id=\"k\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
+      << "<key id=\"p\" for=\"node\" attr.name=\"preset\" attr.type=\"string\"/>\n"
+      << "<key id=\"n\" for=\"node\" attr.name=\"name\" attr.type=\"string\"/>\n"
+      << "<key id=\"c\" for=\"edge\" attr.name=\"nic\" attr.type=\"int\"/>\n"
+      << "<graph id=\"G\" edgedefault=\"undirected\">\n";
+    for (int s = 0; s < 2; ++s)
+    {
+        x << "<node id=\"s" << s << "\"><data key=\"k\">server</data><data key=\"p\">dgx-h100"
+          << "</data><data key=\"n\">server" << s << "</data></node>\n";
+    }
+    for (int l = 0; l < 8; ++l)
+    {
+        x << "<node id=\"leaf" << l << "\"><data key=\"k\">switch</data></node>\n";
+    }
+    for (int j = 0; j < 16; ++j)
+    {
+        x << "<node id=\"spine" << j << "\"><data key=\"k\">switch</data></node>\n";
+    }
+    for (int s = 0; s < 2; ++s)
+    {
+        for (int i = 0; i < 8; ++i)
+        {
+            x << "<edge source=\"s" << s << "\" target=\"leaf" << i << "\"><data key=\"c\">" << i
+              << "</data></edge>\n";
+        }
+    }
+    for (int l = 0; l < 8; ++l)
+    {
+        for (int j = 0; j < 16; ++j)
+        {
+            x << "<edge source=\"leaf" << l << "\" target=\"spine" << j << "\"/>\n";
+        }
+    }
+    x << "</graph>\n</graphml>\n";
+    Write(dir + "/dgx.graphml", x.str());
+    FabricGraph g;
+    ASSERT_EQ(FabricGraph::Read(dir + "/dgx.graphml", "auto", g), "");
+    EXPECT_EQ(g.Check(), "");
+    EXPECT_EQ(g.GetNRanks(), 16u);
+    EXPECT_EQ(g.GetServerPreset(), "dgx-h100");
+    const std::string sweep
+        = " --minBytes=1M --maxBytes=8M --stepFactor=8 --iters=1 --warmup=0"
+          " --quiet";
+    for (const std::string algo : {"auto", "ring"})
+    {
+        const CommandResult tree = RunCommand(ProgramPath("ai-fabric-fattree") + " --algo=" + algo
+                                              + sweep + " --json=" + dir + "/tree.json");
+        ASSERT_EQ(tree.status, 0) << tree.err;
+        const CommandResult r = RunCommand(ProgramPath("ai-fabric-custom") + " --graph=" + dir
+                                           + "/dgx.graphml --algo=" + algo + sweep
+                                           + " --json=" + dir + "/graph.json");
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(Busbw(dir + "/graph.json"), Busbw(dir + "/tree.json")) << algo;
+        EXPECT_NE(r.out.find("16 GPUs (2 servers x 8)"), std::string::npos) << r.out;
+    }
+    // What a server's links must say.
+    const std::string base = x.str();
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"<data key=\"c\">7</data>", "<data key=\"c\">6</data>"},
+        {"<data key=\"c\">7</data>", "<data key=\"c\">9</data>"},
+        {"<data key=\"p\">dgx-h100</data><data key=\"n\">server1",
+         "<data key=\"p\">dgx-a100</data><data key=\"n\">server1"},
+        {"<data key=\"p\">dgx-h100</data><data key=\"n\">server1",
+         "<data key=\"p\">dgx-z9</data><data key=\"n\">server1"},
+    };
+    const std::vector<std::string> messages = {"two links from the NIC of GPU 6",
+                                               "a link without a nic from 0 to 7",
+                                               "differ: the hosts are all GPUs, or all servers",
+                                               "preset \"dgx-z9\""};
+    for (std::size_t i = 0; i < bad.size(); ++i)
+    {
+        std::string text = base;
+        text.replace(text.find(bad[i].first), bad[i].first.size(), bad[i].second);
+        Write(dir + "/bad.graphml", text);
+        const CommandResult r
+            = RunCommand(ProgramPath("ai-fabric-custom") + " --graph=" + dir + "/bad.graphml");
+        EXPECT_EQ(r.status, 2) << bad[i].second;
+        EXPECT_NE(r.err.find(messages[i]), std::string::npos) << r.err;
+    }
+}
+
 // HPCC's flow file on HPCC's topology text: every flow's line in HPCC's fct.txt format, in the
 // file's order, from its start; an uncontended flow no faster than HPCC's standalone FCT
 // (its path's propagation both ways and its bytes at its slowest link), with a rate and a
@@ -288,10 +377,10 @@ TEST(GraphImportTest, BadGraphsAreOneLine)
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"graph g { a [kind=gpu]; b [kind=gpu]; s [kind=switch]; t [kind=switch]; a -- s; "
          "b -- t; }",
-         "disconnected: no path from GPU a to GPU b"},
+         "disconnected: no path from a to b"},
         {"graph g { a [kind=gpu]; b [kind=gpu]; c [kind=gpu]; s [kind=switch]; a -- s; b -- s; }",
          "GPU c has no link: it has no NIC"},
-        {"graph g { a [kind=gpu]; b [kind=gpu]; a -- b; }", "a link between GPUs a and b"},
+        {"graph g { a [kind=gpu]; b [kind=gpu]; a -- b; }", "a link between hosts a and b"},
         {"graph g { a [kind=gpu]; b [kind=gpu]; s [kind=switch]; a -- s; b -- s; a -- s; }",
          "GPU a has 2 links"},
         {"graph g { a [kind=router]; b [kind=gpu]; a -- b; }", "kind \"router\""},
