@@ -8,6 +8,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/collective-tuner.h"
+#include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/mac48-address.h"
 #include "ns3/names.h"
@@ -374,6 +376,27 @@ ServerHelper::GetAllSwitches() const
         all.Add(c);
     }
     return all;
+}
+
+void
+ServerHelper::ConfigureTuner(CollectiveTuner& tuner,
+                             Ptr<Node> gpu,
+                             uint32_t servers,
+                             Time stepLatency) const
+{
+    Ptr<NvLinkTransport> nv = gpu->GetObject<NvLinkTransport>();
+    NS_ABORT_MSG_IF(!nv, "ServerHelper::ConfigureTuner: the GPU has no NVLink transport");
+    DoubleValue ringEfficiency;
+    DoubleValue nvlsEfficiency;
+    nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
+    nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
+    tuner.SetScaleUp(servers,
+                     GetGpusPerServer(),
+                     stepLatency,
+                     GetGpuNvLinkRate(),
+                     ringEfficiency.Get(),
+                     nvlsEfficiency.Get(),
+                     GetServer().nvls);
 }
 
 } // namespace ns3

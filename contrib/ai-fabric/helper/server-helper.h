@@ -19,6 +19,8 @@
 namespace ns3
 {
 
+class CollectiveTuner;
+
 class NvLinkTransport;
 class NvSwitch;
 
@@ -176,6 +178,20 @@ class ServerHelper
 
     /// \return the NVLink per-direction rate of one GPU (all its links)
     DataRate GetGpuNvLinkRate() const;
+
+    /**
+     * \brief Give a tuner the servers' NVLink model (CollectiveTuner::SetScaleUp()): the
+     *        domain's rate per GPU, the NVLink transport's ring and NVLS efficiencies (read
+     *        from an installed GPU) and whether the switches reduce (NVLS).
+     * \param tuner the tuner
+     * \param gpu a GPU of the installed servers
+     * \param servers the servers
+     * \param stepLatency the communicator's NVLink step latency
+     */
+    void ConfigureTuner(CollectiveTuner& tuner,
+                        Ptr<Node> gpu,
+                        uint32_t servers,
+                        Time stepLatency) const;
 
   private:
     /// \return NVLinks per chip in force (one chip with all links if single)

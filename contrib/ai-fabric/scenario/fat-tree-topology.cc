@@ -12,10 +12,8 @@
 #include "fabric-cli.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
-#include "ns3/double.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fat-tree-helper.h"
-#include "ns3/nvlink-transport.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/server-helper.h"
 
@@ -233,18 +231,8 @@ class FatTreeTopology : public ScenarioTopology
         {
             return;
         }
-        Ptr<NvLinkTransport> nv = m_tree.GetGpuByRank(0)->GetObject<NvLinkTransport>();
-        DoubleValue ringEfficiency;
-        DoubleValue nvlsEfficiency;
-        nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
-        nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
-        tuner.SetScaleUp(m_tree.GetNServers(),
-                         m_tree.GetGpusPerServer(),
-                         comm.GetNvLinkStepLatency(),
-                         m_server.GetGpuNvLinkRate(),
-                         ringEfficiency.Get(),
-                         nvlsEfficiency.Get(),
-                         m_server.GetServer().nvls);
+        m_server.ConfigureTuner(
+            tuner, m_tree.GetGpuByRank(0), m_tree.GetNServers(), comm.GetNvLinkStepLatency());
     }
 
     std::string GetSplit() const override

@@ -13,12 +13,10 @@
 #include "fabric-graph.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
-#include "ns3/double.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
-#include "ns3/nvlink-transport.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/server-helper.h"
 
@@ -147,18 +145,10 @@ class GraphTopology : public ScenarioTopology
         {
             return;
         }
-        Ptr<NvLinkTransport> nv = m_gpus.Get(0)->GetObject<NvLinkTransport>();
-        DoubleValue ringEfficiency;
-        DoubleValue nvlsEfficiency;
-        nv->GetAttribute("ProtocolEfficiency", ringEfficiency);
-        nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
-        tuner.SetScaleUp(static_cast<uint32_t>(m_gpuIndex.size()),
-                         m_server.GetServer().gpus,
-                         comm.GetNvLinkStepLatency(),
-                         m_server.GetGpuNvLinkRate(),
-                         ringEfficiency.Get(),
-                         nvlsEfficiency.Get(),
-                         m_server.GetServer().nvls);
+        m_server.ConfigureTuner(tuner,
+                                m_gpus.Get(0),
+                                static_cast<uint32_t>(m_gpuIndex.size()),
+                                comm.GetNvLinkStepLatency());
     }
 
     DataRate GetLinkRate() const override
