@@ -21,6 +21,7 @@
 #include "ns3/command-line.h"
 #include "ns3/fabric-cli.h"
 #include "ns3/fabric-output-file.h"
+#include "ns3/fabric-plot.h"
 #include "ns3/failure-report.h"
 #include "ns3/scenario-options.h"
 
@@ -42,11 +43,13 @@ main(int argc, char* argv[])
         "bottleneck", "add the flow gpu5 -> gpu3 that oversubscribes a link of the cycle", "false");
     options.Add("bufferBytes", "each switch's shared buffer (K/M suffixes)", "2M");
     options.Use("json");
+    options.Use("plot");
     options.Parse(
         argc, argv, "PFC deadlock from bounce routes after two link failures in a leaf-spine.");
     const std::string bottleneck = options.Get("bottleneck");
     const std::string bufferBytes = options.Get("bufferBytes");
     const std::string json = options.Get("json");
+    const std::string plot = options.Get("plot");
     bool withBottleneck = false;
     if (!FabricCli::ParseBool(bottleneck, withBottleneck))
     {
@@ -63,9 +66,18 @@ main(int argc, char* argv[])
     {
         jsonFile.OpenOrFail(program, "json", json);
     }
+    if (!plot.empty())
+    {
+        const std::string why = FabricPlot::Prepare(plot);
+        if (!why.empty())
+        {
+            FabricCli::Fail(program, "--plot=" + plot + ": " + why);
+        }
+    }
 
     ClosDeadlockScenario scenario;
     scenario.SetBufferBytes(static_cast<uint32_t>(buffer));
+    scenario.SetSeries(!plot.empty());
     const ClosDeadlockResult r = scenario.Run(withBottleneck);
     const bool deadlock = r.finding == FabricStallDetector::Finding::DEADLOCK;
     std::printf("# leaf-spine, 4 leaves x 2 spines, 8 GPUs; leaf0-spine0 and leaf1-spine1 down\n");
@@ -86,7 +98,7 @@ main(int argc, char* argv[])
         std::printf("# %s\n", r.report.c_str());
         std::cerr << program << ": " << r.report << std::endl;
     }
-    if (!json.empty())
+    if (!json.empty() || !plot.empty())
     {
         nlohmann::ordered_json j;
         j["scenario"] = {{"bottleneck", withBottleneck}, {"bufferBytes", buffer}};
@@ -98,8 +110,18 @@ main(int argc, char* argv[])
                         {"drops", r.drops},
                         {"cycle", r.cycle},
                         {"report", r.report}};
-        if (!jsonFile.CommitJson(program, j))
+        if (!r.series.is_null())
         {
+            j["series"] = r.series; // the ports' queues and pauses, for --plot
+        }
+        if (!json.empty() && !jsonFile.CommitJson(program, j))
+        {
+            return 1;
+        }
+        const std::string why = plot.empty() ? "" : FabricPlot::Write(j, plot);
+        if (!why.empty())
+        {
+            std::cerr << program << ": --plot=" << plot << ": " << why << std::endl;
             return 1;
         }
     }

@@ -6,6 +6,7 @@
 
 #include "clos-deadlock-scenario.h"
 
+#include "fabric-series.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-watchdog.h"
@@ -126,6 +127,12 @@ ClosDeadlockScenario::SetBottleneckBytes(uint64_t bytes)
     m_bottleneckBytes = bytes;
 }
 
+void
+ClosDeadlockScenario::SetSeries(bool on)
+{
+    m_series = on;
+}
+
 ClosDeadlockResult
 ClosDeadlockScenario::Run(bool bottleneck)
 {
@@ -214,7 +221,17 @@ ClosDeadlockScenario::Run(bool bottleneck)
     Simulator::Schedule(MilliSeconds(1), &FabricStallDetector::Start, detector);
     Simulator::Schedule(MicroSeconds(500),
                         [&r, &fabric, &tree]() { r.cycleAfter = RoutesHaveCycle(fabric, tree); });
+    FabricSeriesSampler sampler;
+    if (m_series)
+    {
+        // Until the writes are done, or until the detector stops the run on the deadlock.
+        sampler.Start(MakeCallback(&std::function<bool()>::operator(), &done));
+    }
     FabricWatchdog::RunOrExit(); // a run that would not end: exit 3, named
+    if (m_series)
+    {
+        r.series = sampler.ToJson();
+    }
     r.completed = !end.IsNegative();
     r.end = r.completed ? end : Simulator::Now();
     r.finding = detector->GetFinding();

@@ -10,6 +10,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/fabric-stall-detector.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +34,8 @@ struct ClosDeadlockResult
     std::string report;                                                       //!< its report
     uint64_t drops{0};  //!< drops, every reason
     uint64_t pauses{0}; //!< PFC pause frames
+    /// The ports' time series (FabricSeriesSampler), with SetSeries(true); else null
+    nlohmann::ordered_json series;
 };
 
 /**
@@ -61,6 +65,8 @@ class ClosDeadlockScenario
     void SetFlowBytes(uint64_t bytes);
     /// \param bytes the bottleneck flow's write (default 16 MiB)
     void SetBottleneckBytes(uint64_t bytes);
+    /// \param on sample the ports' queues and pauses over the run (ClosDeadlockResult::series)
+    void SetSeries(bool on);
 
     /**
      * \param bottleneck add the bottleneck flow
@@ -73,6 +79,7 @@ class ClosDeadlockScenario
     DataRate m_hostRate{"200Gbps"};       //!< cycle hosts' rate
     uint64_t m_flowBytes{4 << 20};        //!< per cycle QP
     uint64_t m_bottleneckBytes{16 << 20}; //!< bottleneck flow
+    bool m_series{false};                 //!< sample the ports
 };
 
 } // namespace ns3

@@ -73,7 +73,8 @@ Text(const nlohmann::ordered_json& j, const char* key)
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
-/// The run's description for titles: "16 GPUs, roce, fat-tree" from the scenario object.
+/// The run's description for titles, ": 16 GPUs, roce, fat-tree" from the scenario object
+/// ("" if it says nothing).
 std::string
 Describe(const nlohmann::ordered_json& result)
 {
@@ -95,7 +96,7 @@ Describe(const nlohmann::ordered_json& result)
             d += (d.empty() ? "" : ", ") + v;
         }
     }
-    return d;
+    return d.empty() ? d : ": " + d;
 }
 
 /**
@@ -245,7 +246,7 @@ SizeFigure(const nlohmann::ordered_json& result, const char* key, Gnuplot& plot)
         return false;
     }
     const bool busbw = std::string(key) == "busbw_GBps";
-    plot.SetTitle(collective + (busbw ? " bus bandwidth" : " time") + ": " + Describe(result));
+    plot.SetTitle(collective + (busbw ? " bus bandwidth" : " time") + Describe(result));
     plot.SetLegend("size", busbw ? "busbw (GB/s)" : "time (us)");
     plot.SetExtra(
         "set logscale x 2\nset logscale y 10\nset format x \"%.0b %BB\"\n"
@@ -311,7 +312,7 @@ LinkFigure(const nlohmann::ordered_json& result, Gnuplot& plot, std::string& inl
         tics += (k == 0 ? "" : ", ") + Quote(kinds[k] + " (" + std::to_string(row.size()) + ")")
                 + " " + std::to_string(k);
     }
-    plot.SetTitle("link utilization: " + Describe(result));
+    plot.SetTitle("link utilization" + Describe(result));
     plot.SetLegend("link (in node order)", "");
     plot.SetExtra("set view map\nset xrange [-0.5:" + std::to_string(widest - 0.5) + "]\nset ytics (" + tics + ")\nset yrange [-0.5:" +
                   std::to_string(kinds.size() - 0.5) +
@@ -441,7 +442,7 @@ ProgressFigure(const nlohmann::ordered_json& result, Gnuplot& plot)
             }
         }
     }
-    plot.SetTitle("progress: " + Describe(result));
+    plot.SetTitle("progress" + Describe(result));
     plot.SetLegend("time (us)", "payload received by the ranks (bytes)");
     plot.SetExtra("set grid\nset key top left\nset yrange [0:*]\nset format y \"%.1s %cB\"\n"
                   + marks.str());
@@ -629,7 +630,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "time (us), queue (bytes); one block per port",
          [&](Gnuplot& p, std::string&)
          {
-             p.SetTitle("queues: " + Describe(result));
+             p.SetTitle("queues" + Describe(result));
              p.SetLegend("time (us)", "queue (bytes)");
              return SeriesFigure(result, "ports", {{"queue_bytes", ""}}, false, p, true);
          }},
@@ -638,7 +639,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "time (us), Gb/s; per flow a block of its rate, then one of its throughput",
          [&](Gnuplot& p, std::string&)
          {
-             p.SetTitle("rates: " + Describe(result));
+             p.SetTitle("rates" + Describe(result));
              p.SetLegend("time (us)", "Gb/s");
              return SeriesFigure(result,
                                  "flows",
@@ -651,7 +652,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "time (us), share of the interval paused; one block per port",
          [&](Gnuplot& p, std::string&)
          {
-             p.SetTitle("PFC pause at the ports most paused: " + Describe(result));
+             p.SetTitle("PFC pause at the ports most paused" + Describe(result));
              p.SetLegend("time (us)", "share of the interval paused");
              return SeriesFigure(result, "ports", {{"paused", ""}}, false, p, true);
          }},
@@ -660,7 +661,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "time (us), share of the interval stalled; one block per port",
          [&](Gnuplot& p, std::string&)
          {
-             p.SetTitle("credit stalls at the ports most stalled: " + Describe(result));
+             p.SetTitle("credit stalls at the ports most stalled" + Describe(result));
              p.SetLegend("time (us)", "share of the interval stalled for credits");
              return SeriesFigure(result, "ports", {{"stalled", ""}}, false, p, true);
          }},
@@ -679,8 +680,8 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
              }
              std::ostringstream healthy;
              healthy << std::fixed << std::setprecision(1) << Number(result, "healthy_time_us");
-             p.SetTitle("slowdown by failed link (healthy: " + healthy.str()
-                        + " us): " + Describe(result));
+             p.SetTitle("slowdown by failed link (healthy: " + healthy.str() + " us)"
+                        + Describe(result));
              p.SetLegend("", "time with the failure / healthy time");
              return BarFigure(
                  result["links"],
@@ -731,7 +732,7 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
          "time (us), flow index + 0.8 x paused; one block per flow",
          [&](Gnuplot& p, std::string&)
          {
-             p.SetTitle("PFC pause at each flow's sender: " + Describe(result));
+             p.SetTitle("PFC pause at each flow's sender" + Describe(result));
              p.SetLegend("time (us)", "flow");
              return SeriesFigure(result, "flows", {{"paused", ""}}, true, p);
          }},

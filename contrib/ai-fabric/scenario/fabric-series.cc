@@ -27,6 +27,18 @@ namespace ns3
 void
 FabricSeriesSampler::Start(const CollectiveHelper& collectives, Callback<bool> done)
 {
+    for (uint32_t r = 0; r < collectives.GetNRanks(); ++r)
+    {
+        collectives.GetCommunicator(r)->TraceConnectWithoutContext(
+            "Arrival", MakeCallback(&FabricSeriesSampler::Arrived, this));
+    }
+    m_ranks = true;
+    Start(done);
+}
+
+void
+FabricSeriesSampler::Start(Callback<bool> done)
+{
     m_done = done;
     for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
     {
@@ -43,11 +55,6 @@ FabricSeriesSampler::Start(const CollectiveHelper& collectives, Callback<bool> d
     m_queue.assign(m_ports.size(), {});
     m_paused.assign(m_ports.size(), {});
     m_stalled.assign(m_ports.size(), {});
-    for (uint32_t r = 0; r < collectives.GetNRanks(); ++r)
-    {
-        collectives.GetCommunicator(r)->TraceConnectWithoutContext(
-            "Arrival", MakeCallback(&FabricSeriesSampler::Arrived, this));
-    }
     m_interval = MicroSeconds(1);
     Simulator::Schedule(m_interval, &FabricSeriesSampler::Sample, this);
 }
@@ -162,7 +169,10 @@ FabricSeriesSampler::ToJson() const
     top([&](std::size_t p) { return m_stalled[p].back(); });
     nlohmann::ordered_json j;
     j["time_us"] = m_time;
-    j["progress_bytes"] = m_progress;
+    if (m_ranks)
+    {
+        j["progress_bytes"] = m_progress;
+    }
     j["ports"] = nlohmann::ordered_json::array();
     for (std::size_t p = 0; p < m_ports.size(); ++p)
     {

@@ -52,7 +52,15 @@ class FabricSeriesSampler
     void Start(const CollectiveHelper& collectives, Callback<bool> done);
 
     /**
-     * \return the series: time_us, progress_bytes (payload received by all ranks so far) and
+     * \brief Watch every fabric port of every node (no ranks: no progress series); sample
+     *        until done.
+     * \param done true when the run is over (sampling stops)
+     */
+    void Start(Callback<bool> done);
+
+    /**
+     * \return the series: time_us, progress_bytes (payload received by all ranks so far, when
+     *         the ranks are watched) and
      *         ports (name, queue_bytes, paused and stalled: the share of each interval);
      *         null if nothing was sampled
      */
@@ -68,6 +76,7 @@ class FabricSeriesSampler
     Callback<bool> m_done;                      //!< the run is over
     Time m_interval;                            //!< the sampling period now
     uint64_t m_received{0};                     //!< payload bytes received so far
+    bool m_ranks{false};                        //!< the ranks\' arrivals are watched
     std::vector<double> m_time;                 //!< per sample, us
     std::vector<double> m_progress;             //!< per sample, bytes received so far
     std::vector<std::vector<uint64_t>> m_queue; //!< per port, per sample: bytes queued

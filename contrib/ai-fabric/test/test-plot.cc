@@ -342,6 +342,22 @@ TEST(PlotTest, StudiesFigures)
     ASSERT_EQ(errors.size(), 1u);
     ASSERT_EQ(errors[0].size(), 1u);
     EXPECT_EQ(errors[0][0][1], 100 * c["points"][0]["busbw_error"].get<double>());
+
+    // clos-deadlock: the cycle's ports end paused for the whole of every interval.
+    const CommandResult clos
+        = RunCommand(ProgramPath("clos-deadlock") + " --bottleneck=true --json=" + dir
+                     + "/clos.json --plot=" + dir + "/clos");
+    ASSERT_EQ(clos.status, 3) << clos.err; // the deadlock, found and named
+    ExpectFigure(dir + "/clos", "paused");
+    ExpectFigure(dir + "/clos", "queues");
+    const nlohmann::json d = nlohmann::json::parse(ReadFile(dir + "/clos.json"));
+    uint32_t frozen = 0;
+    for (const nlohmann::json& port : d["series"]["ports"])
+    {
+        frozen += port["paused"].back().get<double>() == 1.0 ? 1 : 0;
+    }
+    EXPECT_GE(frozen, 4u) << "the cycle of 4 blocked queues";
+    EXPECT_FALSE(d["series"].contains("progress_bytes")) << "no ranks, no progress";
 }
 
 // A torus's links by dimension.
