@@ -573,16 +573,27 @@ FabricPlot::Prepare(const std::string& dir)
     };
     if (stat(dir.c_str(), &st) != 0)
     {
-        if (mkdir(dir.c_str(), 0777) != 0)
+        // Made by Write(), at the end: a run refused before then leaves nothing behind. Its
+        // parent must be there to take it.
+        const std::size_t slash = dir.find_last_of('/', dir.find_last_not_of('/'));
+        const std::string parent = slash == std::string::npos ? "."
+                                   : slash == 0               ? "/"
+                                                              : dir.substr(0, slash);
+        if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         {
-            return "cannot create the directory: " + std::string(std::strerror(errno));
+            return "cannot create the directory: " + parent + " is not a directory";
+        }
+        if (access(parent.c_str(), W_OK | X_OK) != 0)
+        {
+            return "cannot create the directory in " + parent + ": "
+                   + std::string(std::strerror(errno));
         }
     }
     else if (!S_ISDIR(st.st_mode))
     {
         return "not a directory";
     }
-    if (access(dir.c_str(), W_OK | X_OK) != 0)
+    else if (access(dir.c_str(), W_OK | X_OK) != 0)
     {
         return "cannot write in the directory: " + std::string(std::strerror(errno));
     }
@@ -737,6 +748,13 @@ FabricPlot::Write(const nlohmann::ordered_json& result,
              return SeriesFigure(result, "flows", {{"paused", ""}}, true, p);
          }},
     };
+    struct stat st
+    {
+    };
+    if (stat(dir.c_str(), &st) != 0 && mkdir(dir.c_str(), 0777) != 0)
+    {
+        return "cannot create the directory: " + std::string(std::strerror(errno));
+    }
     for (const Candidate& c : candidates)
     {
         Gnuplot plot;

@@ -44,8 +44,9 @@ class FabricPlot
     };
 
     /**
-     * \brief Check a --plot target before anything runs: the directory is created if it does
-     *        not exist (its parent must), must be writable, and gnuplot must be on the PATH.
+     * \brief Check a --plot target before anything runs: the directory, or its parent if it
+     *        does not exist yet (Write() makes it), must be writable, and gnuplot must be on
+     *        the PATH. Nothing is created: a run refused later leaves nothing behind.
      * \param dir the directory
      * \return empty, or why not (one line)
      */
@@ -54,7 +55,7 @@ class FabricPlot
     /**
      * \brief Write every figure the result holds the numbers for.
      * \param result a program's JSON output
-     * \param dir a directory Prepare() accepted
+     * \param dir a directory Prepare() accepted (made if it does not exist)
      * \param figures filled: the figures written, in order (may be null)
      * \return empty, or why a file could not be written or rendered (one line)
      */

@@ -394,6 +394,11 @@ TEST(PlotTest, BadInputIsOneLine)
         {ProgramPath("ai-fabric-plot") + " --result=" + dir + "/empty.json",
          "holds nothing to draw"},
     };
+    // A run refused after its --plot was checked leaves no directory behind.
+    const CommandResult late = RunCommand(ProgramPath("ai-fabric-fattree") + " --plot=" + dir
+                                          + "/late --failures=link:leaf0-spine99@1ms");
+    EXPECT_EQ(late.status, 2) << late.err;
+    EXPECT_FALSE(ListDir(dir).count("late"));
     for (const auto& [command, message] : cases)
     {
         const CommandResult r = RunCommand(command);
