@@ -523,7 +523,7 @@ FabricGraph::Check() const
         }
     }
     auto host = [this](uint32_t n) { return nodes[n].gpu || nodes[n].server; };
-    std::vector<std::vector<uint32_t>> adjacent(nodes.size());
+    std::vector<uint32_t> degree(nodes.size(), 0); // links per node
     for (const Link& l : links)
     {
         if (l.a == l.b)
@@ -536,19 +536,19 @@ FabricGraph::Check() const
                    + ": a host's links are its NICs', to switches (a server's NVLink is its "
                      "preset's)";
         }
-        adjacent[l.a].push_back(l.b);
-        adjacent[l.b].push_back(l.a);
+        ++degree[l.a];
+        ++degree[l.b];
     }
     for (uint32_t g : gpus)
     {
-        if (adjacent[g].empty())
+        if (degree[g] == 0)
         {
             return (nodes[g].server ? "server " : "GPU ") + nodes[g].name
                    + " has no link: it has no NIC";
         }
-        if (!nodes[g].server && adjacent[g].size() > 1)
+        if (!nodes[g].server && degree[g] > 1)
         {
-            return "GPU " + nodes[g].name + " has " + std::to_string(adjacent[g].size())
+            return "GPU " + nodes[g].name + " has " + std::to_string(degree[g])
                    + " links: a GPU has one NIC, one link";
         }
     }
@@ -579,37 +579,18 @@ FabricGraph::Check() const
     }
     for (uint32_t g : gpus)
     {
-        if (nodes[g].server && adjacent[g].size() != nodes[g].gpus)
+        if (nodes[g].server && degree[g] != nodes[g].gpus)
         {
-            return "server " + nodes[g].name + ": " + std::to_string(adjacent[g].size())
-                   + " NIC links for " + std::to_string(nodes[g].gpus)
+            return "server " + nodes[g].name + ": " + std::to_string(degree[g]) + " NIC links for "
+                   + std::to_string(nodes[g].gpus)
                    + " GPUs: each GPU needs its own NIC (NICs shared by GPUs are not modelled)";
         }
     }
     // Every host reachable from the first, through switches.
-    std::vector<bool> reached(nodes.size(), false);
-    std::queue<uint32_t> todo;
-    todo.push(gpus[0]);
-    reached[gpus[0]] = true;
-    while (!todo.empty())
-    {
-        const uint32_t n = todo.front();
-        todo.pop();
-        for (uint32_t m : adjacent[n])
-        {
-            if (!reached[m])
-            {
-                reached[m] = true;
-                if (!host(m))
-                {
-                    todo.push(m); // switches forward; hosts do not
-                }
-            }
-        }
-    }
+    const Reach reach = Search(gpus[0]);
     for (uint32_t g : gpus)
     {
-        if (!reached[g])
+        if (reach.hops[g] == UINT32_MAX)
         {
             return "disconnected: no path from " + nodes[gpus[0]].name + " to " + nodes[g].name;
         }
@@ -617,39 +598,53 @@ FabricGraph::Check() const
     return "";
 }
 
+FabricGraph::Reach
+FabricGraph::Search(uint32_t from) const
+{
+    std::vector<std::vector<uint32_t>> linksOf(nodes.size());
+    for (uint32_t i = 0; i < links.size(); ++i)
+    {
+        linksOf[links[i].a].push_back(i);
+        linksOf[links[i].b].push_back(i);
+    }
+    Reach reach;
+    reach.hops.assign(nodes.size(), UINT32_MAX);
+    reach.via.assign(nodes.size(), UINT32_MAX);
+    reach.hops[from] = 0;
+    std::queue<uint32_t> frontier;
+    frontier.push(from);
+    while (!frontier.empty())
+    {
+        const uint32_t n = frontier.front();
+        frontier.pop();
+        for (uint32_t i : linksOf[n])
+        {
+            const uint32_t m = links[i].a == n ? links[i].b : links[i].a;
+            if (reach.hops[m] == UINT32_MAX)
+            {
+                reach.hops[m] = reach.hops[n] + 1;
+                reach.via[m] = i;
+                if (!nodes[m].gpu && !nodes[m].server)
+                {
+                    frontier.push(m); // switches forward; hosts do not
+                }
+            }
+        }
+    }
+    return reach;
+}
+
 uint32_t
 FabricGraph::GetSwitchHops() const
 {
-    const std::vector<uint32_t> gpus = GetGpus();
-    std::vector<std::vector<uint32_t>> adjacent(nodes.size());
-    for (const Link& l : links)
-    {
-        adjacent[l.a].push_back(l.b);
-        adjacent[l.b].push_back(l.a);
-    }
-    std::vector<uint32_t> hops(nodes.size(), UINT32_MAX);
-    std::queue<uint32_t> todo;
-    todo.push(gpus.at(0));
-    hops[gpus[0]] = 0;
+    const std::vector<uint32_t> hosts = GetGpus();
+    const Reach reach = Search(hosts.at(0));
     uint32_t most = 0;
-    while (!todo.empty())
+    for (uint32_t h : hosts)
     {
-        const uint32_t n = todo.front();
-        todo.pop();
-        for (uint32_t m : adjacent[n])
+        if (h != hosts[0] && reach.hops[h] != UINT32_MAX)
         {
-            if (hops[m] == UINT32_MAX)
-            {
-                hops[m] = hops[n] + 1;
-                if (nodes[m].gpu || nodes[m].server)
-                {
-                    most = std::max(most, hops[m] - 1); // the nodes between are switches
-                }
-                else
-                {
-                    todo.push(m); // a GPU forwards nothing
-                }
-            }
+            most = std::max(most, reach.hops[h] - 1); // the nodes between are switches
         }
     }
     return most;

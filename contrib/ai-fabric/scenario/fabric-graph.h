@@ -85,6 +85,19 @@ struct FabricGraph
      *         (the tuner's hop count)
      */
     uint32_t GetSwitchHops() const;
+
+    /// What a breadth-first search from a host finds (only switches forward).
+    struct Reach
+    {
+        std::vector<uint32_t> hops; //!< per node, links from the host (UINT32_MAX: unreached)
+        std::vector<uint32_t> via;  //!< per node, the link it was reached by (UINT32_MAX: none)
+    };
+
+    /**
+     * \param from a host
+     * \return the nodes it reaches by fewest links, through switches, and how
+     */
+    Reach Search(uint32_t from) const;
 };
 
 } // namespace ns3

@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <queue>
 #include <sstream>
 
 namespace ns3
@@ -164,21 +163,6 @@ FlowFileScenario::WriteFct(const FabricGraph& graph,
                            double wireEfficiency,
                            std::ostream& os)
 {
-    // Each link's rate and delay as built.
-    struct Edge
-    {
-        uint32_t to;
-        double bps;
-        double delayNs;
-    };
-    std::vector<std::vector<Edge>> adjacent(graph.nodes.size());
-    for (const FabricGraph::Link& l : graph.links)
-    {
-        const double bps = static_cast<double>((l.rateSet ? l.rate : cfg.rate).GetBitRate());
-        const double ns = (l.delaySet ? l.delay : cfg.cable).GetSeconds() * 1e9;
-        adjacent[l.a].push_back({l.b, bps, ns});
-        adjacent[l.b].push_back({l.a, bps, ns});
-    }
     const double payload = cfg.mtu;
     std::map<uint32_t, uint32_t> nextPort; // per source: HPCC's sport, 10000 up
     bool all = true;
@@ -186,34 +170,20 @@ FlowFileScenario::WriteFct(const FabricGraph& graph,
     {
         const Flow& f = flows[i];
         // A shortest path (fewest hops), as the routing takes: its delay, its links'
-        // serialization of one full packet, and its slowest link.
-        std::vector<int64_t> via(graph.nodes.size(), -1);
-        std::vector<Edge> by(graph.nodes.size());
-        std::queue<uint32_t> todo;
-        todo.push(f.src);
-        via[f.src] = f.src;
-        while (!todo.empty() && via[f.dst] < 0)
-        {
-            const uint32_t n = todo.front();
-            todo.pop();
-            for (const Edge& e : adjacent[n])
-            {
-                if (via[e.to] < 0 && (e.to == f.dst || !graph.nodes[e.to].gpu))
-                {
-                    via[e.to] = n;
-                    by[e.to] = e;
-                    todo.push(e.to);
-                }
-            }
-        }
+        // serialization of one full packet, and its slowest link, at the rates and delays as
+        // built.
+        const FabricGraph::Reach reach = graph.Search(f.src);
         double delayNs = 0;
         double txNs = 0;
         double slowest = 0;
-        for (uint32_t n = f.dst; n != f.src && via[n] >= 0; n = static_cast<uint32_t>(via[n]))
+        for (uint32_t n = f.dst; n != f.src && reach.via[n] != UINT32_MAX;)
         {
-            delayNs += by[n].delayNs;
-            txNs += payload * 8 / by[n].bps * 1e9;
-            slowest = slowest == 0 ? by[n].bps : std::min(slowest, by[n].bps);
+            const FabricGraph::Link& l = graph.links[reach.via[n]];
+            const double bps = static_cast<double>((l.rateSet ? l.rate : cfg.rate).GetBitRate());
+            delayNs += (l.delaySet ? l.delay : cfg.cable).GetSeconds() * 1e9;
+            txNs += payload * 8 / bps * 1e9;
+            slowest = slowest == 0 ? bps : std::min(slowest, bps);
+            n = l.a == n ? l.b : l.a;
         }
         const double wire = std::ceil(static_cast<double>(f.bytes) / wireEfficiency);
         const auto standalone
