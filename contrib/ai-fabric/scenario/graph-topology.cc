@@ -40,6 +40,11 @@ class GraphTopology : public ScenarioTopology
               "HPCC / SimAI simulators' topology text (any other name); see the manual's "
               "\"Imported fabrics\"",
               "");
+        o.Add("flows",
+              "HPCC's flow file: run its flows on the fabric instead of the sweep, each flow's "
+              "FCT in HPCC's fct.txt format (ai-fabric-custom only; --flows=FILE --help lists "
+              "that mode's flags)",
+              "");
         o.Add(
             "format", "the file's format: auto (by its name), graphml, dot, hpcc or simai", "auto");
         o.Add("linkRate", "rate of the links the file gives none, e.g. 400Gbps or 400G", "400Gbps");
@@ -58,6 +63,10 @@ class GraphTopology : public ScenarioTopology
 
     void Check(ScenarioOptions& o, FabricHelper& /* probe */) override
     {
+        if (!o.Get("flows").empty())
+        {
+            o.Fail("--flows: HPCC flow files run with ai-fabric-custom --graph=FILE --flows=FILE");
+        }
         m_file = o.Get("graph");
         if (m_file.empty())
         {

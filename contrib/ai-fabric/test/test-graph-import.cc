@@ -423,6 +423,10 @@ TEST(GraphImportTest, BadGraphsAreOneLine)
     }
     // Flow files.
     Write(dir + "/topo.txt", "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n");
+    const CommandResult sweep = RunCommand(ProgramPath("ai-fabric-sweep") + " --topology=graph"
+                                           + " --graph=" + dir + "/topo.txt --flows=x");
+    EXPECT_EQ(sweep.status, 2);
+    EXPECT_NE(sweep.err.find("run with ai-fabric-custom"), std::string::npos) << sweep.err;
     const std::vector<std::pair<std::string, std::string>> flows = {
         {"2\n0 1 3 100 1000 0\n", "1 flows, the first line says 2"},
         {"1\n0 2 3 100 1000 0\n", "must be two hosts"},
