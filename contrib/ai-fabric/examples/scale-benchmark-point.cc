@@ -229,10 +229,11 @@ MakeTuner(const PointSpec& spec,
           const TunerInputs& inputs,
           Ptr<Communicator> comm)
 {
-    CollectiveTuner tuner(comm->GetStepLatency() + inputs.path, rate, inputs.wireEfficiency);
+    CollectiveTuner tuner(inputs.path, rate, inputs.wireEfficiency);
+    tuner.SetProtocols(*comm);
     tuner.SetScaleUp(spec.servers,
                      server.GetServer().gpus,
-                     comm->GetNvLinkStepLatency(),
+                     Time(0),
                      server.GetGpuNvLinkRate(),
                      inputs.ringEfficiency,
                      inputs.nvlsEfficiency,
@@ -251,6 +252,8 @@ SweepOf(const PointSpec& spec, uint32_t gpusPerServer)
     CollectiveSweepConfig config;
     config.type = CollectiveType::ALL_REDUCE;
     config.algorithm = spec.algo;
+    // Simple, as NCCL runs large collectives and as the ladder's figures were measured.
+    config.protocol = "simple";
     config.minBytes = spec.bytes;
     config.maxBytes = spec.bytes;
     config.iterations = 1;

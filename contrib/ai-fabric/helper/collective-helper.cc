@@ -43,8 +43,14 @@ CollectiveHelper::SetChannels(uint32_t channels)
 void
 CollectiveHelper::SetChunkBytes(uint64_t chunkBytes)
 {
+    SetChunkBytes(NCCL_SIMPLE, chunkBytes);
+}
+
+void
+CollectiveHelper::SetChunkBytes(NcclProtocol protocol, uint64_t chunkBytes)
+{
     NS_ABORT_MSG_IF(chunkBytes == 0, "CollectiveHelper: the chunk size must be positive");
-    m_chunkBytes = chunkBytes;
+    m_chunkBytes[protocol] = chunkBytes;
 }
 
 void
@@ -69,7 +75,13 @@ CollectiveHelper::GetChannels() const
 uint64_t
 CollectiveHelper::GetChunkBytes() const
 {
-    return m_chunkBytes;
+    return m_chunkBytes[NCCL_SIMPLE];
+}
+
+uint64_t
+CollectiveHelper::GetChunkBytes(NcclProtocol protocol) const
+{
+    return m_chunkBytes[protocol];
 }
 
 void

@@ -58,6 +58,16 @@ class CollectiveHelper
     void SetChunkBytes(uint64_t chunkBytes);
 
     /**
+     * \brief A protocol's pipelining unit: the payload of one step of its buffer. Defaults,
+     *        from NCCL's buffer sizes over NCCL_STEPS = 8 steps: Simple 4 MiB / 8 = 512 KiB;
+     *        LL 512 KiB of 16-byte lines / 8 = 64 KiB of lines, 32 KiB of payload; LL128
+     *        120 x 640 x 8 B x 8 / 8 = 614,400 B of lines, 576,000 B of payload.
+     * \param protocol the protocol
+     * \param chunkBytes its pipelining unit (payload bytes)
+     */
+    void SetChunkBytes(NcclProtocol protocol, uint64_t chunkBytes);
+
+    /**
      * \brief Run the GPUs on the flow engine (FlowGpuTransport over this router's network)
      *        instead of the packet engine. Before Install().
      * \param router the routes of the fabric the GPUs are on
@@ -69,8 +79,13 @@ class CollectiveHelper
 
     /// \return channels
     uint32_t GetChannels() const;
-    /// \return pipelining unit (bytes)
+    /// \return pipelining unit of Simple (bytes)
     uint64_t GetChunkBytes() const;
+    /**
+     * \param protocol a protocol
+     * \return its pipelining unit (payload bytes)
+     */
+    uint64_t GetChunkBytes(NcclProtocol protocol) const;
 
     /**
      * \brief Install a GPU transport and a communicator on each GPU.
@@ -177,9 +192,9 @@ class CollectiveHelper
     static uint32_t DoneHandler();
 
   private:
-    ObjectFactory m_communicatorFactory;            //!< communicators
-    uint32_t m_channels{1};                         //!< channels
-    uint64_t m_chunkBytes{512 * 1024};              //!< pipelining unit
+    ObjectFactory m_communicatorFactory;                                       //!< communicators
+    uint32_t m_channels{1};                                                    //!< channels
+    uint64_t m_chunkBytes[NCCL_PROTOCOL_COUNT]{512 * 1024, 32 * 1024, 576000}; //!< by protocol
     Ptr<FlowRouter> m_flowRouter;                   //!< the flow engine's (none: packets)
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
     std::vector<Ptr<Communicator>> m_communicators; //!< by rank

@@ -379,10 +379,7 @@ ServerHelper::GetAllSwitches() const
 }
 
 void
-ServerHelper::ConfigureTuner(CollectiveTuner& tuner,
-                             Ptr<Node> gpu,
-                             uint32_t servers,
-                             Time stepLatency) const
+ServerHelper::ConfigureTuner(CollectiveTuner& tuner, Ptr<Node> gpu, uint32_t servers) const
 {
     Ptr<NvLinkTransport> nv = gpu->GetObject<NvLinkTransport>();
     NS_ABORT_MSG_IF(!nv, "ServerHelper::ConfigureTuner: the GPU has no NVLink transport");
@@ -392,7 +389,7 @@ ServerHelper::ConfigureTuner(CollectiveTuner& tuner,
     nv->GetAttribute("NvlsEfficiency", nvlsEfficiency);
     tuner.SetScaleUp(servers,
                      GetGpusPerServer(),
-                     stepLatency,
+                     Time(0), // the protocols' NVLink step latencies: SetProtocols()
                      GetGpuNvLinkRate(),
                      ringEfficiency.Get(),
                      nvlsEfficiency.Get(),

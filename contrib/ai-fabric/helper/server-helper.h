@@ -186,12 +186,10 @@ class ServerHelper
      * \param tuner the tuner
      * \param gpu a GPU of the installed servers
      * \param servers the servers
-     * \param stepLatency the communicator's NVLink step latency
+     *
+     * The protocols' NVLink step latencies come from CollectiveTuner::SetProtocols().
      */
-    void ConfigureTuner(CollectiveTuner& tuner,
-                        Ptr<Node> gpu,
-                        uint32_t servers,
-                        Time stepLatency) const;
+    void ConfigureTuner(CollectiveTuner& tuner, Ptr<Node> gpu, uint32_t servers) const;
 
   private:
     /// \return NVLinks per chip in force (one chip with all links if single)

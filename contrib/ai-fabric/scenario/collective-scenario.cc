@@ -198,6 +198,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     }
     for (const char* name : {"collective",
                              "algo",
+                             "protocol",
                              "minBytes",
                              "maxBytes",
                              "stepFactor",
@@ -256,12 +257,25 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     {
         o.Fail(why);
     }
+    const std::string& protocol = o.Get("protocol");
+    NcclProtocol named = NCCL_SIMPLE;
+    if (protocol != "auto" && !ParseNcclProtocol(protocol, named))
+    {
+        o.Fail("--protocol=" + protocol + ": expected auto, simple, ll or ll128");
+    }
     if (algo != "auto")
     {
         std::string error;
-        if (!CollectiveAlgorithm::CreateByName(algo, m_type, m_topology->GetNGpus(), error))
+        Ptr<CollectiveAlgorithm> algorithm
+            = CollectiveAlgorithm::CreateByName(algo, m_type, m_topology->GetNGpus(), error);
+        if (!algorithm)
         {
             o.Fail(error);
+        }
+        if (protocol != "auto" && !algorithm->SupportsProtocol(named))
+        {
+            o.Fail("--algo=" + algo + " does not run with --protocol=" + protocol
+                   + " (NVLS and NVLSTree run with simple only, as in NCCL)");
         }
     }
     m_sweep = CollectiveSweep::FromFlags(m_program,
@@ -273,6 +287,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                                          o.Get("iters"),
                                          o.Get("warmup"),
                                          o.GetFlag("quiet"));
+    m_sweep.protocol = protocol;
     m_topology->ConfigureSweep(m_sweep);
     m_channels = o.Whole("channels", 1, 64);
     const std::string& mode = o.Get("mode");
@@ -325,13 +340,13 @@ CollectiveScenario::MakeTuner(const FabricHelper& fabric,
                               const ScenarioTopology& topology,
                               CollectiveHelper& collectives) const
 {
-    // The tuner's alpha: protocol step latency + both NICs + the longest path (its switches
+    // The tuner's alpha: both NICs + the longest path (its switches
     // and cables); beta from the goodput at the MTU.
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     Ptr<RdmaTransport> nic = fabric.GetTransport(topology.GetRanks().Get(0));
-    const Time alpha = comm->GetStepLatency() + nic->GetTxLatency() + nic->GetRxLatency()
-                       + topology.GetPathLatency(fabric);
+    const Time alpha = nic->GetTxLatency() + nic->GetRxLatency() + topology.GetPathLatency(fabric);
     CollectiveTuner tuner(alpha, topology.GetLinkRate(), fabric.GetRdmaWireEfficiency(4096));
+    tuner.SetProtocols(*comm);
     topology.ConfigureTuner(tuner, *comm);
     return tuner;
 }
@@ -423,8 +438,8 @@ CollectiveScenario::Simulate(bool inject, bool print)
         topology->PrintHeader(std::cout, *this);
         std::cout << "# collective " << o.Get("collective") << ", algo " << o.Get("algo") << ", "
                   << ranks.GetN() << " ranks, " << m_channels << " channel(s), protocol "
-                  << NcclProtocolName(comm->GetProtocol()) << ", " << m_sweep.warmup
-                  << " warm-up + " << m_sweep.iterations << " timed iterations per size\n";
+                  << o.Get("protocol") << ", " << m_sweep.warmup << " warm-up + "
+                  << m_sweep.iterations << " timed iterations per size\n";
         std::cout.flush();
     }
 
@@ -456,7 +471,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.messages = counts[1];
     }
     out.rows = runner.GetRows();
-    out.protocol = NcclProtocolName(comm->GetProtocol());
+    out.protocol = o.Get("protocol");
     if (print)
     {
         CollectiveSweep::PrintTable(std::cout, out.rows, m_type);

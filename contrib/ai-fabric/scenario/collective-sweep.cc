@@ -122,10 +122,18 @@ CollectiveSweep::Schedule()
     system.torusDims = m_config.torusDims;
     for (uint64_t size : GetSizes())
     {
-        const std::string name = m_config.algorithm == "auto"
-                                     ? m_tuner.Choose(m_config.type, n, size)
-                                     : m_config.algorithm;
+        CollectiveTuner::Choice choice;
         std::string error;
+        NS_ABORT_MSG_IF(!m_tuner.Choose(m_config.type,
+                                        n,
+                                        size,
+                                        m_config.algorithm,
+                                        m_config.protocol,
+                                        choice,
+                                        error,
+                                        &system),
+                        "CollectiveSweep: " << error);
+        const std::string& name = choice.algorithm;
         Ptr<CollectiveAlgorithm> algorithm
             = CollectiveAlgorithm::CreateByName(name, m_config.type, n, error);
         NS_ABORT_MSG_IF(!algorithm, "CollectiveSweep: " << error);
@@ -133,11 +141,13 @@ CollectiveSweep::Schedule()
         // NCCL runs small collectives on fewer channels (NVLS has its own channel count, and
         // all-to-all is point-to-point work with one message per peer).
         const bool ncclChannels = name != "nvls" && m_config.type != CollectiveType::ALL_TO_ALL;
-        const uint32_t channels = ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
-                                      size, m_collectives.GetChannels(), name == "ring")
-                                               : m_collectives.GetChannels();
-        Ptr<CollectiveSchedule> plan
-            = algorithm->Schedule(m_config.type, n, size, channels, m_collectives.GetChunkBytes());
+        const uint32_t channels
+            = ncclChannels ? m_collectives.GetCommunicator(0)->ChannelsFor(
+                  size, m_collectives.GetChannels(), name == "ring", choice.protocol)
+                           : m_collectives.GetChannels();
+        Ptr<CollectiveSchedule> plan = algorithm->Schedule(
+            m_config.type, n, size, channels, m_collectives.GetChunkBytes(choice.protocol));
+        plan->SetProtocol(choice.protocol);
         m_collectives.Connect(*plan);
         m_plans.push_back(plan);
     }
@@ -201,6 +211,7 @@ CollectiveSweep::IterationDone(Time start, Time end)
                              || m_config.type == CollectiveType::ALL_TO_ALL;
         row.count = row.bytes / ELEMENT_BYTES / (perRank ? plan->GetNRanks() : 1);
         row.algorithm = plan->GetAlgorithm();
+        row.protocol = NcclProtocolName(plan->GetProtocol());
         const double seconds = m_timed.GetSeconds() / m_config.iterations;
         row.timeUs = seconds * 1e6;
         row.algbwGBps = seconds > 0 ? row.bytes / seconds / 1e9 : 0;
@@ -259,7 +270,7 @@ CollectiveSweep::PrintTable(std::ostream& os,
     char line[160];
     std::snprintf(line,
                   sizeof(line),
-                  "#%12s %13s %9s %7s %10s %8s %8s  %s\n",
+                  "#%12s %13s %9s %7s %10s %8s %8s  %-8s  %s\n",
                   "size",
                   "count",
                   "type",
@@ -267,7 +278,8 @@ CollectiveSweep::PrintTable(std::ostream& os,
                   "time",
                   "algbw",
                   "busbw",
-                  "algo");
+                  "algo",
+                  "proto");
     os << line;
     std::snprintf(line,
                   sizeof(line),
@@ -284,7 +296,7 @@ CollectiveSweep::PrintTable(std::ostream& os,
     {
         std::snprintf(line,
                       sizeof(line),
-                      " %12llu %13llu %9s %7s %10.2f %8.2f %8.2f  %s\n",
+                      " %12llu %13llu %9s %7s %10.2f %8.2f %8.2f  %-8s  %s\n",
                       static_cast<unsigned long long>(r.bytes),
                       static_cast<unsigned long long>(r.count),
                       "float",
@@ -292,7 +304,8 @@ CollectiveSweep::PrintTable(std::ostream& os,
                       r.timeUs,
                       r.algbwGBps,
                       r.busbwGBps,
-                      r.algorithm.c_str());
+                      r.algorithm.c_str(),
+                      r.protocol.c_str());
         os << line;
     }
     std::snprintf(line, sizeof(line), "# Avg bus bandwidth    : %g\n", AverageBusBandwidth(rows));

@@ -31,15 +31,16 @@ struct CollectiveSweepConfig
 {
     CollectiveType type{CollectiveType::ALL_REDUCE}; //!< the collective (-o)
     std::string algorithm{"ring"};                   //!< algorithm name, or "auto"
-    uint64_t minBytes{32 << 20};                     //!< first size (-b)
-    uint64_t maxBytes{32 << 20};                     //!< last size (-e)
-    uint64_t stepFactor{2};                          //!< size multiplier (-f)
-    uint32_t iterations{5};                          //!< timed iterations per size (-n)
-    uint32_t warmup{1};                              //!< untimed iterations first (-w)
-    bool progress{true};                             //!< progress line on stderr
-    uint32_t gpusPerServer{0};   //!< GPUs per server (hierarchical algorithms; 0: one server)
-    bool serverAwareRing{false}; //!< rings follow NCCL's server-aware order
-    std::string torusDims;       //!< the rank grid of --algo=torus ("4x4x4"; empty: squarest)
+    std::string protocol{"auto"}; //!< "simple", "ll", "ll128", or "auto" (the tuner's candidates)
+    uint64_t minBytes{32 << 20};  //!< first size (-b)
+    uint64_t maxBytes{32 << 20};  //!< last size (-e)
+    uint64_t stepFactor{2};       //!< size multiplier (-f)
+    uint32_t iterations{5};       //!< timed iterations per size (-n)
+    uint32_t warmup{1};           //!< untimed iterations first (-w)
+    bool progress{true};          //!< progress line on stderr
+    uint32_t gpusPerServer{0};    //!< GPUs per server (hierarchical algorithms; 0: one server)
+    bool serverAwareRing{false};  //!< rings follow NCCL's server-aware order
+    std::string torusDims;        //!< the rank grid of --algo=torus ("4x4x4"; empty: squarest)
 };
 
 /**
@@ -51,6 +52,7 @@ struct CollectiveSweepRow
     uint64_t bytes{0};     //!< size (bytes, nccl-tests' convention)
     uint64_t count{0};     //!< elements of 4-byte floats
     std::string algorithm; //!< algorithm used
+    std::string protocol;  //!< protocol used ("Simple", "LL", "LL128")
     double timeUs{0};      //!< mean time of the timed iterations (slowest rank)
     double algbwGBps{0};   //!< bytes / time (GB = 1e9 B)
     double busbwGBps{0};   //!< algbw x nccl-tests' factor

@@ -204,6 +204,7 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
     {
         j["results"].push_back({{"collective", collective},
                                 {"algo", r.algorithm},
+                                {"protocol", r.protocol},
                                 {"bytes", r.bytes},
                                 {"time_us", r.timeUs},
                                 {"algbw_GBps", r.algbwGBps},

@@ -225,14 +225,13 @@ class FatTreeTopology : public ScenarioTopology
                + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
     }
 
-    void ConfigureTuner(CollectiveTuner& tuner, const Communicator& comm) const override
+    void ConfigureTuner(CollectiveTuner& tuner, const Communicator& /* comm */) const override
     {
         if (!m_scaleUp)
         {
             return;
         }
-        m_server.ConfigureTuner(
-            tuner, m_tree.GetGpuByRank(0), m_tree.GetNServers(), comm.GetNvLinkStepLatency());
+        m_server.ConfigureTuner(tuner, m_tree.GetGpuByRank(0), m_tree.GetNServers());
     }
 
     std::string GetSplit() const override

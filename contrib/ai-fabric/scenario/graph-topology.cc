@@ -148,16 +148,13 @@ class GraphTopology : public ScenarioTopology
         }
     }
 
-    void ConfigureTuner(CollectiveTuner& tuner, const Communicator& comm) const override
+    void ConfigureTuner(CollectiveTuner& tuner, const Communicator& /* comm */) const override
     {
         if (!m_scaleUp)
         {
             return;
         }
-        m_server.ConfigureTuner(tuner,
-                                m_gpus.Get(0),
-                                static_cast<uint32_t>(m_gpuIndex.size()),
-                                comm.GetNvLinkStepLatency());
+        m_server.ConfigureTuner(tuner, m_gpus.Get(0), static_cast<uint32_t>(m_gpuIndex.size()));
     }
 
     DataRate GetLinkRate() const override

@@ -83,6 +83,11 @@ ScenarioOptions::Catalogue()
                  + Join(algorithms, "or") + " (the manual describes each)",
              "auto",
              false},
+            {"protocol",
+             "NCCL protocol: auto (the tuner's choice per size, with the algorithm), simple, "
+             "ll or ll128 (NVLS and NVLSTree run with simple only)",
+             "auto",
+             false},
             {"minBytes", "smallest size, K/M/G suffixes (nccl-tests -b)", "1M", false},
             {"maxBytes", "largest size (nccl-tests -e)", "32M", false},
             {"stepFactor", "size multiplier between rows (nccl-tests -f)", "2", false},

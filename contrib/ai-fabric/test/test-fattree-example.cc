@@ -121,7 +121,7 @@ TEST_F(FattreeExampleTest, PrintsTheTableAndIsDeterministic)
     EXPECT_EQ(rows[1][0], "1048576");
     for (const auto& f : rows)
     {
-        ASSERT_EQ(f.size(), 8u);
+        ASSERT_EQ(f.size(), 9u);
         EXPECT_EQ(f[2], "float");
         EXPECT_EQ(f[3], "sum");
         // busbw = algbw x 2(n-1)/n, and algbw = size / time

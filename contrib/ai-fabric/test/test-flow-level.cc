@@ -407,7 +407,8 @@ TEST_F(FlowLevelTest, FlowFollowsPacketOnSmallFatTrees)
                                    "--server=none --servers=16 --algo=ring --fabric=ib",
                                    "--servers=4 --algo=ring --fabric=roce"})
     {
-        const std::string common = args + " --minBytes=32M --maxBytes=32M --iters=1";
+        const std::string common
+            = args + " --minBytes=32M --maxBytes=32M --iters=1 --protocol=simple";
         const nlohmann::json packet = FattreeJson(common);
         const nlohmann::json flow = FattreeJson(common + " --mode=flow");
         ASSERT_FALSE(packet.empty() || flow.empty());
@@ -447,7 +448,7 @@ TEST_F(FlowLevelTest, NvLinkPortsOfUnequalRates)
     AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");
     const std::string common
         = "--servers=2 --radix=32 --algo=ring --channels=1 --minBytes=4M "
-          "--maxBytes=4M --iters=1 --warmup=0";
+          "--maxBytes=4M --iters=1 --warmup=0 --protocol=simple";
     const nlohmann::json packet = FattreeJson(common);
     const nlohmann::json flow = FattreeJson(common + " --mode=flow");
     ASSERT_FALSE(packet.empty() || flow.empty());

@@ -739,7 +739,7 @@ TEST_F(NvLinkTest, TreeOnOneServerIsTheChain)
             {
                 cells.push_back(c);
             }
-            if (cells.size() == 8 && cells[7] == "tree")
+            if (cells.size() == 9 && cells[7] == "tree")
             {
                 busbw = std::stod(cells[6]);
             }

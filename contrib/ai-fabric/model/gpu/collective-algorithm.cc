@@ -102,6 +102,11 @@ class EmptySchedule : public CollectiveSchedule
     {
         Ptr<CollectivePlan> plan
             = Create<CollectivePlan>(GetType(), GetNRanks(), GetBytes(), GetAlgorithm());
+        if (HasProtocol())
+        {
+            plan->SetProtocol(GetProtocol());
+        }
+        plan->SetTreeLatency(UsesTreeLatency());
         plan->Finalize();
         return plan;
     }
@@ -287,7 +292,9 @@ CollectiveAlgorithm::Schedule(CollectiveType type,
     {
         return Create<EmptySchedule>(type, nRanks, bytes, GetName());
     }
-    return DoSchedule(type, nRanks, bytes, channels, chunkBytes);
+    Ptr<CollectiveSchedule> schedule = DoSchedule(type, nRanks, bytes, channels, chunkBytes);
+    schedule->SetTreeLatency(UsesTreeLatency());
+    return schedule;
 }
 
 Ptr<CollectivePlan>
@@ -324,6 +331,18 @@ CollectiveAlgorithm::DoBuild(CollectivePlan& /* plan */,
                              uint64_t /* chunkBytes */) const
 {
     NS_FATAL_ERROR("CollectiveAlgorithm " << GetName() << ": neither DoSchedule nor DoBuild");
+}
+
+bool
+CollectiveAlgorithm::SupportsProtocol(NcclProtocol /* protocol */) const
+{
+    return true;
+}
+
+bool
+CollectiveAlgorithm::UsesTreeLatency() const
+{
+    return false;
 }
 
 bool

@@ -97,6 +97,23 @@ class CollectiveAlgorithm : public Object
     virtual bool FitsSystem(const CollectiveSystem& system) const;
 
     /**
+     * \brief Can this algorithm run with a protocol? Every protocol in the base class; NVLS
+     *        and NVLSTree run with Simple only, as in NCCL (its NVLS kernels have no LL or
+     *        LL128 form).
+     * \param protocol a protocol
+     * \return true if it can
+     */
+    virtual bool SupportsProtocol(NcclProtocol protocol) const;
+
+    /**
+     * \brief Does this algorithm pay NCCL's tree latencies per step (hwLat of the tree in
+     *        NCCL's tuning model, which differ from the ring's for LL and LL128)? False in the
+     *        base class; true for the double binary tree.
+     * \return true if its schedules do
+     */
+    virtual bool UsesTreeLatency() const;
+
+    /**
      * \brief Take the system's configuration (the attributes it implies, such as
      *        GpusPerServer). Nothing in the base class.
      * \param nRanks ranks

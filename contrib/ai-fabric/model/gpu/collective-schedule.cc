@@ -10,6 +10,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <tuple>
 
@@ -71,6 +72,45 @@ BusBandwidthFactor(CollectiveType type, uint32_t nRanks)
     return 1;
 }
 
+const char*
+NcclProtocolName(NcclProtocol protocol)
+{
+    switch (protocol)
+    {
+    case NCCL_SIMPLE:
+        return "Simple";
+    case NCCL_LL:
+        return "LL";
+    case NCCL_LL128:
+        return "LL128";
+    }
+    return "unknown";
+}
+
+bool
+ParseNcclProtocol(const std::string& name, NcclProtocol& protocol)
+{
+    std::string lower = name;
+    std::transform(lower.begin(),
+                   lower.end(),
+                   lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (NcclProtocol p : {NCCL_SIMPLE, NCCL_LL, NCCL_LL128})
+    {
+        std::string known = NcclProtocolName(p);
+        std::transform(known.begin(),
+                       known.end(),
+                       known.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (lower == known)
+        {
+            protocol = p;
+            return true;
+        }
+    }
+    return false;
+}
+
 CollectiveSchedule::CollectiveSchedule(CollectiveType type,
                                        uint32_t nRanks,
                                        uint64_t bytes,
@@ -107,6 +147,37 @@ const std::string&
 CollectiveSchedule::GetAlgorithm() const
 {
     return m_algorithm;
+}
+
+void
+CollectiveSchedule::SetProtocol(NcclProtocol protocol)
+{
+    m_protocol = protocol;
+    m_hasProtocol = true;
+}
+
+bool
+CollectiveSchedule::HasProtocol() const
+{
+    return m_hasProtocol;
+}
+
+NcclProtocol
+CollectiveSchedule::GetProtocol() const
+{
+    return m_protocol;
+}
+
+void
+CollectiveSchedule::SetTreeLatency(bool tree)
+{
+    m_treeLatency = tree;
+}
+
+bool
+CollectiveSchedule::UsesTreeLatency() const
+{
+    return m_treeLatency;
 }
 
 void
@@ -245,6 +316,11 @@ CollectiveSchedule::Materialize() const
 {
     const uint32_t n = GetNRanks();
     Ptr<CollectivePlan> plan = Create<CollectivePlan>(GetType(), n, GetBytes(), GetAlgorithm());
+    if (HasProtocol())
+    {
+        plan->SetProtocol(GetProtocol());
+    }
+    plan->SetTreeLatency(UsesTreeLatency());
     // ids[r][j][i]: the plan's transfer that message i of rank r's receive stream j is.
     constexpr uint32_t NONE = UINT32_MAX;
     std::vector<std::vector<std::vector<uint32_t>>> ids(n);

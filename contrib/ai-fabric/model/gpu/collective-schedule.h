@@ -57,6 +57,33 @@ bool ParseCollectiveType(const std::string& name, CollectiveType& type);
  */
 double BusBandwidthFactor(CollectiveType type, uint32_t nRanks);
 
+/**
+ * \ingroup ai-fabric
+ * NCCL's protocols: how data and its ready flags travel.
+ */
+enum NcclProtocol
+{
+    NCCL_SIMPLE, //!< data, then a flag per step: near-peak bandwidth, highest latency
+    NCCL_LL,     //!< 8-byte flag with every 8 bytes of data: 50% efficient, lowest latency
+    NCCL_LL128,  //!< 8-byte flag per 128-byte line: 120/128 = 93.75% efficient
+};
+
+/// How many protocols there are.
+constexpr uint32_t NCCL_PROTOCOL_COUNT = 3;
+
+/**
+ * \param protocol a protocol
+ * \return its name ("Simple", "LL", "LL128")
+ */
+const char* NcclProtocolName(NcclProtocol protocol);
+
+/**
+ * \param name "simple", "ll" or "ll128" (any case)
+ * \param protocol set to the protocol named
+ * \return false if the name is not a protocol
+ */
+bool ParseNcclProtocol(const std::string& name, NcclProtocol& protocol);
+
 /// How a transfer moves.
 enum class TransferKind : uint8_t
 {
@@ -160,6 +187,25 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     uint64_t GetBytes() const;
     /// \return the algorithm's name
     const std::string& GetAlgorithm() const;
+
+    /**
+     * \brief Run this collective with a protocol (the tuner's choice, or --protocol). A
+     *        schedule without one runs with its communicator's Protocol attribute.
+     * \param protocol the protocol
+     */
+    void SetProtocol(NcclProtocol protocol);
+    /// \return true if SetProtocol() named a protocol
+    bool HasProtocol() const;
+    /// \return the protocol set (Simple if none was)
+    NcclProtocol GetProtocol() const;
+
+    /**
+     * \param tree the messages pay NCCL's tree latencies per step, not the ring's
+     *        (CollectiveAlgorithm::UsesTreeLatency())
+     */
+    void SetTreeLatency(bool tree);
+    /// \return true if the messages pay NCCL's tree latencies per step
+    bool UsesTreeLatency() const;
 
     /// \return the number of channels used (highest channel + 1; 0 if nothing moves)
     virtual uint32_t GetNChannels() const = 0;
@@ -279,6 +325,9 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     uint32_t m_nRanks;                             //!< ranks
     uint64_t m_bytes;                              //!< size
     std::string m_algorithm;                       //!< builder
+    NcclProtocol m_protocol{NCCL_SIMPLE};          //!< SetProtocol()
+    bool m_hasProtocol{false};                     //!< SetProtocol() was called
+    bool m_treeLatency{false};                     //!< SetTreeLatency()
     mutable uint32_t m_tagIndexBits{TAG_BITS + 1}; //!< GetTagIndexBits() (TAG_BITS + 1: not yet)
 };
 

@@ -51,21 +51,6 @@ constexpr uint64_t NCCL_SIMPLE_THREAD_BYTES = 64;
 constexpr uint64_t NCCL_LL_THREAD_BYTES = 8;
 } // namespace
 
-const char*
-NcclProtocolName(NcclProtocol protocol)
-{
-    switch (protocol)
-    {
-    case NCCL_SIMPLE:
-        return "Simple";
-    case NCCL_LL:
-        return "LL";
-    case NCCL_LL128:
-        return "LL128";
-    }
-    return "unknown";
-}
-
 TypeId
 Communicator::GetTypeId()
 {
@@ -76,8 +61,9 @@ Communicator::GetTypeId()
               .AddConstructor<Communicator>()
               .AddAttribute(
                   "Protocol",
-                  "NCCL protocol: Simple (default, as NCCL uses for large messages), "
-                  "LL or LL128.",
+                  "NCCL protocol of a collective whose schedule names none: Simple (default, "
+                  "as NCCL uses for large messages), LL or LL128. The programs' sweeps name "
+                  "one per size (--protocol, or the tuner's choice).",
                   EnumValue(NCCL_SIMPLE),
                   MakeEnumAccessor(&Communicator::m_protocol),
                   MakeEnumChecker(NCCL_SIMPLE, "Simple", NCCL_LL, "LL", NCCL_LL128, "LL128"))
@@ -118,6 +104,47 @@ Communicator::GetTypeId()
                             "1.9 us, NCCL's tuning model (NVLink, ring, LL128).",
                             TimeValue(NanoSeconds(1900)),
                             MakeTimeAccessor(&Communicator::m_nvlLl128Latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("TreeLlStepLatency",
+                            "Latency the LL protocol adds to every network step of a tree "
+                            "(s). Default 5.0 us, NCCL's tuning model (network, tree, LL).",
+                            TimeValue(NanoSeconds(5000)),
+                            MakeTimeAccessor(&Communicator::m_treeLlLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("TreeLl128StepLatency",
+                            "Latency the LL128 protocol adds to every network step of a tree "
+                            "(s). Default 8.5 us, NCCL's tuning model (network, tree, LL128).",
+                            TimeValue(NanoSeconds(8500)),
+                            MakeTimeAccessor(&Communicator::m_treeLl128Latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("NvLinkTreeLl128StepLatency",
+                            "Latency the LL128 protocol adds to every NVLink step of a tree "
+                            "(s). Default 1.25 us, NCCL's tuning model (NVLink, tree, LL128). "
+                            "A tree's LL NVLink step is the ring's (0.6 us in both).",
+                            TimeValue(NanoSeconds(1250)),
+                            MakeTimeAccessor(&Communicator::m_nvlTreeLl128Latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("SimpleBaseLatency",
+                            "Latency a collective with the Simple protocol pays once, before a "
+                            "rank's first message (s). Default 0: the Simple step latencies "
+                            "hold it (NCCL's tuning model has 0 for the tree, 8.4 us for the "
+                            "ring).",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&Communicator::m_simpleBaseLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("LlBaseLatency",
+                            "Latency a collective with the LL protocol pays once, before a "
+                            "rank's first message: the kernel's launch and setup (s). Default "
+                            "6.8 us, NCCL's tuning model (tree, LL; the ring's is 6.6 us).",
+                            TimeValue(NanoSeconds(6800)),
+                            MakeTimeAccessor(&Communicator::m_llBaseLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Ll128BaseLatency",
+                            "Latency a collective with the LL128 protocol pays once, before a "
+                            "rank's first message (s). Default 14 us, NCCL's tuning model "
+                            "(ring and tree, LL128).",
+                            TimeValue(MicroSeconds(14)),
+                            MakeTimeAccessor(&Communicator::m_ll128BaseLatency),
                             MakeTimeChecker(Time(0)))
               .AddAttribute("Ll128Efficiency",
                             "Payload efficiency of LL128: 120 data bytes per 128-byte line "
@@ -173,6 +200,7 @@ Communicator::~Communicator()
 void
 Communicator::DoDispose()
 {
+    m_startEvent.Cancel();
     m_transport = nullptr;
     m_schedule = nullptr;
     m_posted[0].clear();
@@ -203,13 +231,25 @@ Communicator::GetRank() const
 NcclProtocol
 Communicator::GetProtocol() const
 {
+    return m_schedule ? m_running : m_protocol;
+}
+
+NcclProtocol
+Communicator::GetDefaultProtocol() const
+{
     return m_protocol;
 }
 
 double
 Communicator::GetProtocolEfficiency() const
 {
-    switch (m_protocol)
+    return GetProtocolEfficiency(GetProtocol());
+}
+
+double
+Communicator::GetProtocolEfficiency(NcclProtocol protocol) const
+{
+    switch (protocol)
     {
     case NCCL_SIMPLE:
         return 1.0;
@@ -224,7 +264,13 @@ Communicator::GetProtocolEfficiency() const
 Time
 Communicator::GetStepLatency() const
 {
-    switch (m_protocol)
+    return GetStepLatency(GetProtocol(), m_schedule && m_runningTree);
+}
+
+Time
+Communicator::GetStepLatency(NcclProtocol protocol) const
+{
+    switch (protocol)
     {
     case NCCL_SIMPLE:
         return m_simpleLatency;
@@ -237,9 +283,50 @@ Communicator::GetStepLatency() const
 }
 
 Time
+Communicator::GetStepLatency(NcclProtocol protocol, bool tree) const
+{
+    if (tree && protocol == NCCL_LL)
+    {
+        return m_treeLlLatency;
+    }
+    if (tree && protocol == NCCL_LL128)
+    {
+        return m_treeLl128Latency;
+    }
+    return GetStepLatency(protocol);
+}
+
+Time
 Communicator::GetNvLinkStepLatency() const
 {
-    switch (m_protocol)
+    return GetNvLinkStepLatency(GetProtocol(), m_schedule && m_runningTree);
+}
+
+Time
+Communicator::GetNvLinkStepLatency(NcclProtocol protocol, bool tree) const
+{
+    return tree && protocol == NCCL_LL128 ? m_nvlTreeLl128Latency : GetNvLinkStepLatency(protocol);
+}
+
+Time
+Communicator::GetBaseLatency(NcclProtocol protocol) const
+{
+    switch (protocol)
+    {
+    case NCCL_SIMPLE:
+        return m_simpleBaseLatency;
+    case NCCL_LL:
+        return m_llBaseLatency;
+    case NCCL_LL128:
+        return m_ll128BaseLatency;
+    }
+    return m_simpleBaseLatency;
+}
+
+Time
+Communicator::GetNvLinkStepLatency(NcclProtocol protocol) const
+{
+    switch (protocol)
     {
     case NCCL_SIMPLE:
         return m_nvlSimpleLatency;
@@ -268,10 +355,19 @@ Communicator::WireBytes(uint64_t payloadBytes) const
 uint32_t
 Communicator::ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const
 {
+    return ChannelsFor(bytes, maxChannels, ring, GetProtocol());
+}
+
+uint32_t
+Communicator::ChannelsFor(uint64_t bytes,
+                          uint32_t maxChannels,
+                          bool ring,
+                          NcclProtocol protocol) const
+{
     uint64_t perChannel = m_minBytesPerChannel;
     if (perChannel == 0)
     {
-        switch (m_protocol)
+        switch (protocol)
         {
         case NCCL_SIMPLE:
             perChannel = NCCL_MAX_THREADS * NCCL_SIMPLE_THREAD_BYTES;
@@ -294,6 +390,15 @@ Communicator::ReductionTime(uint64_t bytes) const
     return FabricBytesTxTime(m_reduceBandwidth, bytes * REDUCE_MEMORY_PASSES);
 }
 
+void
+Communicator::StartStreams()
+{
+    for (uint32_t s = 0; s < m_send.size(); ++s)
+    {
+        Advance(s);
+    }
+}
+
 bool
 Communicator::IsRunning() const
 {
@@ -308,6 +413,8 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     NS_ABORT_MSG_IF(schedule->GetNRanks() != m_nRanks,
                     "Communicator: a schedule for " << schedule->GetNRanks() << " ranks on a "
                                                     << m_nRanks << "-rank communicator");
+    m_running = schedule->HasProtocol() ? schedule->GetProtocol() : m_protocol;
+    m_runningTree = schedule->UsesTreeLatency();
     m_schedule = schedule;
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
@@ -337,9 +444,15 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
         m_send[s].length = schedule->GetSendLength(m_rank, s);
         m_sendStreamsLeft += m_send[s].length > 0 ? 1 : 0;
     }
-    for (uint32_t s = 0; s < m_send.size(); ++s)
+    // The kernel's launch and setup (NCCL's base latency), once per collective.
+    const Time base = GetBaseLatency(m_running);
+    if (base.IsStrictlyPositive() && m_sendStreamsLeft > 0)
     {
-        Advance(s);
+        m_startEvent = Simulator::Schedule(base, &Communicator::StartStreams, this);
+    }
+    else
+    {
+        StartStreams();
     }
     // Messages of this collective that arrived before this rank started it; those of later
     // collectives stay.

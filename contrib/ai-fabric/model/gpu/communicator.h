@@ -10,6 +10,7 @@
 #include "collective-schedule.h"
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/fabric-fifo.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -21,23 +22,6 @@ namespace ns3
 {
 
 class GpuTransport;
-
-/**
- * \ingroup ai-fabric
- * NCCL's protocols: how data and its ready flags travel.
- */
-enum NcclProtocol
-{
-    NCCL_SIMPLE, //!< data, then a flag per step: near-peak bandwidth, highest latency
-    NCCL_LL,     //!< 8-byte flag with every 8 bytes of data: 50% efficient, lowest latency
-    NCCL_LL128,  //!< 8-byte flag per 128-byte line: 120/128 = 93.75% efficient
-};
-
-/**
- * \param protocol a protocol
- * \return its name ("Simple", "LL", "LL128")
- */
-const char* NcclProtocolName(NcclProtocol protocol);
 
 /**
  * \ingroup ai-fabric
@@ -94,15 +78,51 @@ class Communicator : public Object
 
     /// \return this rank
     uint32_t GetRank() const;
-    /// \return the protocol
+    /// \return the protocol of the running collective (idle: the Protocol attribute's)
     NcclProtocol GetProtocol() const;
-    /// \return payload efficiency of the protocol (payload bytes / bytes sent)
+    /// \return the Protocol attribute: the protocol of a schedule that names none
+    NcclProtocol GetDefaultProtocol() const;
+    /// \return payload efficiency of GetProtocol() (payload bytes / bytes sent)
     double GetProtocolEfficiency() const;
-    /// \return latency the protocol adds to every step through the network
+    /**
+     * \param protocol a protocol
+     * \return its payload efficiency (payload bytes / bytes sent)
+     */
+    double GetProtocolEfficiency(NcclProtocol protocol) const;
+    /// \return latency GetProtocol() adds to every step through the network
     Time GetStepLatency() const;
+    /**
+     * \param protocol a protocol
+     * \return latency it adds to every step through the network
+     */
+    Time GetStepLatency(NcclProtocol protocol) const;
 
-    /// \return latency the protocol adds to every step over NVLink
+    /**
+     * \param protocol a protocol
+     * \param tree the tree's latency (CollectiveSchedule::UsesTreeLatency()), not the ring's
+     * \return latency it adds to every step through the network
+     */
+    Time GetStepLatency(NcclProtocol protocol, bool tree) const;
+
+    /// \return latency GetProtocol() adds to every step over NVLink
     Time GetNvLinkStepLatency() const;
+    /**
+     * \param protocol a protocol
+     * \return latency it adds to every step over NVLink (the ring's)
+     */
+    Time GetNvLinkStepLatency(NcclProtocol protocol) const;
+    /**
+     * \param protocol a protocol
+     * \param tree the tree's latency, not the ring's
+     * \return latency it adds to every step over NVLink
+     */
+    Time GetNvLinkStepLatency(NcclProtocol protocol, bool tree) const;
+    /**
+     * \param protocol a protocol
+     * \return the latency it adds once per collective, before a rank's first message (NCCL's
+     *         base latency: the kernel's launch and setup)
+     */
+    Time GetBaseLatency(NcclProtocol protocol) const;
     /// \return GPU memory bandwidth used by reductions
     DataRate GetReduceBandwidth() const;
 
@@ -132,6 +152,18 @@ class Communicator : public Object
      * \return channels to use, from 1 to maxChannels
      */
     uint32_t ChannelsFor(uint64_t bytes, uint32_t maxChannels, bool ring) const;
+    /**
+     * \brief ChannelsFor() with a protocol's threshold.
+     * \param bytes the collective's size
+     * \param maxChannels the communicator's channels
+     * \param ring the algorithm is a ring
+     * \param protocol the protocol it runs with
+     * \return channels to use, from 1 to maxChannels
+     */
+    uint32_t ChannelsFor(uint64_t bytes,
+                         uint32_t maxChannels,
+                         bool ring,
+                         NcclProtocol protocol) const;
 
     /// \return the running schedule (null when idle)
     Ptr<const CollectiveSchedule> GetSchedule() const;
@@ -231,16 +263,28 @@ class Communicator : public Object
     /// Finish if everything arrived and completed.
     void CheckDone();
 
+    /// Start the send streams (after the protocol's base latency).
+    void StartStreams();
+
     uint32_t m_rank{0};                      //!< this rank
     uint32_t m_nRanks{0};                    //!< ranks
     Ptr<GpuTransport> m_transport;           //!< this GPU's transport
-    NcclProtocol m_protocol{NCCL_SIMPLE};    //!< protocol
+    NcclProtocol m_protocol{NCCL_SIMPLE};    //!< Protocol attribute
+    NcclProtocol m_running{NCCL_SIMPLE};     //!< protocol of the running collective
     Time m_simpleLatency;                    //!< Simple: latency per step
     Time m_llLatency;                        //!< LL: latency per step
     Time m_ll128Latency;                     //!< LL128: latency per step
     Time m_nvlSimpleLatency;                 //!< Simple: latency per NVLink step
     Time m_nvlLlLatency;                     //!< LL: latency per NVLink step
     Time m_nvlLl128Latency;                  //!< LL128: latency per NVLink step
+    Time m_treeLlLatency;                    //!< LL, tree: latency per step
+    Time m_treeLl128Latency;                 //!< LL128, tree: latency per step
+    Time m_nvlTreeLl128Latency;              //!< LL128, tree: latency per NVLink step
+    Time m_simpleBaseLatency;                //!< Simple: latency once per collective
+    Time m_llBaseLatency;                    //!< LL: latency once per collective
+    Time m_ll128BaseLatency;                 //!< LL128: latency once per collective
+    bool m_runningTree{false};               //!< the running collective pays tree latencies
+    EventId m_startEvent;                    //!< StartStreams() after the base latency
     double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
     DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
     uint64_t m_minBytesPerChannel{0};        //!< bytes a channel needs (0: NCCL's rule)

@@ -414,6 +414,12 @@ DoubleBinaryTreeAlgorithm::Predict(CollectiveType /* type */,
     return Seconds(2 * logSteps * alpha + 2 * s * system.beta);
 }
 
+bool
+DoubleBinaryTreeAlgorithm::UsesTreeLatency() const
+{
+    return true;
+}
+
 void
 DoubleBinaryTreeAlgorithm::Configure(uint32_t /* nRanks */, const CollectiveSystem& system)
 {

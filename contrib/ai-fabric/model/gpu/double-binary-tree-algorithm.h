@@ -75,6 +75,7 @@ class DoubleBinaryTreeAlgorithm : public CollectiveAlgorithm
                  uint64_t bytes,
                  const CollectiveSystem& system) const override;
     void Configure(uint32_t nRanks, const CollectiveSystem& system) override;
+    bool UsesTreeLatency() const override;
 
     /**
      * \brief The shape of one of the two trees.

@@ -96,6 +96,12 @@ NvlsAlgorithm::Predict(CollectiveType /* type */,
 }
 
 bool
+NvlsAlgorithm::SupportsProtocol(NcclProtocol protocol) const
+{
+    return protocol == NCCL_SIMPLE;
+}
+
+bool
 NvlsAlgorithm::FitsSystem(const CollectiveSystem& system) const
 {
     return system.nvls && system.servers == 1; // one NVLink domain whose switches reduce

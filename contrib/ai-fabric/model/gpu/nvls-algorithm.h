@@ -43,6 +43,7 @@ class NvlsAlgorithm : public CollectiveAlgorithm
                  uint64_t bytes,
                  const CollectiveSystem& system) const override;
     bool FitsSystem(const CollectiveSystem& system) const override;
+    bool SupportsProtocol(NcclProtocol protocol) const override;
 
   protected:
     void DoBuild(CollectivePlan& plan,

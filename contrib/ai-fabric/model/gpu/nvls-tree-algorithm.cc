@@ -468,6 +468,12 @@ NvlsTreeAlgorithm::Predict(CollectiveType /* type */,
 }
 
 bool
+NvlsTreeAlgorithm::SupportsProtocol(NcclProtocol protocol) const
+{
+    return protocol == NCCL_SIMPLE;
+}
+
+bool
 NvlsTreeAlgorithm::FitsSystem(const CollectiveSystem& system) const
 {
     return system.nvls && system.servers > 1; // NVLS servers, a tree between them

@@ -47,6 +47,7 @@ class NvlsTreeAlgorithm : public CollectiveAlgorithm
                  uint64_t bytes,
                  const CollectiveSystem& system) const override;
     bool FitsSystem(const CollectiveSystem& system) const override;
+    bool SupportsProtocol(NcclProtocol protocol) const override;
     void Configure(uint32_t nRanks, const CollectiveSystem& system) override;
 
   protected:
