@@ -6,11 +6,14 @@
 
 #include "server-helper.h"
 
+#include "collective-helper.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/collective-tuner.h"
+#include "ns3/communicator.h"
 #include "ns3/double.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/gpu-compute-model.h"
 #include "ns3/mac48-address.h"
 #include "ns3/names.h"
 #include "ns3/node.h"
@@ -43,7 +46,8 @@ Presets()
          false,
          "DGX A100 user guide: 8 A100, 6 NVSwitch gen2 (36 NVLink3 ports each), 2 NVLinks from "
          "each GPU to each; NVLink3 12 x 25 GB/s per GPU (NVIDIA Ampere architecture); 8 x "
-         "ConnectX-6 200 Gb/s HDR; PCIe Gen4 x16"},
+         "ConnectX-6 200 Gb/s HDR; PCIe Gen4 x16",
+         "a100"},
         {"dgx-h100",
          8,
          {5, 4, 4, 5},
@@ -55,7 +59,8 @@ Presets()
          true,
          "DGX H100 user guide and NVIDIA's NVSwitch gen3 blog: 8 H100, 4 NVSwitch gen3 (64 "
          "NVLink4 ports each), 5/4/4/5 NVLinks from each GPU; NVLink4 18 x 25 GB/s per GPU "
-         "(NVIDIA Hopper architecture); 8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS"},
+         "(NVIDIA Hopper architecture); 8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS",
+         "h100"},
         {"hgx-b200",
          8,
          {9, 9},
@@ -67,7 +72,8 @@ Presets()
          true,
          "DGX B200 user guide: 8 B200, 2 NVLink switch chips (72 NVLink5 ports each), 9 NVLinks "
          "from each GPU to each; NVLink5 18 x 50 GB/s per GPU (NVIDIA Blackwell architecture); "
-         "8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS"},
+         "8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS",
+         "b200"},
         {"gb200-nvl72",
          72,
          std::vector<uint32_t>(18, 1),
@@ -79,7 +85,8 @@ Presets()
          true,
          "GB200 NVL72: 72 B200 in one NVLink domain, 9 switch trays of 2 NVLink switch chips "
          "(72 NVLink5 ports each), one NVLink from each GPU to each of the 18 chips; NVLink5 "
-         "18 x 50 GB/s per GPU; one ConnectX-7 400 Gb/s per GPU (DGX GB200); PCIe Gen5 x16"},
+         "18 x 50 GB/s per GPU; one ConnectX-7 400 Gb/s per GPU (DGX GB200); PCIe Gen5 x16",
+         "gb200"},
     };
     return presets;
 }
@@ -394,6 +401,31 @@ ServerHelper::ConfigureTuner(CollectiveTuner& tuner, Ptr<Node> gpu, uint32_t ser
                      ringEfficiency.Get(),
                      nvlsEfficiency.Get(),
                      GetServer().nvls);
+}
+
+DataRate
+ServerHelper::GetGpuMemoryBandwidth() const
+{
+    GpuSpec gpu;
+    NS_ABORT_MSG_IF(!GpuComputeModel::GetPreset(m_server.gpu, gpu),
+                    "ServerHelper: preset " << m_server.name << " names no GPU preset");
+    return DataRate(static_cast<uint64_t>(gpu.memoryBandwidth * 8));
+}
+
+void
+ServerHelper::ConfigureCollectives(CollectiveHelper& collectives) const
+{
+    // A value given on the command line or with Config::SetDefault wins over the preset's.
+    TypeId::AttributeInformation info;
+    NS_ABORT_IF(!Communicator::GetTypeId().LookupAttributeByName("ReduceBandwidth", &info));
+    const auto* current = dynamic_cast<const DataRateValue*>(PeekPointer(info.initialValue));
+    const auto* original
+        = dynamic_cast<const DataRateValue*>(PeekPointer(info.originalInitialValue));
+    if (current && original && current->Get() != original->Get())
+    {
+        return;
+    }
+    collectives.SetCommunicatorAttribute("ReduceBandwidth", DataRateValue(GetGpuMemoryBandwidth()));
 }
 
 } // namespace ns3

@@ -23,6 +23,7 @@ class CollectiveTuner;
 
 class NvLinkTransport;
 class NvSwitch;
+class CollectiveHelper;
 
 /**
  * \ingroup ai-fabric
@@ -40,6 +41,7 @@ struct ServerPreset
     uint32_t pcieLanes{16};        //!< GPU-NIC PCIe lanes
     bool nvls{false};              //!< NVSwitch in-switch reduction and multicast
     std::string sources;           //!< where the values come from
+    std::string gpu;               //!< the GPU's compute preset (GpuComputeModel::GetPreset)
 };
 
 /**
@@ -178,6 +180,17 @@ class ServerHelper
 
     /// \return the NVLink per-direction rate of one GPU (all its links)
     DataRate GetGpuNvLinkRate() const;
+
+    /// \return the HBM bandwidth of the preset's GPU (GpuComputeModel's preset of that name)
+    DataRate GetGpuMemoryBandwidth() const;
+
+    /**
+     * \brief Give the communicators the servers' GPU memory bandwidth for reductions
+     *        (Communicator::ReduceBandwidth), unless it was set away from its default (with
+     *        Config::SetDefault or --ns3::Communicator::ReduceBandwidth).
+     * \param collectives the helper that installs them
+     */
+    void ConfigureCollectives(CollectiveHelper& collectives) const;
 
     /**
      * \brief Give a tuner the servers' NVLink model (CollectiveTuner::SetScaleUp()): the

@@ -56,6 +56,11 @@ ScenarioTopology::ConfigureFabric(FabricHelper& /* fabric */) const
 }
 
 void
+ScenarioTopology::ConfigureCollectives(CollectiveHelper& /* collectives */) const
+{
+}
+
+void
 ScenarioTopology::ConfigureTuner(CollectiveTuner& /* tuner */, const Communicator& /* comm */) const
 {
 }
@@ -396,6 +401,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
         router->Setup(&fabric, ranks);
         collectives.SetFlowRouter(router);
     }
+    topology->ConfigureCollectives(collectives);
     collectives.Install(ranks, fabric);
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);

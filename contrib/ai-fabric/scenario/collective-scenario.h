@@ -119,6 +119,13 @@ class ScenarioTopology
     virtual Time GetPathLatency(const FabricHelper& fabric) const = 0;
 
     /**
+     * \brief Set the communicators before they are installed (the servers' GPU memory
+     *        bandwidth for reductions, say). Nothing in the base class.
+     * \param collectives the helper that installs them
+     */
+    virtual void ConfigureCollectives(CollectiveHelper& collectives) const;
+
+    /**
      * \brief Describe the system to the tuner beyond the fabric (NVLink servers, say).
      * \param tuner the tuner
      * \param comm rank 0's communicator

@@ -225,6 +225,14 @@ class FatTreeTopology : public ScenarioTopology
                + fabric.GetChannels()[0]->GetDelay() * (switchHops + 1);
     }
 
+    void ConfigureCollectives(CollectiveHelper& collectives) const override
+    {
+        if (m_scaleUp)
+        {
+            m_server.ConfigureCollectives(collectives); // the GPUs' memory for reductions
+        }
+    }
+
     void ConfigureTuner(CollectiveTuner& tuner, const Communicator& /* comm */) const override
     {
         if (!m_scaleUp)

@@ -148,6 +148,14 @@ class GraphTopology : public ScenarioTopology
         }
     }
 
+    void ConfigureCollectives(CollectiveHelper& collectives) const override
+    {
+        if (m_scaleUp)
+        {
+            m_server.ConfigureCollectives(collectives); // the GPUs' memory for reductions
+        }
+    }
+
     void ConfigureTuner(CollectiveTuner& tuner, const Communicator& /* comm */) const override
     {
         if (!m_scaleUp)
