@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// What a training step is made of: the model presets' parameter counts against their
+// published sizes, a step's FLOPs against Megatron-LM's formula, Megatron's rank mapping, and
+// the 1F1B pipeline's bubble against (p - 1) / (m + p - 1).
+
+#include "ai-fabric-test-fixture.h"
+#include "ns3/parallel-layout.h"
+#include "ns3/pipeline-schedule.h"
+#include "ns3/transformer-model.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+class TrainingModelTest : public AiFabricTest
+{
+};
+
+/**
+ * \param name a preset
+ * \return its model
+ */
+TransformerModel
+Preset(const std::string& name)
+{
+    TransformerSpec spec;
+    EXPECT_TRUE(TransformerModel::GetPreset(name, spec)) << name;
+    return TransformerModel(spec);
+}
+
+} // namespace
+
+// Each preset's weights, counted from its shape, are its published size.
+TEST_F(TrainingModelTest, ParameterCountsAreThePublishedSizes)
+{
+    EXPECT_EQ(
+        TransformerModel::GetPresetNames(),
+        (std::vector<std::string>{
+            "gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3"}));
+    // GPT-3: 12 h^2 per layer (4 h^2 of attention, 8 h^2 of MLP) and the tied embedding.
+    const double h = 12288;
+    const TransformerModel gpt3 = Preset("gpt3-175b");
+    EXPECT_EQ(gpt3.TotalParameters(), static_cast<uint64_t>(96 * 12 * h * h + 51200 * h));
+    EXPECT_NEAR(gpt3.TotalParameters() / 1e9, 175, 0.01 * 175);
+    // Llama 3: 8.03, 70.6 and 405 billion (Meta's model cards); GQA with 8 KV heads.
+    EXPECT_NEAR(Preset("llama3-8b").TotalParameters() / 1e9, 8.03, 0.01 * 8.03);
+    EXPECT_NEAR(Preset("llama3-70b").TotalParameters() / 1e9, 70.6, 0.01 * 70.6);
+    EXPECT_NEAR(Preset("llama3-405b").TotalParameters() / 1e9, 405, 0.01 * 405);
+    const TransformerModel llama8 = Preset("llama3-8b");
+    EXPECT_EQ(llama8.AttentionParameters(), 2u * 4096 * 4096 + 2u * 4096 * 1024);
+    EXPECT_EQ(llama8.DenseMlpParameters(), 3u * 4096 * 14336);
+    // Mixtral 8x7B: 46.7 billion, 12.9 billion per token (Mistral AI).
+    const TransformerModel mixtral = Preset("mixtral-8x7b");
+    EXPECT_NEAR(mixtral.TotalParameters() / 1e9, 46.7, 0.01 * 46.7);
+    EXPECT_NEAR(mixtral.ActiveParameters() / 1e9, 12.9, 0.01 * 12.9);
+    EXPECT_TRUE(mixtral.IsMoeLayer(0));
+    // DeepSeek-V3: 671 billion, 37 billion per token (DeepSeek-V3 technical report).
+    const TransformerModel deepseek = Preset("deepseek-v3");
+    EXPECT_NEAR(deepseek.TotalParameters() / 1e9, 671, 0.01 * 671);
+    EXPECT_NEAR(deepseek.ActiveParameters() / 1e9, 37, 0.02 * 37);
+    EXPECT_FALSE(deepseek.IsMoeLayer(2));
+    EXPECT_TRUE(deepseek.IsMoeLayer(3));
+    TransformerSpec none;
+    EXPECT_FALSE(TransformerModel::GetPreset("gpt5", none));
+}
+
+// A step of B sequences of GPT-3 is Megatron-LM's 72 B s l h^2 (1 + s / (6h) + V / (12 l h))
+// FLOPs without recomputation: 3 passes of 24 s h^2 + 4 s^2 h per layer and 2 s h V of logits.
+TEST_F(TrainingModelTest, StepFlopsAreMegatronsFormula)
+{
+    const TransformerModel gpt3 = Preset("gpt3-175b");
+    const double B = 1536;
+    const double s = 2048;
+    const double l = 96;
+    const double h = 12288;
+    const double V = 51200;
+    const double megatron = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    EXPECT_NEAR(gpt3.TrainingStepFlops(1536) / megatron, 1.0, 1e-12);
+    // A forward pass is 2 FLOPs per weight a token meets, plus the attention scores.
+    const TransformerModel mixtral = Preset("mixtral-8x7b");
+    const double tokens = 4096;
+    const double scores = 2 * tokens * 4096 * 32 * (128 + 128);
+    EXPECT_NEAR(mixtral.LayerForwardFlops(0, 4096, 4096),
+                2 * tokens * mixtral.LayerActiveParameters(0) + scores,
+                1);
+}
+
+// Megatron's order tp-cp-ep-dp-pp: TP groups are consecutive ranks (inside a server), DP
+// strides TP x CP, a pipeline strides TP x CP x DP, and EP splits a stage's CP x DP ranks.
+TEST_F(TrainingModelTest, RankMappingIsMegatrons)
+{
+    ParallelLayout l;
+    std::string error;
+    ASSERT_TRUE(ParallelLayout::Make(64, 8, 2, 1, 2, l, error)) << error;
+    EXPECT_EQ(l.GetDp(), 4u);
+    EXPECT_EQ(l.TensorGroup(13), (std::vector<uint32_t>{8, 9, 10, 11, 12, 13, 14, 15}));
+    EXPECT_EQ(l.DataGroup(0), (std::vector<uint32_t>{0, 8, 16, 24}));
+    EXPECT_EQ(l.PipelineGroup(3), (std::vector<uint32_t>{3, 35}));
+    EXPECT_EQ(l.ExpertGroup(0), (std::vector<uint32_t>{0, 8}));
+    EXPECT_EQ(l.ExpertGroup(17), (std::vector<uint32_t>{17, 25}));
+    EXPECT_EQ(l.ExpertDataGroup(0), (std::vector<uint32_t>{0, 16}));
+    EXPECT_TRUE(l.TensorGroupsInsideServers(8));
+    EXPECT_FALSE(l.TensorGroupsInsideServers(4));
+    const ParallelLayout::Coordinates c = l.Locate(45);
+    EXPECT_EQ(c.tp, 5u);
+    EXPECT_EQ(c.dp, 1u);
+    EXPECT_EQ(c.pp, 1u);
+    EXPECT_EQ(l.RankOf(c), 45u);
+    // Every group of a kind partitions the ranks.
+    ASSERT_TRUE(ParallelLayout::Make(96, 2, 3, 2, 4, l, error)) << error;
+    EXPECT_EQ(l.GetDp(), 8u);
+    for (auto group : {&ParallelLayout::TensorGroup,
+                       &ParallelLayout::ContextGroup,
+                       &ParallelLayout::DataGroup,
+                       &ParallelLayout::PipelineGroup,
+                       &ParallelLayout::ExpertGroup,
+                       &ParallelLayout::ExpertDataGroup})
+    {
+        std::set<uint32_t> seen;
+        for (uint32_t r = 0; r < 96; ++r)
+        {
+            const std::vector<uint32_t> g = (l.*group)(r);
+            EXPECT_NE(std::find(g.begin(), g.end(), r), g.end());
+            for (uint32_t other : g)
+            {
+                EXPECT_EQ((l.*group)(other), g); // one group per rank, the same from each member
+            }
+            seen.insert(g.begin(), g.end());
+        }
+        EXPECT_EQ(seen.size(), 96u);
+    }
+    EXPECT_FALSE(ParallelLayout::Make(64, 8, 3, 1, 1, l, error));
+    EXPECT_EQ(error, "tp x pp x cp = 24 does not divide the 64 GPUs");
+    EXPECT_FALSE(ParallelLayout::Make(64, 8, 2, 1, 3, l, error));
+    EXPECT_EQ(error, "ep = 3 does not divide cp x dp = 4");
+    EXPECT_FALSE(ParallelLayout::Make(64, 0, 2, 1, 1, l, error));
+}
+
+// 1F1B: each stage runs 2m passes, the first stage p - 1 forwards before its first backward;
+// the bubble is (p - 1) / (m + p - 1) and the step (m + p - 1)(f + b).
+TEST_F(TrainingModelTest, OneFOneBBubble)
+{
+    const std::vector<PipelineOp> first = OneFOneBSchedule::StageOrder(4, 0, 8);
+    ASSERT_EQ(first.size(), 16u);
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        EXPECT_TRUE(first[i].forward);
+    }
+    EXPECT_TRUE(first[3].forward);
+    EXPECT_FALSE(first[4].forward);
+    EXPECT_EQ(first[4].microbatch, 0u);
+    const std::vector<PipelineOp> last = OneFOneBSchedule::StageOrder(4, 3, 8);
+    EXPECT_TRUE(last[0].forward);
+    EXPECT_FALSE(last[1].forward);
+    for (const auto& [p, m] : std::vector<std::pair<uint32_t, uint32_t>>{
+             {1, 4}, {2, 2}, {4, 8}, {8, 8}, {8, 64}, {12, 32}, {4, 2}})
+    {
+        for (const auto& [f, b] : std::vector<std::pair<double, double>>{{1, 2}, {3, 3}})
+        {
+            const OneFOneBSchedule::Timing t = OneFOneBSchedule::Evaluate(p, m, f, b);
+            if (m >= p)
+            {
+                EXPECT_NEAR(t.makespan, (m + p - 1) * (f + b), 1e-9) << p << " " << m;
+                EXPECT_NEAR(t.bubbleFraction, (p - 1.0) / (m + p - 1.0), 1e-12) << p << " " << m;
+            }
+            EXPECT_NEAR(t.busyPerStage, m * (f + b), 1e-12);
+            // Time between stages only lengthens the step.
+            EXPECT_GT(OneFOneBSchedule::Evaluate(p, m, f, b, 0.5).makespan + (p == 1 ? 1 : 0),
+                      t.makespan);
+        }
+    }
+}
