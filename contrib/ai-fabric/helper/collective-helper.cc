@@ -16,7 +16,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace ns3
 {
@@ -104,6 +106,42 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
     NS_ABORT_MSG_IF(m_flowRouter && FabricSimulatorImpl::Get()
                         && FabricSimulatorImpl::Get()->GetNRanks() > 1,
                     "CollectiveHelper: the flow engine runs in one process");
+    // Groups: each takes the lowest slot no group sharing a GPU with it took (every rank's
+    // communicator is slot 0); the transports get channels for every slot.
+    m_slots = 1;
+    m_groupSlot.clear();
+    std::vector<std::vector<bool>> taken; // by slot - 1, by rank
+    for (const std::vector<uint32_t>& group : m_groups)
+    {
+        for (uint32_t r : group)
+        {
+            NS_ABORT_MSG_IF(r >= n, "CollectiveHelper: a group names rank " << r << " of " << n);
+        }
+        std::size_t slot = 0;
+        while (
+            slot < taken.size()
+            && std::any_of(group.begin(), group.end(), [&](uint32_t r) { return taken[slot][r]; }))
+        {
+            ++slot;
+        }
+        if (slot == taken.size())
+        {
+            taken.emplace_back(n, false);
+        }
+        for (uint32_t r : group)
+        {
+            taken[slot][r] = true;
+        }
+        m_groupSlot.push_back(static_cast<uint32_t>(slot + 1));
+        m_slots = std::max(m_slots, static_cast<uint32_t>(slot + 2));
+    }
+    uint32_t idBits = 0;
+    while ((1U << idBits) < m_slots)
+    {
+        ++idBits;
+    }
+    NS_ABORT_MSG_IF(idBits > 8, "CollectiveHelper: more than 256 communicators on one GPU");
+    const uint32_t transportChannels = m_channels * m_slots;
     auto shared = std::make_shared<FlowGpuTransport::Shared>();
     for (uint32_t rank = 0; rank < n; ++rank)
     {
@@ -112,14 +150,14 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         if (m_flowRouter)
         {
             Ptr<FlowGpuTransport> flow = CreateObject<FlowGpuTransport>();
-            flow->Setup(rank, n, m_channels, gpu->GetId(), m_flowRouter, shared);
+            flow->Setup(rank, n, transportChannels, gpu->GetId(), m_flowRouter, shared);
             shared->peers.push_back(PeekPointer(flow));
             transport = flow;
         }
         else
         {
             Ptr<PacketGpuTransport> packet = CreateObject<PacketGpuTransport>();
-            packet->Setup(rank, n, m_channels, fabric ? fabric->GetTransport(gpu) : nullptr);
+            packet->Setup(rank, n, transportChannels, fabric ? fabric->GetTransport(gpu) : nullptr);
             if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
             {
                 packet->SetNvLink(nvlink); // peers in its NVLink domain go over NVLink
@@ -132,6 +170,43 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         gpu->AggregateObject(comm);
         m_transports.push_back(transport);
         m_communicators.push_back(comm);
+    }
+    if (!m_groups.empty())
+    {
+        // Every GPU hands arrivals to its communicators by the slot in the tag.
+        const uint32_t shift = CollectiveSchedule::TAG_BITS - idBits;
+        m_dispatch.assign(n, nullptr);
+        for (uint32_t rank = 0; rank < n; ++rank)
+        {
+            Ptr<Dispatch> d = Create<Dispatch>();
+            d->bySlot.assign(m_slots, nullptr);
+            d->bySlot[0] = m_communicators[rank];
+            d->shift = shift;
+            d->mask = (1U << idBits) - 1;
+            m_communicators[rank]->SetGroup({}, 0, 0, idBits); // every rank, slot 0
+            m_dispatch[rank] = d;
+        }
+        m_groupComms.assign(m_groups.size(), {});
+        for (std::size_t g = 0; g < m_groups.size(); ++g)
+        {
+            const uint32_t slot = m_groupSlot[g];
+            const std::vector<uint32_t>& ranks = m_groups[g];
+            for (uint32_t i = 0; i < ranks.size(); ++i)
+            {
+                Ptr<Communicator> comm = m_communicatorFactory.Create<Communicator>();
+                comm->Setup(i, static_cast<uint32_t>(ranks.size()), m_transports[ranks[i]]);
+                comm->SetGroup(ranks, slot * m_channels, slot, idBits);
+                m_dispatch[ranks[i]]->bySlot[slot] = comm;
+                m_groupComms[g].push_back(comm);
+            }
+        }
+        for (uint32_t rank = 0; rank < n; ++rank)
+        {
+            m_transports[rank]->SetReceiveCallback(
+                MakeCallback(&Dispatch::Received, PeekPointer(m_dispatch[rank])));
+            m_transports[rank]->SetSendCallback(
+                MakeCallback(&Dispatch::Completed, PeekPointer(m_dispatch[rank])));
+        }
     }
     // Which GPUs this process runs (all, in one process).
     FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
@@ -231,6 +306,92 @@ Ptr<GpuTransport>
 CollectiveHelper::GetTransport(uint32_t rank) const
 {
     return m_transports.at(rank);
+}
+
+uint32_t
+CollectiveHelper::AddGroup(std::vector<uint32_t> ranks)
+{
+    NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: add groups before Install()");
+    NS_ABORT_MSG_IF(ranks.empty(), "CollectiveHelper: an empty group");
+    std::vector<uint32_t> sorted = ranks;
+    std::sort(sorted.begin(), sorted.end());
+    NS_ABORT_MSG_IF(std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end(),
+                    "CollectiveHelper: a group names a rank twice");
+    m_groups.push_back(std::move(ranks));
+    return static_cast<uint32_t>(m_groups.size());
+}
+
+uint32_t
+CollectiveHelper::GetNGroups() const
+{
+    return static_cast<uint32_t>(m_groups.size());
+}
+
+std::vector<uint32_t>
+CollectiveHelper::GetGroupRanks(uint32_t group) const
+{
+    if (group == 0)
+    {
+        std::vector<uint32_t> all(GetNRanks());
+        std::iota(all.begin(), all.end(), 0);
+        return all;
+    }
+    NS_ABORT_MSG_IF(group > m_groups.size(), "CollectiveHelper: no group " << group);
+    return m_groups[group - 1];
+}
+
+Ptr<Communicator>
+CollectiveHelper::GetGroupCommunicator(uint32_t group, uint32_t groupRank) const
+{
+    if (group == 0)
+    {
+        return m_communicators.at(groupRank);
+    }
+    NS_ABORT_MSG_IF(group > m_groupComms.size(), "CollectiveHelper: no group " << group);
+    return m_groupComms[group - 1].at(groupRank);
+}
+
+uint32_t
+CollectiveHelper::GetSlots() const
+{
+    return m_slots;
+}
+
+void
+CollectiveHelper::Connect(const CollectiveSchedule& schedule, uint32_t group)
+{
+    if (group == 0)
+    {
+        Connect(schedule);
+        return;
+    }
+    NS_ABORT_MSG_IF(group > m_groupComms.size(), "CollectiveHelper: no group " << group);
+    const std::vector<uint32_t>& ranks = m_groups[group - 1];
+    NS_ABORT_MSG_IF(schedule.GetNRanks() != ranks.size() || schedule.GetNChannels() > m_channels,
+                    "CollectiveHelper: the schedule does not fit group " << group);
+    const uint32_t base = m_groupSlot[group - 1] * m_channels;
+    for (uint32_t r = 0; r < ranks.size(); ++r)
+    {
+        for (const auto& [peer, channel] : schedule.GetConnections(r))
+        {
+            GpuTransport::Connect(
+                m_transports[ranks[r]], m_transports[ranks[peer]], base + channel);
+        }
+    }
+}
+
+void
+CollectiveHelper::Dispatch::Received(uint32_t tag, uint64_t bytes)
+{
+    const Ptr<Communicator>& comm = bySlot[(tag >> shift) & mask];
+    NS_ABORT_MSG_IF(!comm, "CollectiveHelper: an arrival for a communicator its GPU has not");
+    comm->Received(tag, bytes);
+}
+
+void
+CollectiveHelper::Dispatch::Completed(uint32_t tag)
+{
+    bySlot[(tag >> shift) & mask]->SendCompleted(tag);
 }
 
 void

@@ -18,6 +18,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/simple-ref-count.h"
 
 #include <vector>
 
@@ -86,6 +87,48 @@ class CollectiveHelper
      * \return its pipelining unit (payload bytes)
      */
     uint64_t GetChunkBytes(NcclProtocol protocol) const;
+
+    /**
+     * \brief Before Install(): a communicator over some of the ranks, as ncclCommSplit makes
+     *        one (a tensor-, data-, pipeline- or expert-parallel group), beside the
+     *        communicator of every rank.
+     *
+     * Its collectives run with schedules of the group's size, on channels of their own: each
+     * communicator takes a slot, the lowest that no communicator sharing a GPU with it has
+     * taken (every rank's communicator slot 0), and uses the transport's channels slot x
+     * channels .. slot x channels + channels - 1; the transports get channels x slots. A tag
+     * carries its slot in ceil(log2(slots)) bits, by which each GPU hands an arrival to its
+     * communicator. Without groups nothing changes.
+     * \param ranks the group's ranks, in its rank order (distinct, at least one)
+     * \return the group's id: 1, 2, ... (0 names every rank's communicator)
+     */
+    uint32_t AddGroup(std::vector<uint32_t> ranks);
+
+    /// \return the groups added
+    uint32_t GetNGroups() const;
+
+    /**
+     * \param group a group (0: every rank)
+     * \return its ranks (global), in its rank order
+     */
+    std::vector<uint32_t> GetGroupRanks(uint32_t group) const;
+
+    /**
+     * \param group a group (0: every rank)
+     * \param groupRank a rank of the group
+     * \return that rank's communicator of the group
+     */
+    Ptr<Communicator> GetGroupCommunicator(uint32_t group, uint32_t groupRank) const;
+
+    /**
+     * \brief Open every connection a schedule of a group uses (idempotent).
+     * \param schedule a schedule of the group's size
+     * \param group the group (0: every rank)
+     */
+    void Connect(const CollectiveSchedule& schedule, uint32_t group);
+
+    /// \return communicator slots per GPU (1 without groups)
+    uint32_t GetSlots() const;
 
     /**
      * \brief Install a GPU transport and a communicator on each GPU.
@@ -192,8 +235,30 @@ class CollectiveHelper
     static uint32_t DoneHandler();
 
   private:
-    ObjectFactory m_communicatorFactory;                                       //!< communicators
-    uint32_t m_channels{1};                                                    //!< channels
+    /// A GPU's communicators by slot: hands each arrival and completion to its own.
+    class Dispatch : public SimpleRefCount<Dispatch>
+    {
+      public:
+        std::vector<Ptr<Communicator>> bySlot; //!< the GPU's communicator of each slot
+        uint32_t shift{0};                     //!< where the slot is in a tag
+        uint32_t mask{0};                      //!< its bits
+
+        /**
+         * \param tag the transfer's tag
+         * \param bytes bytes that arrived
+         */
+        void Received(uint32_t tag, uint64_t bytes);
+        /// \param tag the transfer's tag
+        void Completed(uint32_t tag);
+    };
+
+    std::vector<std::vector<uint32_t>> m_groups;              //!< AddGroup()'s, by id - 1
+    std::vector<uint32_t> m_groupSlot;                        //!< by id - 1
+    std::vector<std::vector<Ptr<Communicator>>> m_groupComms; //!< by id - 1, by group rank
+    std::vector<Ptr<Dispatch>> m_dispatch;                    //!< by rank (with groups)
+    uint32_t m_slots{1};                                      //!< communicator slots per GPU
+    ObjectFactory m_communicatorFactory;                      //!< communicators
+    uint32_t m_channels{1};                                   //!< channels
     uint64_t m_chunkBytes[NCCL_PROTOCOL_COUNT]{512 * 1024, 32 * 1024, 576000}; //!< by protocol
     Ptr<FlowRouter> m_flowRouter;                   //!< the flow engine's (none: packets)
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank

@@ -362,15 +362,15 @@ CollectivePlan::LocateRecv(uint32_t rank, uint32_t code) const
 }
 
 uint32_t
-CollectivePlan::GetTagIndexBits() const
+CollectivePlan::GetTagIndexBits(uint32_t reservedBits) const
 {
     if (m_source)
     {
-        return m_source->GetTagIndexBits();
+        return m_source->GetTagIndexBits(reservedBits);
     }
-    NS_ABORT_MSG_IF(m_transfers.size() > (1ULL << TAG_BITS),
-                    "CollectivePlan: a plan of " << m_transfers.size()
-                                                 << " transfers; at most 2^24 fit in a tag");
+    NS_ABORT_MSG_IF(m_transfers.size() > (1ULL << (TAG_BITS - reservedBits)),
+                    "CollectivePlan: a plan of " << m_transfers.size() << " transfers; at most 2^"
+                                                 << TAG_BITS - reservedBits << " fit in a tag");
     return 0; // the tag names the transfer
 }
 

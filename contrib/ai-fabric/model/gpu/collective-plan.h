@@ -127,7 +127,7 @@ class CollectivePlan : public CollectiveSchedule
                  uint64_t index,
                  CollectiveTransfer& transfer) const override;
     std::pair<uint32_t, uint32_t> LocateRecv(uint32_t rank, uint32_t code) const override;
-    uint32_t GetTagIndexBits() const override;
+    uint32_t GetTagIndexBits(uint32_t reservedBits = 0) const override;
     uint32_t GetTagCodes() const override;
     std::vector<std::pair<uint32_t, uint32_t>> GetConnections(uint32_t rank) const override;
     uint64_t GetMemoryBytes() const override;

@@ -210,28 +210,35 @@ CollectiveSchedule::GetTagCodes() const
 }
 
 uint32_t
-CollectiveSchedule::GetTagIndexBits() const
+CollectiveSchedule::GetTagIndexBits(uint32_t reservedBits) const
 {
-    if (m_tagIndexBits <= TAG_BITS)
+    if (m_tagCodeBits > TAG_BITS)
     {
-        return m_tagIndexBits; // every rank asks at every run: the default counts every rank
+        // Every rank asks at every run: the default counts every rank, so count once.
+        uint32_t codeBits = 0;
+        while ((1ULL << codeBits) < GetTagCodes())
+        {
+            ++codeBits;
+        }
+        m_tagCodeBits = codeBits;
     }
-    uint32_t codeBits = 0;
-    while ((1ULL << codeBits) < GetTagCodes())
-    {
-        ++codeBits;
-    }
-    NS_ABORT_MSG_IF(codeBits + 8 > TAG_BITS,
-                    "CollectiveSchedule: " << GetTagCodes()
-                                           << " receive streams on a rank do not fit a tag");
-    m_tagIndexBits = TAG_BITS - codeBits;
-    return m_tagIndexBits;
+    NS_ABORT_MSG_IF(m_tagCodeBits + reservedBits + 8 > TAG_BITS,
+                    "CollectiveSchedule: " << GetTagCodes() << " receive streams on a rank do not "
+                                           << "fit a tag" << (reservedBits > 0 ? " beside " : "")
+                                           << (reservedBits > 0 ? std::to_string(reservedBits) : "")
+                                           << (reservedBits > 0 ? " bits of communicator id" : ""));
+    return TAG_BITS - reservedBits - m_tagCodeBits;
 }
 
 uint32_t
 CollectiveSchedule::MakeTag(const ScheduleMessage& message) const
 {
-    const uint32_t indexBits = GetTagIndexBits();
+    return MakeTag(message, GetTagIndexBits());
+}
+
+uint32_t
+CollectiveSchedule::MakeTag(const ScheduleMessage& message, uint32_t indexBits) const
+{
     const uint64_t mask = (1ULL << indexBits) - 1;
     return (message.tagCode << indexBits) | static_cast<uint32_t>(message.recvIndex & mask);
 }

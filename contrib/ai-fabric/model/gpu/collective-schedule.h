@@ -271,9 +271,12 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
      * \return (first stream, number of streams)
      */
     virtual std::pair<uint32_t, uint32_t> LocateRecv(uint32_t rank, uint32_t code) const;
-    /// \return bits of a tag that carry the message's index (the rest name the stream);
-    ///         computed once
-    virtual uint32_t GetTagIndexBits() const;
+    /**
+     * \param reservedBits high bits of the 24 that the tag leaves to its communicator's id
+     *        (CollectiveHelper::AddGroup(): 0 without groups)
+     * \return bits of a tag that carry the message's index (the rest name the stream)
+     */
+    virtual uint32_t GetTagIndexBits(uint32_t reservedBits = 0) const;
     /// \return the largest tag code + 1 (by default: the most receive streams of a rank)
     virtual uint32_t GetTagCodes() const;
 
@@ -311,6 +314,13 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
      */
     uint32_t MakeTag(const ScheduleMessage& message) const;
 
+    /**
+     * \param message a message of a send stream
+     * \param indexBits GetTagIndexBits(reservedBits)
+     * \return the message's tag, in the low 24 - reservedBits bits
+     */
+    uint32_t MakeTag(const ScheduleMessage& message, uint32_t indexBits) const;
+
   protected:
     /**
      * \brief Sort connections and drop repeats.
@@ -321,14 +331,14 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
         std::vector<std::pair<uint32_t, uint32_t>> connections);
 
   private:
-    CollectiveType m_type;                         //!< the collective
-    uint32_t m_nRanks;                             //!< ranks
-    uint64_t m_bytes;                              //!< size
-    std::string m_algorithm;                       //!< builder
-    NcclProtocol m_protocol{NCCL_SIMPLE};          //!< SetProtocol()
-    bool m_hasProtocol{false};                     //!< SetProtocol() was called
-    bool m_treeLatency{false};                     //!< SetTreeLatency()
-    mutable uint32_t m_tagIndexBits{TAG_BITS + 1}; //!< GetTagIndexBits() (TAG_BITS + 1: not yet)
+    CollectiveType m_type;                        //!< the collective
+    uint32_t m_nRanks;                            //!< ranks
+    uint64_t m_bytes;                             //!< size
+    std::string m_algorithm;                      //!< builder
+    NcclProtocol m_protocol{NCCL_SIMPLE};         //!< SetProtocol()
+    bool m_hasProtocol{false};                    //!< SetProtocol() was called
+    bool m_treeLatency{false};                    //!< SetTreeLatency()
+    mutable uint32_t m_tagCodeBits{TAG_BITS + 1}; //!< bits of the tag codes (TAG_BITS + 1: not yet)
 };
 
 } // namespace ns3

@@ -34,8 +34,6 @@ constexpr uint64_t REDUCE_MEMORY_PASSES = 3;
 constexpr double LL_EFFICIENCY = 0.5;
 /// A message's tag: the collective's sequence number (8 bits) above the schedule's tag.
 constexpr uint32_t TAG_ID_BITS = CollectiveSchedule::TAG_BITS;
-/// Mask of the id in a tag.
-constexpr uint32_t TAG_ID_MASK = (1U << TAG_ID_BITS) - 1;
 /// Sequence numbers wrap at 256.
 constexpr uint32_t TAG_SEQUENCE_MASK = 0xFF;
 /// A peer may run at most this many collectives ahead (a root that waits for nobody, as the
@@ -220,6 +218,42 @@ Communicator::Setup(uint32_t rank, uint32_t nRanks, Ptr<GpuTransport> transport)
     m_transport = transport;
     m_transport->SetReceiveCallback(MakeCallback(&Communicator::Received, this));
     m_transport->SetSendCallback(MakeCallback(&Communicator::SendCompleted, this));
+}
+
+void
+Communicator::SetGroup(std::vector<uint32_t> globalRanks,
+                       uint32_t channelBase,
+                       uint32_t id,
+                       uint32_t idBits)
+{
+    NS_ABORT_MSG_IF(!globalRanks.empty() && globalRanks.size() != m_nRanks,
+                    "Communicator: a group of " << globalRanks.size() << " ranks for a " << m_nRanks
+                                                << "-rank communicator");
+    NS_ABORT_MSG_IF(idBits > 8 || (id >> idBits) != 0,
+                    "Communicator: id " << id << " does not fit " << idBits << " bits");
+    NS_ABORT_MSG_IF(IsRunning(), "Communicator: SetGroup() while a collective runs");
+    m_global = std::move(globalRanks);
+    m_channelBase = channelBase;
+    m_groupId = id;
+    m_idBits = idBits;
+    m_localMask = (1U << (TAG_ID_BITS - idBits)) - 1;
+    m_nvlsContiguous = true;
+    for (uint32_t r = 1; r < m_global.size(); ++r)
+    {
+        m_nvlsContiguous = m_nvlsContiguous && m_global[r] == m_global[r - 1] + 1;
+    }
+}
+
+uint32_t
+Communicator::GetGlobalRank(uint32_t rank) const
+{
+    return m_global.empty() ? rank : m_global[rank];
+}
+
+uint32_t
+Communicator::GetGroupId() const
+{
+    return m_groupId;
 }
 
 uint32_t
@@ -418,7 +452,7 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     m_schedule = schedule;
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
-    m_indexBits = schedule->GetTagIndexBits();
+    m_indexBits = schedule->GetTagIndexBits(m_idBits);
     m_started = 0;
     m_completed = 0;
     m_sentByStep.assign(m_stepAccounting ? schedule->GetNSteps() : 0, 0);
@@ -510,7 +544,7 @@ Communicator::Advance(uint32_t stream)
         {
             ++m_started;
             // Start may deliver at once (a zero latency): m_message is not used after it.
-            Start(m_message.transfer, m_schedule->MakeTag(m_message));
+            Start(m_message.transfer, m_schedule->MakeTag(m_message, m_indexBits));
         }
     }
 }
@@ -518,7 +552,7 @@ Communicator::Advance(uint32_t stream)
 void
 Communicator::Start(const CollectiveTransfer& t, uint32_t tag)
 {
-    const bool nvlink = m_transport->IsNvLinkPeer(t.dst);
+    const bool nvlink = m_transport->IsNvLinkPeer(GetGlobalRank(t.dst));
     const Time latency = nvlink ? GetNvLinkStepLatency() : GetStepLatency();
     if (latency.IsZero())
     {
@@ -567,17 +601,31 @@ Communicator::Send(const CollectiveTransfer& t, uint32_t tag)
     }
     m_sendTrace(t);
     tag |= m_sequence << TAG_ID_BITS;
+    if (m_idBits > 0)
+    {
+        tag |= m_groupId << (TAG_ID_BITS - m_idBits);
+    }
     switch (t.kind)
     {
     case TransferKind::POINT_TO_POINT:
-        m_transport->Send(t.dst, t.channel, WireBytes(t.bytes), tag);
+        m_transport->Send(GetGlobalRank(t.dst), m_channelBase + t.channel, WireBytes(t.bytes), tag);
         break;
     case TransferKind::NVLS_REDUCE:
-        m_transport->SendNvls(false, t.dst, WireBytes(t.bytes), tag, t.groupSize, t.groupBase);
-        break;
     case TransferKind::NVLS_MULTICAST:
-        m_transport->SendNvls(true, t.src, WireBytes(t.bytes), tag, t.groupSize, t.groupBase);
+    {
+        // An NVLS group is GPUs groupBase .. groupBase + groupSize - 1 of a domain: the
+        // communicator's ranks there must be consecutive global ranks.
+        NS_ABORT_MSG_IF(!m_nvlsContiguous,
+                        "Communicator: NVLS on a group whose ranks are not consecutive GPUs");
+        const bool multicast = t.kind == TransferKind::NVLS_MULTICAST;
+        m_transport->SendNvls(multicast,
+                              GetGlobalRank(multicast ? t.src : t.dst),
+                              WireBytes(t.bytes),
+                              tag,
+                              t.groupSize,
+                              GetGlobalRank(t.groupBase));
         break;
+    }
     }
 }
 
@@ -596,7 +644,7 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
         m_early.emplace_back(tag, bytes);
         return;
     }
-    const uint32_t local = tag & TAG_ID_MASK;
+    const uint32_t local = tag & m_localMask;
     const auto [first, count] = m_schedule->LocateRecv(m_rank, local >> m_indexBits);
     NS_ABORT_MSG_IF(count == 0 || first + count > m_recv.size(),
                     "Communicator: rank " << m_rank << " received an unexpected message " << local);

@@ -67,6 +67,46 @@ class Communicator : public Object
     void Setup(uint32_t rank, uint32_t nRanks, Ptr<GpuTransport> transport);
 
     /**
+     * \brief Make this a communicator of a group of ranks (CollectiveHelper::AddGroup(), as
+     *        ncclCommSplit makes one), after Setup(groupRank, groupSize, transport): its ranks
+     *        are the group's, which the transport knows by their global ranks; its channels
+     *        are the transport's from channelBase on; its tags carry its id in their top
+     *        idBits of 24, by which the GPU hands arrivals to it (Received()). The group's
+     *        NVLS transfers need its ranks of an NVLink domain to be consecutive global ranks.
+     * \param globalRanks the transport's rank of each group rank (empty: the same ranks)
+     * \param channelBase the transport's channel of the group's channel 0
+     * \param id this communicator's id on its GPUs
+     * \param idBits bits of a tag that carry the id (0: alone on its GPUs)
+     */
+    void SetGroup(std::vector<uint32_t> globalRanks,
+                  uint32_t channelBase,
+                  uint32_t id,
+                  uint32_t idBits);
+
+    /**
+     * \param rank a rank of this communicator
+     * \return the transport's rank of it (itself unless SetGroup())
+     */
+    uint32_t GetGlobalRank(uint32_t rank) const;
+
+    /// \return the communicator's id on its GPUs (0 unless SetGroup())
+    uint32_t GetGroupId() const;
+
+    /**
+     * \brief A transfer to this rank arrived: the transport's receive callback (Setup()
+     *        connects it), or the GPU's when several communicators share it.
+     * \param tag the transfer's tag
+     * \param bytes bytes that arrived
+     */
+    void Received(uint32_t tag, uint64_t bytes);
+
+    /**
+     * \brief A transfer this rank sent completed: the transport's send callback.
+     * \param tag the transfer's tag
+     */
+    void SendCompleted(uint32_t tag);
+
+    /**
      * \brief Run this rank's part of a collective.
      * \param schedule the schedule (the same for every rank; a CollectivePlan is one)
      * \param done called when this rank's part is done
@@ -243,22 +283,11 @@ class Communicator : public Object
     };
 
     /**
-     * \param tag the message's tag
-     * \param bytes bytes that arrived
-     */
-    void Received(uint32_t tag, uint64_t bytes);
-
-    /**
      * \param stream a receive stream
      * \param index the message of it that arrived and is reduced (if it had to be)
      * \param t the message
      */
     void Arrived(uint32_t stream, uint64_t index, CollectiveTransfer t);
-
-    /**
-     * \param tag the message's tag
-     */
-    void SendCompleted(uint32_t tag);
 
     /// Finish if everything arrived and completed.
     void CheckDone();
@@ -267,6 +296,12 @@ class Communicator : public Object
     void StartStreams();
 
     uint32_t m_rank{0};                      //!< this rank
+    std::vector<uint32_t> m_global;          //!< the transport's rank of each rank (empty: same)
+    uint32_t m_channelBase{0};               //!< the transport's channel of channel 0
+    uint32_t m_groupId{0};                   //!< id on its GPUs, in its tags
+    uint32_t m_idBits{0};                    //!< tag bits of the id
+    uint32_t m_localMask{0xFFFFFF};          //!< the schedule's part of a tag
+    bool m_nvlsContiguous{true};             //!< consecutive global ranks (NVLS groups)
     uint32_t m_nRanks{0};                    //!< ranks
     Ptr<GpuTransport> m_transport;           //!< this GPU's transport
     NcclProtocol m_protocol{NCCL_SIMPLE};    //!< Protocol attribute
