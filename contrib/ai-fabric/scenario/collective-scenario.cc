@@ -25,6 +25,8 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/workload-runner.h"
+#include "workload-file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -216,10 +218,26 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                              "plot",
                              "quiet"})
     {
-        if (!o.Has(name))
+        const std::string flag = name;
+        const bool sweepOnly = flag == "collective" || flag == "minBytes" || flag == "maxBytes"
+                               || flag == "stepFactor" || flag == "iters" || flag == "warmup"
+                               || flag == "plot";
+        if (!o.Has(name) && !(m_workloads && sweepOnly))
         {
             o.Use(name);
         }
+    }
+    if (m_workloads)
+    {
+        o.Add("workload",
+              "the workload: a JSON file of every rank's compute, collectives and transfers "
+              "(the manual's \"Workload files\"); its collectives run with their \"algo\", "
+              "or --algo, or the ring where --algo=auto",
+              "");
+        o.Add("timeline",
+              "write every rank's operations to this file as a Chrome/Perfetto trace "
+              "(chrome://tracing, ui.perfetto.dev)",
+              "");
     }
     o.Parse(argc, argv, usage);
 
@@ -250,7 +268,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
             o.Fail("--failures=" + o.Get("failures") + ": " + error);
         }
     }
-    const std::string& collective = o.Get("collective");
+    const std::string collective = m_workloads ? std::string("allreduce") : o.Get("collective");
     if (!ParseCollectiveType(collective, m_type))
     {
         o.Fail("--collective=" + collective
@@ -283,15 +301,39 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                    + " (NVLS and NVLSTree run with simple only, as in NCCL)");
         }
     }
-    m_sweep = CollectiveSweep::FromFlags(m_program,
-                                         m_type,
-                                         algo,
-                                         o.Get("minBytes"),
-                                         o.Get("maxBytes"),
-                                         o.Get("stepFactor"),
-                                         o.Get("iters"),
-                                         o.Get("warmup"),
-                                         o.GetFlag("quiet"));
+    if (m_workloads)
+    {
+        const std::string& file = o.Get("workload");
+        if (file.empty())
+        {
+            o.Fail("--workload=FILE is required: the workload to run");
+        }
+        m_workload = std::make_unique<Workload>();
+        std::string error;
+        if (!WorkloadFile::Read(file, *m_workload, error))
+        {
+            o.Fail("--workload=" + file + ": " + error);
+        }
+        if (m_workload->nRanks != m_topology->GetNGpus())
+        {
+            o.Fail("--workload=" + file + ": a workload of " + std::to_string(m_workload->nRanks)
+                   + " ranks on " + std::to_string(m_topology->GetNGpus()) + " GPUs");
+        }
+        m_sweep.algorithm = algo;
+        m_sweep.progress = !o.GetFlag("quiet");
+    }
+    else
+    {
+        m_sweep = CollectiveSweep::FromFlags(m_program,
+                                             m_type,
+                                             algo,
+                                             o.Get("minBytes"),
+                                             o.Get("maxBytes"),
+                                             o.Get("stepFactor"),
+                                             o.Get("iters"),
+                                             o.Get("warmup"),
+                                             o.GetFlag("quiet"));
+    }
     m_sweep.protocol = protocol;
     m_topology->ConfigureSweep(m_sweep);
     m_channels = o.Whole("channels", 1, 64);
@@ -318,7 +360,12 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     {
         o.Fail("--pcap=" + o.Get("pcap") + ": cannot write files with this prefix");
     }
-    if (!o.Get("plot").empty() && FabricCli::IsMainRank())
+    if (m_workloads && !o.Get("timeline").empty() && FabricCli::IsMainRank())
+    {
+        m_timeline = std::make_unique<FabricOutputFile>();
+        m_timeline->OpenOrFail(m_program, "timeline", o.Get("timeline"));
+    }
+    if (o.Has("plot") && !o.Get("plot").empty() && FabricCli::IsMainRank())
     {
         const std::string why = FabricPlot::Prepare(o.Get("plot"));
         if (!why.empty())
@@ -333,9 +380,20 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     }
 }
 
+CollectiveScenario&
+CollectiveScenario::EnableWorkloads()
+{
+    m_workloads = true;
+    return *this;
+}
+
 void
 CollectiveScenario::FailClean(const std::string& message)
 {
+    if (m_timeline)
+    {
+        m_timeline->Discard();
+    }
     m_json->Discard();
     m_options.Fail(message);
 }
@@ -354,6 +412,62 @@ CollectiveScenario::MakeTuner(const FabricHelper& fabric,
     tuner.SetProtocols(*comm);
     topology.ConfigureTuner(tuner, *comm);
     return tuner;
+}
+
+void
+CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
+                                    CollectiveHelper& collectives,
+                                    const CollectiveTuner& tuner)
+{
+    const std::string algo = m_options.Get("algo");
+    const std::string protocol = m_options.Get("protocol");
+    const Ptr<Communicator> comm = collectives.GetCommunicator(0);
+    runner.Prepare(collectives,
+                   [&](CollectiveType type, uint32_t n, uint64_t bytes, const std::string& named)
+                   {
+                       std::string name = named;
+                       if (name.empty())
+                       {
+                           name = algo != "auto"
+                                      ? algo
+                                      : (type == CollectiveType::ALL_TO_ALL ? "direct" : "ring");
+                       }
+                       CollectiveTuner::Choice choice;
+                       std::string error;
+                       if (!tuner.Choose(type, n, bytes, name, protocol, choice, error))
+                       {
+                           FailClean("--workload=" + m_options.Get("workload") + ": a "
+                                     + CollectiveTypeName(type) + " of " + std::to_string(n)
+                                     + " ranks: " + error);
+                       }
+                       Ptr<CollectiveAlgorithm> algorithm
+                           = CollectiveAlgorithm::CreateByName(name, type, n, error);
+                       if (!algorithm)
+                       {
+                           FailClean("--workload=" + m_options.Get("workload") + ": " + error);
+                       }
+                       CollectiveSystem system = tuner.GetSystem(choice.protocol);
+                       if (n == collectives.GetNRanks())
+                       {
+                           // Every rank: configured as the sweep's collectives are (NCCL's ring
+                           // order).
+                           system.serverAwareRing = m_sweep.serverAwareRing;
+                           system.gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer
+                                                                           : m_sweep.gpusPerServer;
+                           system.torusDims = m_sweep.torusDims;
+                       }
+                       algorithm->Configure(n, system);
+                       const bool ncclChannels
+                           = name != "nvls" && type != CollectiveType::ALL_TO_ALL;
+                       const uint32_t channels
+                           = ncclChannels ? comm->ChannelsFor(
+                                 bytes, collectives.GetChannels(), name == "ring", choice.protocol)
+                                          : collectives.GetChannels();
+                       Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
+                           type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
+                       schedule->SetProtocol(choice.protocol);
+                       return schedule;
+                   });
 }
 
 FailureRunOutput
@@ -402,25 +516,37 @@ CollectiveScenario::Simulate(bool inject, bool print)
         collectives.SetFlowRouter(router);
     }
     topology->ConfigureCollectives(collectives);
+    Ptr<WorkloadRunner> workload;
+    if (m_workloads)
+    {
+        workload = CreateObject<WorkloadRunner>();
+        workload->SetWorkload(*m_workload);
+        workload->AddGroups(collectives); // its communicators, before the GPUs get theirs
+    }
     collectives.Install(ranks, fabric);
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);
-    CollectiveSweepConfig runConfig = m_sweep;
-    // The baseline run is silent; across MPI ranks, rank 0 speaks.
-    runConfig.progress = m_sweep.progress && print && FabricCli::IsMainRank();
-    CollectiveSweep runner(collectives, tuner, runConfig);
-    runner.Schedule();
+    std::unique_ptr<CollectiveSweep> sweep;
+    Callback<bool> isDone;
+    if (workload)
+    {
+        PrepareWorkload(*workload, collectives, tuner);
+        workload->Start();
+        isDone = MakeCallback(&WorkloadRunner::IsDone, PeekPointer(workload));
+    }
+    else
+    {
+        CollectiveSweepConfig runConfig = m_sweep;
+        // The baseline run is silent; across MPI ranks, rank 0 speaks.
+        runConfig.progress = m_sweep.progress && print && FabricCli::IsMainRank();
+        sweep = std::make_unique<CollectiveSweep>(collectives, tuner, runConfig);
+        sweep->Schedule();
+        isDone = MakeCallback(&CollectiveSweep::IsDone, sweep.get());
+    }
 
     FailureWatch watch;
     std::string error;
-    if (!FailureReport::Arm(fabric,
-                            ranks,
-                            MakeCallback(&CollectiveSweep::IsDone, &runner),
-                            m_faults,
-                            inject,
-                            1 + streams,
-                            watch,
-                            error))
+    if (!FailureReport::Arm(fabric, ranks, isDone, m_faults, inject, 1 + streams, watch, error))
     {
         FailClean("--failures=" + o.Get("failures") + ": " + error);
     }
@@ -442,20 +568,31 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (print)
     {
         topology->PrintHeader(std::cout, *this);
-        std::cout << "# collective " << o.Get("collective") << ", algo " << o.Get("algo") << ", "
-                  << ranks.GetN() << " ranks, " << m_channels << " channel(s), protocol "
-                  << o.Get("protocol") << ", " << m_sweep.warmup << " warm-up + "
-                  << m_sweep.iterations << " timed iterations per size\n";
+        if (workload)
+        {
+            std::cout << "# workload " << o.Get("workload") << ": " << ranks.GetN() << " ranks, "
+                      << m_workload->groups.size() - 1 << " groups, algo " << o.Get("algo")
+                      << ", protocol " << o.Get("protocol") << ", " << m_channels
+                      << " channel(s)\n";
+        }
+        else
+        {
+            std::cout << "# collective " << o.Get("collective") << ", algo " << o.Get("algo")
+                      << ", " << ranks.GetN() << " ranks, " << m_channels
+                      << " channel(s), protocol " << o.Get("protocol") << ", " << m_sweep.warmup
+                      << " warm-up + " << m_sweep.iterations << " timed iterations per size\n";
+        }
         std::cout.flush();
     }
 
     // The figures' time series: in the run that counts, in one process (a rank sees only
     // its own ports).
     FabricSeriesSampler sampler;
-    const bool sample = print && !o.Get("plot").empty() && FabricCli::GetRanks() == 1;
+    const bool sample
+        = print && o.Has("plot") && !o.Get("plot").empty() && FabricCli::GetRanks() == 1;
     if (sample)
     {
-        sampler.Start(collectives, MakeCallback(&CollectiveSweep::IsDone, &runner));
+        sampler.Start(collectives, isDone);
     }
     Simulator::Run();
     FailureRunOutput out;
@@ -464,7 +601,14 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.series = sampler.ToJson();
     }
     FailureReport::Collect(watch, out);
-    out.simTime = runner.IsDone() ? runner.GetEndTime() : Simulator::Now();
+    if (workload)
+    {
+        out.simTime = workload->IsDone() ? workload->GetEndTime() : Simulator::Now();
+    }
+    else
+    {
+        out.simTime = sweep->IsDone() ? sweep->GetEndTime() : Simulator::Now();
+    }
     out.events = Simulator::GetEventCount();
     if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Get())
     {
@@ -476,11 +620,26 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.windows = impl->GetWindows();
         out.messages = counts[1];
     }
-    out.rows = runner.GetRows();
     out.protocol = o.Get("protocol");
-    if (print)
+    if (workload)
     {
-        CollectiveSweep::PrintTable(std::cout, out.rows, m_type);
+        out.extra["workload"] = WorkloadFile::ToJson(*workload);
+        if (print)
+        {
+            WorkloadFile::Print(std::cout, *workload);
+            if (m_timeline)
+            {
+                WorkloadFile::WriteTimeline(m_timeline->Stream(), *workload);
+            }
+        }
+    }
+    else
+    {
+        out.rows = sweep->GetRows();
+        if (print)
+        {
+            CollectiveSweep::PrintTable(std::cout, out.rows, m_type);
+        }
     }
     if (router)
     {
@@ -549,6 +708,16 @@ void
 CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutput& out) const
 {
     const ScenarioOptions& o = m_options;
+    if (m_workloads)
+    {
+        j["workload"] = o.Get("workload");
+        j["algo"] = o.Get("algo");
+        j["channels"] = m_channels;
+        j["mode"] = m_options.Get("mode");
+        j["protocol"] = out.protocol;
+        j["RngRun"] = RngSeedManager::GetRun();
+        return;
+    }
     j["collective"] = o.Get("collective");
     j["algo"] = o.Get("algo");
     j["channels"] = m_channels;
@@ -579,7 +748,12 @@ CollectiveScenario::MakeJson(const FailureRunOutput& base,
     {
         j[key] = value; // the topology's own results
     }
-    FailureReport::AddRunJson(j, m_options.Get("collective"), base, out, !m_faults.empty(), wall);
+    FailureReport::AddRunJson(j,
+                              m_workloads ? std::string("workload") : m_options.Get("collective"),
+                              base,
+                              out,
+                              !m_faults.empty(),
+                              wall);
     if (!out.series.is_null())
     {
         j["series"] = out.series;
@@ -639,8 +813,18 @@ CollectiveScenario::Main(int argc, char* argv[], const std::string& usage)
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     FailureReport::Finish(
         m_program, base, out, !m_faults.empty(), m_options.GetFlag("quiet"), wall);
+    if (m_timeline)
+    {
+        std::string why;
+        if (!m_timeline->Commit(why))
+        {
+            std::cerr << m_program << ": --timeline=" << m_options.Get("timeline") << ": " << why
+                      << std::endl;
+            return 1;
+        }
+    }
     const std::string& json = m_options.Get("json");
-    const std::string& plot = m_options.Get("plot");
+    const std::string plot = m_options.Has("plot") ? m_options.Get("plot") : std::string();
     if ((!json.empty() || !plot.empty()) && FabricCli::IsMainRank())
     {
         const nlohmann::ordered_json j = MakeJson(base, out, wall);

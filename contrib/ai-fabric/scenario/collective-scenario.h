@@ -12,6 +12,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/node-container.h"
+#include "ns3/workload.h"
 #include "scenario-options.h"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,8 @@
 
 namespace ns3
 {
+
+class WorkloadRunner;
 
 class CollectiveHelper;
 class CollectiveScenario;
@@ -246,6 +249,14 @@ class CollectiveScenario
      */
     int Main(int argc, char* argv[], const std::string& usage);
 
+    /**
+     * \brief Run a workload instead of a sweep (ai-fabric-train): the program takes
+     *        --workload=FILE (required; WorkloadFile's format) and --timeline=FILE, and not the
+     *        sweep's flags; it prints the step's time and breakdown. Before Main().
+     * \return this
+     */
+    CollectiveScenario& EnableWorkloads();
+
     /// \return the flags
     const ScenarioOptions& GetOptions() const;
 
@@ -306,6 +317,18 @@ class CollectiveScenario
                               CollectiveHelper& collectives) const;
 
     /**
+     * \brief Make a workload's schedules: each collective with its own "algo", or --algo, or
+     *        where --algo=auto the ring (direct for all-to-all); with the protocol --protocol
+     *        names, or the tuner's choice for that algorithm and the communicator's size.
+     * \param runner the workload's runner (its groups added)
+     * \param collectives the installed communicators
+     * \param tuner the run's tuner
+     */
+    void PrepareWorkload(WorkloadRunner& runner,
+                         CollectiveHelper& collectives,
+                         const CollectiveTuner& tuner);
+
+    /**
      * \brief The JSON output (DESIGN.md section 5): what --json writes and --plot draws.
      * \param base the run without failures (when failures were injected)
      * \param out the run
@@ -335,6 +358,9 @@ class CollectiveScenario
     bool m_flow{false};                                //!< --mode=flow
     std::vector<FaultEvent> m_faults;                  //!< --failures
     std::unique_ptr<FabricOutputFile> m_json;          //!< --json, opened before the runs
+    bool m_workloads{false};                           //!< EnableWorkloads()
+    std::unique_ptr<Workload> m_workload;              //!< --workload, read and checked
+    std::unique_ptr<FabricOutputFile> m_timeline;      //!< --timeline, opened before the runs
 };
 
 } // namespace ns3

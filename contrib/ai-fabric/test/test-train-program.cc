@@ -1,0 +1,197 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+// ai-fabric-train: a workload file on a fat-tree. A collective after compute takes the compute
+// plus the collective's time in ai-fabric-fattree, to the picosecond; the shipped example runs
+// and is deterministic; the timeline is a Chrome trace; bad workloads and flags get one line
+// and exit status 2, with nothing written.
+
+#include "ai-fabric-test-command.h"
+#include "ai-fabric-test-fixture.h"
+#include "ns3/workload-file.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+
+class TrainProgramTest : public AiFabricTest
+{
+};
+
+/**
+ * \param path a file
+ * \param text its contents
+ */
+void
+Write(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
+
+/**
+ * \param path a file
+ * \return true if it exists
+ */
+bool
+Exists(const std::string& path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+/**
+ * \param args the program's flags (--quiet added)
+ * \return its result
+ */
+CommandResult
+Train(const std::string& args)
+{
+    return RunCommand(ProgramPath("ai-fabric-train") + " --quiet " + args);
+}
+
+} // namespace
+
+// 1 ms of compute, then a 16 MiB ring all-reduce of every rank: the step is 1 ms plus the
+// all-reduce's time in ai-fabric-fattree's sweep, exactly; the breakdown says so.
+TEST_F(TrainProgramTest, ACollectiveAfterComputeIsTheSweepsTime)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string dir = TempDir();
+    Write(dir + "/w.json",
+          R"({"ranks": 16, "default": [
+               {"name": "fwd", "compute_us": 1000},
+               {"name": "ar", "collective": "allreduce", "bytes": 16777216, "deps": ["fwd"]}]})");
+    const std::string fabric = " --servers=2 --radix=8 --algo=ring --protocol=simple";
+    const CommandResult r = Train("--workload=" + dir + "/w.json" + fabric + " --json=" + dir
+                                  + "/out.json --timeline=" + dir + "/tl.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const CommandResult sweep = RunCommand(
+        ProgramPath("ai-fabric-fattree") + " --quiet" + fabric
+        + " --minBytes=16M --maxBytes=16M --iters=1 --warmup=0 --json=" + dir + "/sweep.json");
+    ASSERT_EQ(sweep.status, 0) << sweep.err;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/out.json"));
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir + "/sweep.json"));
+    const double allreduce = s["results"][0]["time_us"].get<double>();
+    EXPECT_NEAR(j["workload"]["step_us"].get<double>(), 1000 + allreduce, 1e-6);
+    EXPECT_TRUE(j["workload"]["finished"].get<bool>());
+    for (const auto& rank : j["workload"]["per_rank"])
+    {
+        EXPECT_NEAR(rank["compute_us"].get<double>(), 1000, 1e-6);
+        EXPECT_NEAR(rank["exposed_us"]["allreduce"].get<double>() + rank["compute_us"].get<double>()
+                        + rank["idle_us"].get<double>(),
+                    rank["end_us"].get<double>(),
+                    1e-6);
+    }
+    EXPECT_EQ(j["scenario"]["program"], "ai-fabric-train");
+    EXPECT_EQ(j["scenario"]["workload"], dir + "/w.json");
+    // The timeline: a process per rank, a thread per stream, an event per operation.
+    const nlohmann::json tl = nlohmann::json::parse(ReadFile(dir + "/tl.json"));
+    uint32_t processes = 0;
+    uint32_t ops = 0;
+    for (const auto& e : tl["traceEvents"])
+    {
+        processes += e["name"] == "process_name" ? 1 : 0;
+        if (e["ph"] == "X")
+        {
+            ++ops;
+            EXPECT_GE(e["dur"].get<double>(), 0);
+        }
+    }
+    EXPECT_EQ(processes, 16u);
+    EXPECT_EQ(ops, 32u);
+    for (const char* f : {"/w.json", "/out.json", "/sweep.json", "/tl.json"})
+    {
+        std::remove((dir + f).c_str());
+    }
+    rmdir(dir.c_str());
+}
+
+// The shipped example: tensor-parallel all-reduces inside servers, data-parallel gradients
+// across them overlapping the backward pass; the same output twice, on both engines within
+// 0.1%.
+TEST_F(TrainProgramTest, TheExampleRunsAndIsDeterministic)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string file = std::string(AI_FABRIC_SOURCE_DIR)
+                             + "/contrib/ai-fabric/examples/workloads/dp-overlap.json";
+    const CommandResult a = Train("--workload=" + file + " --servers=2 --mode=flow");
+    const CommandResult b = Train("--workload=" + file + " --servers=2 --mode=flow");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_EQ(a.out, b.out);
+    EXPECT_NE(a.out.find("# step time: "), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("exposed allreduce"), std::string::npos) << a.out;
+    // Each backward pass is 2e13 FLOPs at an H100's measured 794.5 TFLOP/s (25.17 ms): the
+    // last gradients' all-reduce cannot hide, the first's does.
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(WorkloadFile::Read(file, w, error)) << error;
+    EXPECT_EQ(w.nRanks, 16u);
+    EXPECT_EQ(w.groups.size(), 11u); // every rank's, 2 tensor- and 8 data-parallel groups
+    EXPECT_NEAR(w.ops[0][0].duration.GetSeconds(), 2e13 / (989.4e12 * 0.803), 1e-9);
+}
+
+// Bad input: one line on stderr, exit status 2, no output file left.
+TEST_F(TrainProgramTest, BadWorkloadsAndFlags)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string dir = TempDir();
+    const std::string json = dir + "/out.json";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"", "--workload=FILE is required"},
+        {R"({"ranks": 8, "default": []})", "a workload of 8 ranks on 16 GPUs"},
+        {R"({"ranks": 16, "default": [{"compute_us": -1}]})", "\"compute_us\" must be a number"},
+        {R"({"ranks": 16, "default": [{"name": "a", "compute_us": 1, "deps": ["b"]}]})",
+         "\"deps\" names \"b\", not an operation before it"},
+        {R"({"ranks": 16, "default": [{"collective": "allreduce", "comm": "tp", "bytes": 8}]})",
+         "no communicator kind \"tp\""},
+        {R"({"ranks": 16, "colour": 1, "default": []})", "unknown key \"colour\""},
+        {R"({"ranks": 16, "default": [], "rank_ops": {"0": [{"send": 1, "bytes": 8}]}})",
+         "rank 0's sends to rank 1 do not match its receives from it"},
+        {R"({"ranks": 16, "gpu": "a100", "default": [{"flops": 1e9, "dtype": "fp8"}]})",
+         "the a100 does not compute in fp8"},
+        {R"({"ranks": 16, "communicators": {"tp": [[0, 1], [1, 2]]}, "default": []})",
+         "rank 1 is in two groups of \"tp\""},
+        {"not json", "is not JSON"},
+    };
+    for (const auto& [text, says] : cases)
+    {
+        std::string args = "--servers=2 --json=" + json;
+        if (!text.empty())
+        {
+            Write(dir + "/w.json", text);
+            args += " --workload=" + dir + "/w.json";
+        }
+        const CommandResult r = Train(args);
+        EXPECT_EQ(r.status, 2) << text;
+        EXPECT_NE(r.err.find(says), std::string::npos) << text << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(Exists(json)) << text;
+    }
+    const CommandResult missing = Train("--servers=2 --workload=" + dir + "/none.json");
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_NE(missing.err.find("cannot read"), std::string::npos) << missing.err;
+    Write(dir + "/w.json", R"({"ranks": 16, "default": [{"compute_us": 1}]})");
+    const CommandResult timeline
+        = Train("--servers=2 --workload=" + dir + "/w.json --timeline=/nonexistent/tl.json");
+    EXPECT_EQ(timeline.status, 2);
+    EXPECT_NE(timeline.err.find("--timeline=/nonexistent/tl.json"), std::string::npos)
+        << timeline.err;
+    // The sweep's flags are not the workload program's.
+    const CommandResult sweepFlag
+        = Train("--servers=2 --workload=" + dir + "/w.json --minBytes=1M");
+    EXPECT_EQ(sweepFlag.status, 2);
+    std::remove((dir + "/w.json").c_str());
+    rmdir(dir.c_str());
+}
