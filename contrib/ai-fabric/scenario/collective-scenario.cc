@@ -19,12 +19,14 @@
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/flow-network.h"
+#include "ns3/gpu-compute-model.h"
 #include "ns3/names.h"
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/training-workload.h"
 #include "ns3/workload-runner.h"
 #include "workload-file.h"
 
@@ -60,6 +62,12 @@ ScenarioTopology::ConfigureFabric(FabricHelper& /* fabric */) const
 void
 ScenarioTopology::ConfigureCollectives(CollectiveHelper& /* collectives */) const
 {
+}
+
+std::string
+ScenarioTopology::GetGpuPreset() const
+{
+    return "h100";
 }
 
 void
@@ -238,6 +246,24 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
               "write every rank's operations to this file as a Chrome/Perfetto trace "
               "(chrome://tracing, ui.perfetto.dev)",
               "");
+        o.Add("model",
+              "instead of --workload, one training step of a model as Megatron-LM runs it: "
+                  + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
+                  + " (dense models; TP inside a layer, 1F1B pipeline, bucketed data-parallel "
+                    "gradient all-reduce overlapping the backward pass)",
+              "");
+        o.Add("tp",
+              "with --model: tensor-parallel size (inside a server when it divides "
+              "its GPUs)",
+              "1");
+        o.Add("pp", "with --model: pipeline stages", "1");
+        o.Add("microBatch", "with --model: sequences per micro-batch", "1");
+        o.Add("globalBatch",
+              "with --model: sequences per step (0: one micro-batch per pipeline)",
+              "0");
+        o.Add("seqLength", "with --model: sequence length (0: the model's)", "0");
+        o.Add(
+            "dtype", "with --model: the compute's data type: bf16, fp16, fp8, tf32, fp32", "bf16");
     }
     o.Parse(argc, argv, usage);
 
@@ -304,15 +330,58 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     if (m_workloads)
     {
         const std::string& file = o.Get("workload");
-        if (file.empty())
+        const std::string& modelName = o.Get("model");
+        if (file.empty() == modelName.empty())
         {
-            o.Fail("--workload=FILE is required: the workload to run");
+            o.Fail(
+                "give one of --workload=FILE (a workload file) and --model=NAME (a "
+                "training step)");
         }
         m_workload = std::make_unique<Workload>();
         std::string error;
-        if (!WorkloadFile::Read(file, *m_workload, error))
+        if (!file.empty() && !WorkloadFile::Read(file, *m_workload, error))
         {
             o.Fail("--workload=" + file + ": " + error);
+        }
+        if (!modelName.empty())
+        {
+            TrainingConfig config;
+            if (!TransformerModel::GetPreset(modelName, config.model))
+            {
+                o.Fail("--model=" + modelName + ": expected "
+                       + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or"));
+            }
+            config.tp = o.Whole("tp", 1, 1 << 16);
+            config.pp = o.Whole("pp", 1, 1 << 16);
+            config.microBatch = o.Whole("microBatch", 1, 1 << 20);
+            uint64_t value = 0;
+            for (const auto& [flag, target] : {std::make_pair("globalBatch", &config.globalBatch),
+                                               std::make_pair("seqLength", &config.seqLength)})
+            {
+                if (!FabricCli::ParseUnsigned(o.Get(flag), value))
+                {
+                    o.Fail(std::string("--") + flag + "=" + o.Get(flag)
+                           + ": expected a whole number");
+                }
+                *target = value;
+            }
+            if (!ParseComputeDataType(o.Get("dtype"), config.dtype))
+            {
+                o.Fail("--dtype=" + o.Get("dtype")
+                       + ": expected fp64, fp32, tf32, bf16, fp16 or fp8");
+            }
+            if (config.seqLength > 0)
+            {
+                config.model.seqLength = config.seqLength;
+            }
+            Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+            gpu->SetAttribute("Gpu", StringValue(m_topology->GetGpuPreset()));
+            if (!TrainingWorkload::Make(config, m_topology->GetNGpus(), *gpu, *m_workload, error))
+            {
+                o.Fail("--model=" + modelName + ": " + error);
+            }
+            m_training = std::make_unique<TrainingConfig>(config);
+            m_trainingGpu = gpu;
         }
         if (m_workload->nRanks != m_topology->GetNGpus())
         {
@@ -570,10 +639,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
         topology->PrintHeader(std::cout, *this);
         if (workload)
         {
-            std::cout << "# workload " << o.Get("workload") << ": " << ranks.GetN() << " ranks, "
-                      << m_workload->groups.size() - 1 << " groups, algo " << o.Get("algo")
-                      << ", protocol " << o.Get("protocol") << ", " << m_channels
-                      << " channel(s)\n";
+            std::cout << "# workload "
+                      << (m_training ? "--model=" + o.Get("model") : o.Get("workload")) << ": "
+                      << ranks.GetN() << " ranks, " << m_workload->groups.size() - 1
+                      << " group(s), algo " << o.Get("algo") << ", protocol " << o.Get("protocol")
+                      << ", " << m_channels << " channel(s)\n";
         }
         else
         {
@@ -624,6 +694,52 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (workload)
     {
         out.extra["workload"] = WorkloadFile::ToJson(*workload);
+        if (m_training)
+        {
+            // The model's FLOPs per step over what the GPUs could do in that time.
+            const TrainingConfig& c = *m_training;
+            const uint32_t gpus = ranks.GetN();
+            const uint32_t dp = gpus / (c.tp * c.pp);
+            const uint64_t m = TrainingWorkload::MicroBatches(c, dp);
+            const uint64_t batch = m * c.microBatch * dp;
+            const double flops = TransformerModel(c.model).TrainingStepFlops(batch);
+            const double peak = m_trainingGpu->GetGpu().peakFlops[static_cast<uint32_t>(c.dtype)];
+            const double step = workload->GetEndTime().GetSeconds();
+            const double mfu = step > 0 ? flops / (step * gpus * peak) : 0;
+            out.extra["workload"]["model"] = {{"name", c.model.name},
+                                              {"tp", c.tp},
+                                              {"pp", c.pp},
+                                              {"dp", dp},
+                                              {"micro_batches", m},
+                                              {"micro_batch", c.microBatch},
+                                              {"global_batch", batch},
+                                              {"seq_length", c.model.seqLength},
+                                              {"dtype", ComputeDataTypeName(c.dtype)},
+                                              {"gpu", m_trainingGpu->GetGpu().name},
+                                              {"step_flops", flops},
+                                              {"mfu", mfu}};
+            if (print)
+            {
+                char line[240];
+                std::snprintf(line,
+                              sizeof(line),
+                              "# model %s: tp %u, pp %u, dp %u, %llu micro-batches of %u x %llu "
+                              "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
+                              c.model.name.c_str(),
+                              c.tp,
+                              c.pp,
+                              dp,
+                              static_cast<unsigned long long>(m),
+                              c.microBatch,
+                              static_cast<unsigned long long>(c.model.seqLength),
+                              flops,
+                              100 * mfu,
+                              m_trainingGpu->GetGpu().name.c_str(),
+                              ComputeDataTypeName(c.dtype),
+                              peak / 1e12);
+                std::cout << line;
+            }
+        }
         if (print)
         {
             WorkloadFile::Print(std::cout, *workload);
@@ -711,6 +827,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
     if (m_workloads)
     {
         j["workload"] = o.Get("workload");
+        j["model"] = o.Get("model");
         j["algo"] = o.Get("algo");
         j["channels"] = m_channels;
         j["mode"] = m_options.Get("mode");

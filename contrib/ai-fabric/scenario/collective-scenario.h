@@ -12,6 +12,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fault-schedule.h"
 #include "ns3/node-container.h"
+#include "ns3/training-workload.h"
 #include "ns3/workload.h"
 #include "scenario-options.h"
 
@@ -146,6 +147,9 @@ class ScenarioTopology
      * \return the line, or empty if the topology does not say
      */
     virtual std::string GetSplit() const;
+
+    /// \return the GPUs' compute preset (GpuComputeModel; "h100" in the base class)
+    virtual std::string GetGpuPreset() const;
 
     /**
      * \brief Print the lines before the "# collective" line: the topology's summary.
@@ -361,6 +365,8 @@ class CollectiveScenario
     bool m_workloads{false};                           //!< EnableWorkloads()
     std::unique_ptr<Workload> m_workload;              //!< --workload, read and checked
     std::unique_ptr<FabricOutputFile> m_timeline;      //!< --timeline, opened before the runs
+    std::unique_ptr<TrainingConfig> m_training;        //!< --model: the step generated
+    Ptr<GpuComputeModel> m_trainingGpu;                //!< --model: the GPUs' compute model
 };
 
 } // namespace ns3

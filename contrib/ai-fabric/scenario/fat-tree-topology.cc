@@ -242,6 +242,11 @@ class FatTreeTopology : public ScenarioTopology
         m_server.ConfigureTuner(tuner, m_tree.GetGpuByRank(0), m_tree.GetNServers());
     }
 
+    std::string GetGpuPreset() const override
+    {
+        return m_scaleUp ? m_server.GetServer().gpu : ScenarioTopology::GetGpuPreset();
+    }
+
     std::string GetSplit() const override
     {
         return m_tree.GetSplit();

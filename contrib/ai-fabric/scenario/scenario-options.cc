@@ -41,6 +41,12 @@ Join(const std::vector<std::string>& names, const std::string& last)
 }
 } // namespace
 
+std::string
+ScenarioOptions::JoinNames(const std::vector<std::string>& names, const std::string& last)
+{
+    return Join(names, last);
+}
+
 ScenarioOptions::ScenarioOptions(std::string program)
     : m_program(std::move(program))
 {

@@ -97,6 +97,13 @@ class ScenarioOptions
     void Add(const std::string& name, const std::string& help, const std::string& defaultValue);
 
     /**
+     * \param names some names
+     * \param last the word before the last one ("or")
+     * \return "a, b or c"
+     */
+    static std::string JoinNames(const std::vector<std::string>& names, const std::string& last);
+
+    /**
      * \brief Declare a boolean flag of this program alone.
      * \param name its name
      * \param help one line for --help

@@ -531,7 +531,7 @@ WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
     char line[200];
     std::snprintf(line,
                   sizeof(line),
-                  "# workload: %u ranks, %zu groups\n# step time: %.2f us (rank %u last)%s\n",
+                  "# workload: %u ranks, %zu group(s)\n# step time: %.2f us (rank %u last)%s\n",
                   w.nRanks,
                   w.groups.size() - 1,
                   Us(runner.GetEndTime()),

@@ -80,6 +80,8 @@ TEST_F(GpuComputeModelTest, PresetsAreTheDatasheets)
     EXPECT_DOUBLE_EQ(h100->GetMemoryEfficiency(), 0.887);
     EXPECT_NEAR(h100->GetEffectiveFlops(ComputeDataType::BF16), 794.5e12, 0.1e12);
     EXPECT_NEAR(h100->GetEffectiveMemoryBandwidth(), 2.97e12, 0.005e12);
+    // FP8 at its own measured share (1,402.6 of 1,978.9 TFLOP/s).
+    EXPECT_NEAR(h100->GetEffectiveFlops(ComputeDataType::FP8), 1402.6e12, 0.5e12);
     EXPECT_DOUBLE_EQ(a100->GetMatmulEfficiency(), 1.0); // set
     EXPECT_DOUBLE_EQ(Model("a100", 0, 0)->GetMatmulEfficiency(), 0.869);
 }

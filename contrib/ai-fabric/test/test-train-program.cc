@@ -149,7 +149,7 @@ TEST_F(TrainProgramTest, BadWorkloadsAndFlags)
     const std::string dir = TempDir();
     const std::string json = dir + "/out.json";
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"", "--workload=FILE is required"},
+        {"", "give one of --workload=FILE (a workload file) and --model=NAME"},
         {R"({"ranks": 8, "default": []})", "a workload of 8 ranks on 16 GPUs"},
         {R"({"ranks": 16, "default": [{"compute_us": -1}]})", "\"compute_us\" must be a number"},
         {R"({"ranks": 16, "default": [{"name": "a", "compute_us": 1, "deps": ["b"]}]})",
@@ -194,4 +194,42 @@ TEST_F(TrainProgramTest, BadWorkloadsAndFlags)
     EXPECT_EQ(sweepFlag.status, 2);
     std::remove((dir + "/w.json").c_str());
     rmdir(dir.c_str());
+}
+
+// --model generates one training step: Llama 3 8B with TP 8 on one DGX H100. Its JSON says
+// the model, its parallelism and the MFU, the FLOPs per step over the step's time at the GPUs'
+// peak; bad models and parallelism get one line.
+TEST_F(TrainProgramTest, ModelSteps)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string dir = TempDir();
+    const CommandResult r
+        = Train("--model=llama3-8b --servers=1 --tp=8 --mode=flow --json=" + dir + "/out.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# model llama3-8b: tp 8, pp 1, dp 1"), std::string::npos) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/out.json"));
+    const nlohmann::json& model = j["workload"]["model"];
+    EXPECT_EQ(model["tp"], 8);
+    EXPECT_EQ(model["gpu"], "h100");
+    const double step = j["workload"]["step_us"].get<double>() * 1e-6;
+    EXPECT_NEAR(model["mfu"].get<double>(),
+                model["step_flops"].get<double>() / (step * 8 * 989.4e12),
+                1e-9);
+    // Compute alone cannot beat the measured GEMM efficiency.
+    EXPECT_LT(model["mfu"].get<double>(), 0.803);
+    EXPECT_GT(model["mfu"].get<double>(), 0.2);
+    std::remove((dir + "/out.json").c_str());
+    rmdir(dir.c_str());
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"--model=gpt5", "--model=gpt5: expected gpt3-175b, llama3-8b"},
+             {"--model=llama3-8b --tp=3", "tp x pp x cp = 3 does not divide the 8 GPUs"},
+             {"--model=mixtral-8x7b", "is a mixture of experts"},
+             {"--model=llama3-8b --dtype=int4", "--dtype=int4: expected"},
+             {"--model=llama3-8b --workload=x.json", "give one of --workload=FILE"}})
+    {
+        const CommandResult bad = Train("--servers=1 " + args);
+        EXPECT_EQ(bad.status, 2) << args;
+        EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+        EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    }
 }

@@ -9,8 +9,10 @@
 // the 1F1B pipeline's bubble against (p - 1) / (m + p - 1).
 
 #include "ai-fabric-test-fixture.h"
+#include "ns3/gpu-compute-model.h"
 #include "ns3/parallel-layout.h"
 #include "ns3/pipeline-schedule.h"
+#include "ns3/training-workload.h"
 #include "ns3/transformer-model.h"
 
 #include <gtest/gtest.h>
@@ -179,4 +181,110 @@ TEST_F(TrainingModelTest, OneFOneBBubble)
                       t.makespan);
         }
     }
+}
+
+namespace
+{
+
+/// A small dense model for generated steps: 8 layers, h 1024, 16 heads (8 KV), SwiGLU 2816.
+TransformerSpec
+SmallModel()
+{
+    TransformerSpec s;
+    s.name = "small";
+    s.layers = 8;
+    s.hidden = 1024;
+    s.ffnHidden = 2816;
+    s.heads = 16;
+    s.kvHeads = 8;
+    s.vocab = 32000;
+    s.seqLength = 2048;
+    s.gatedMlp = true;
+    return s;
+}
+
+} // namespace
+
+// A generated step does the model's FLOPs exactly, split over the ranks: the sum of its compute
+// operations' FLOPs is TrainingStepFlops() of the global batch. Its structure: per micro-batch
+// and layer a TP rank computes attention and MLP forward and backward with a TP all-reduce
+// after each, stages exchange one activation and one gradient per micro-batch, and every rank
+// ends with data-parallel gradient all-reduces and the optimizer.
+TEST_F(TrainingModelTest, GeneratedStepDoesTheModelsFlops)
+{
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.tp = 2;
+    c.pp = 2;
+    c.microBatch = 2;
+    c.globalBatch = 16; // dp 2: 4 micro-batches per pipeline
+    c.bucketParameters = 10000000;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
+    EXPECT_EQ(TrainingWorkload::MicroBatches(c, 2), 4u);
+    double flops = 0;
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    const double expected = TransformerModel(c.model).TrainingStepFlops(16);
+    EXPECT_NEAR(flops / expected, 1.0, 1e-9);
+    // Rank 0: stage 0, TP 0, DP 0.
+    uint32_t attention = 0;
+    uint32_t tpReductions = 0;
+    uint32_t dpReductions = 0;
+    uint32_t sends = 0;
+    uint32_t recvs = 0;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        attention
+            += op.name.find("-attn") != std::string::npos && op.kind == WorkloadOpKind::COMPUTE;
+        if (op.kind == WorkloadOpKind::COLLECTIVE)
+        {
+            const bool tp = w.groupNames[op.group].rfind("tp", 0) == 0;
+            tp ? ++tpReductions : ++dpReductions;
+            EXPECT_EQ(op.bytes, tp ? 2u * 2048 * 1024 * 2 : op.bytes); // T x h in bf16
+        }
+        sends += op.kind == WorkloadOpKind::SEND;
+        recvs += op.kind == WorkloadOpKind::RECV;
+    }
+    EXPECT_EQ(attention, 4u * 4 * 2);    // 4 micro-batches x 4 layers, forward and backward
+    EXPECT_EQ(tpReductions, 4u * 4 * 4); // after each attention and MLP, both ways
+    EXPECT_GE(dpReductions, 1u);
+    EXPECT_EQ(sends, 4u); // activations to stage 1
+    EXPECT_EQ(recvs, 4u); // their gradients back
+    EXPECT_EQ(w.ops[0].back().name, "optimizer");
+    EXPECT_EQ(w.groups.size(), 1u + 4 + 4); // every rank's, 4 TP pairs, 4 DP pairs
+}
+
+// What does not fit gets one line.
+TEST_F(TrainingModelTest, TrainingConfigurationsThatDoNotFit)
+{
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.pp = 3;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 6, *gpu, w, error));
+    EXPECT_EQ(error, "pp = 3 does not divide the 8 layers of small");
+    c.pp = 1;
+    c.tp = 3;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 6, *gpu, w, error));
+    EXPECT_EQ(error, "tp = 3 does not divide the heads and the MLP of small");
+    c.tp = 2;
+    c.globalBatch = 5;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_NE(error.find("not a whole number of micro-batches"), std::string::npos) << error;
+    c.globalBatch = 0;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 5, *gpu, w, error));
+    EXPECT_EQ(error, "tp x pp x cp = 2 does not divide the 5 GPUs");
+    TransformerModel::GetPreset("mixtral-8x7b", c.model);
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_NE(error.find("mixture of experts"), std::string::npos) << error;
 }

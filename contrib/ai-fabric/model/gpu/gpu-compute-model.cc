@@ -64,7 +64,9 @@ Presets()
          "TF32 494.7, BF16/FP16 989.4, FP8 1,978.9 (dense), HBM3 3.35 TB/s, 80 GB",
          0.803,
          0.887,
-         "MAMF: H100 SXM BF16 794.5 of 989 TFLOP/s; Azure ND H100 v5: Triad 2.97 of 3.35 TB/s"},
+         "MAMF: H100 SXM BF16 794.5 of 989 TFLOP/s; Azure ND H100 v5: Triad 2.97 of 3.35 TB/s; "
+         "MAMF: FP8 e4m3 1,402.6 of 1,978.9 TFLOP/s",
+         0.709},
         {"h200",
          "NVIDIA H200 SXM 141 GB",
          Peaks(66.9, 66.9, 494.7, 989.4, 1978.9),
@@ -74,7 +76,9 @@ Presets()
          "141 GB",
          0.803,
          0.865,
-         "MAMF: H200 BF16 as H100 (794.5 of 989 TFLOP/s); Azure NDv5 H200: Triad 4.15 of 4.8 TB/s"},
+         "MAMF: H200 BF16 as H100 (794.5 of 989 TFLOP/s); Azure NDv5 H200: Triad 4.15 of 4.8 TB/s; "
+         "MAMF: FP8 e4m3 1,453.4 of 1,978.9 TFLOP/s",
+         0.734},
         {"b200",
          "NVIDIA B200 (HGX B200) 180 GB",
          Peaks(37, 75, 1100, 2250, 4500),
@@ -284,7 +288,10 @@ GpuComputeModel::GetEffectiveFlops(ComputeDataType type) const
     NS_ABORT_MSG_IF(!Supports(type),
                     "GpuComputeModel: the " << m_gpu.description << " does not compute in "
                                             << ComputeDataTypeName(type));
-    return m_gpu.peakFlops[static_cast<uint32_t>(type)] * GetMatmulEfficiency();
+    const bool fp8
+        = type == ComputeDataType::FP8 && m_matmulEfficiency <= 0 && m_gpu.fp8MatmulEfficiency > 0;
+    return m_gpu.peakFlops[static_cast<uint32_t>(type)]
+           * (fp8 ? m_gpu.fp8MatmulEfficiency : GetMatmulEfficiency());
 }
 
 double

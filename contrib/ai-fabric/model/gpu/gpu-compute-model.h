@@ -63,13 +63,14 @@ struct GpuSpec
     std::string name;        //!< preset name ("h100")
     std::string description; //!< e.g. "NVIDIA H100 SXM5 80 GB"
     std::array<double, COMPUTE_DATA_TYPE_COUNT>
-        peakFlops{};              //!< dense FLOP/s by data type (0: none)
-    double memoryBandwidth{0};    //!< HBM bytes/s
-    double memoryBytes{0};        //!< HBM capacity (bytes)
-    std::string source;           //!< the datasheet
-    double matmulEfficiency{1};   //!< share of peak a large GEMM reaches, measured
-    double memoryEfficiency{1};   //!< share of HBM a streaming kernel reaches, measured
-    std::string efficiencySource; //!< where the efficiencies were measured
+        peakFlops{};               //!< dense FLOP/s by data type (0: none)
+    double memoryBandwidth{0};     //!< HBM bytes/s
+    double memoryBytes{0};         //!< HBM capacity (bytes)
+    std::string source;            //!< the datasheet
+    double matmulEfficiency{1};    //!< share of peak a large GEMM reaches, measured
+    double memoryEfficiency{1};    //!< share of HBM a streaming kernel reaches, measured
+    std::string efficiencySource;  //!< where the efficiencies were measured
+    double fp8MatmulEfficiency{0}; //!< share of the FP8 peak a large FP8 GEMM reaches (0: as BF16)
 };
 
 /**

@@ -45,6 +45,7 @@ struct WorkloadOp
     std::string algorithm; //!< COLLECTIVE: algorithm ("": the runner's)
     uint32_t peer{0};      //!< SEND, RECV: the other rank
     uint64_t bytes{0};     //!< COLLECTIVE, SEND, RECV: size (bytes)
+    double flops{0};       //!< COMPUTE: the model FLOPs it does (0 if not known)
 };
 
 /**

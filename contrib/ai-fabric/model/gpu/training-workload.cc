@@ -1,0 +1,359 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "training-workload.h"
+
+#include "pipeline-schedule.h"
+
+#include <map>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Adam with fp32 master weights: reads parameter, gradient and both moments (4 x 4 bytes),
+/// writes parameter and moments (3 x 4) and the 2-byte copy the next step computes with.
+constexpr double OPTIMIZER_BYTES_PER_PARAMETER = 30;
+/// Gradients are accumulated and all-reduced in fp32 (Megatron-LM's default).
+constexpr uint64_t GRADIENT_BYTES = 4;
+
+/// What one block (attention or MLP) of a layer costs a TP rank, forward.
+struct Block
+{
+    double gemmFlops{0};    //!< its GEMMs
+    double gemmBytes{0};    //!< their weights and activations
+    double scoreFlops{0};   //!< attention's QK^T and AV
+    double scoreBytes{0};   //!< their Q, K, V and output
+    double elementBytes{0}; //!< norms, activation, residual
+};
+
+/**
+ * \param gpu the compute model
+ * \param b a block
+ * \param type the data type
+ * \param scale 1 forward, 2 backward
+ * \return its time: each kind of kernel on its own roofline, one after the other
+ */
+Time
+BlockTime(const GpuComputeModel& gpu, const Block& b, ComputeDataType type, double scale)
+{
+    // Attention's score products stay in BF16 when the GEMMs run in FP8 (Transformer Engine's
+    // FP8 recipes leave dot-product attention in BF16 by default).
+    const ComputeDataType scores = type == ComputeDataType::FP8 ? ComputeDataType::BF16 : type;
+    return gpu.KernelTime(scale * b.gemmFlops, scale * b.gemmBytes, type)
+           + gpu.KernelTime(scale * b.scoreFlops, scale * b.scoreBytes, scores)
+           + gpu.KernelTime(0, scale * b.elementBytes, type);
+}
+
+} // namespace
+
+uint64_t
+TrainingWorkload::MicroBatches(const TrainingConfig& config, uint32_t dp)
+{
+    if (config.globalBatch == 0)
+    {
+        return 1;
+    }
+    const uint64_t perPipeline = static_cast<uint64_t>(config.microBatch) * dp;
+    return config.globalBatch % perPipeline == 0 ? config.globalBatch / perPipeline : 0;
+}
+
+bool
+TrainingWorkload::Make(const TrainingConfig& config,
+                       uint32_t gpus,
+                       const GpuComputeModel& gpu,
+                       Workload& workload,
+                       std::string& error)
+{
+    const TransformerSpec& spec = config.model;
+    if (spec.experts > 0)
+    {
+        error = spec.name + " is a mixture of experts: its expert-parallel steps are not "
+                            "generated yet (write them in a workload file)";
+        return false;
+    }
+    if (spec.kvLoraRank > 0)
+    {
+        error = spec.name + ": multi-head latent attention is not generated yet";
+        return false;
+    }
+    ParallelLayout layout;
+    if (!ParallelLayout::Make(gpus, config.tp, config.pp, 1, 1, layout, error))
+    {
+        return false;
+    }
+    const uint32_t tp = config.tp;
+    const uint32_t pp = config.pp;
+    const uint32_t dp = layout.GetDp();
+    if (spec.layers % pp != 0)
+    {
+        error = "pp = " + std::to_string(pp) + " does not divide the " + std::to_string(spec.layers)
+                + " layers of " + spec.name;
+        return false;
+    }
+    const uint32_t kv = spec.kvHeads > 0 ? spec.kvHeads : spec.heads;
+    if (spec.heads % tp != 0 || spec.ffnHidden % tp != 0 || (kv % tp != 0 && tp % kv != 0))
+    {
+        error = "tp = " + std::to_string(tp) + " does not divide the heads and the MLP of "
+                + spec.name;
+        return false;
+    }
+    if (config.microBatch == 0)
+    {
+        error = "the micro-batch must hold at least one sequence";
+        return false;
+    }
+    const uint64_t m = MicroBatches(config, dp);
+    if (m == 0)
+    {
+        error = "the global batch of " + std::to_string(config.globalBatch)
+                + " sequences is not a whole number of micro-batches of "
+                + std::to_string(config.microBatch) + " on each of " + std::to_string(dp)
+                + " data-parallel replicas";
+        return false;
+    }
+    const uint64_t seq = config.seqLength > 0 ? config.seqLength : spec.seqLength;
+    if (seq == 0)
+    {
+        error = spec.name + " has no sequence length: give one";
+        return false;
+    }
+    if (!gpu.Supports(config.dtype))
+    {
+        error = std::string("the ") + gpu.GetGpu().name + " does not compute in "
+                + ComputeDataTypeName(config.dtype);
+        return false;
+    }
+    const TransformerModel model(spec);
+    const double e = ComputeDataTypeBytes(config.dtype);
+    const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq);
+    const double h = static_cast<double>(spec.hidden);
+    const double d = static_cast<double>(spec.hidden / spec.heads);
+    const double qWidth = spec.heads * d / tp;
+    const double kvWidth = std::max(1.0, static_cast<double>(kv) / tp) * d;
+    const double ffn = static_cast<double>(spec.ffnHidden) / tp;
+    const double gates = spec.gatedMlp ? 2 : 1;
+    // Per layer and TP rank, forward (the scores as TransformerModel counts them).
+    const double layerFlops = model.LayerForwardFlops(0, static_cast<uint64_t>(T), seq) / tp;
+    Block attn;
+    attn.gemmFlops = 2 * T * static_cast<double>(model.AttentionParameters()) / tp;
+    attn.scoreFlops = layerFlops - attn.gemmFlops
+                      - 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
+    attn.gemmBytes = e
+                     * (static_cast<double>(model.AttentionParameters()) / tp
+                        + T * (h + qWidth + 2 * kvWidth + qWidth + h));
+    attn.scoreBytes = e * T * (2 * qWidth + 2 * kvWidth);
+    attn.elementBytes = e * T * (2 * h + 3 * h); // layer norm; residual add
+    Block mlp;
+    mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
+    mlp.gemmBytes = e
+                    * (static_cast<double>(model.DenseMlpParameters()) / tp
+                       + T * (h + gates * ffn + ffn + h));
+    mlp.elementBytes = e * T * (2 * h + (gates + 1) * ffn + 3 * h); // norm, activation, residual
+    Block output;
+    output.gemmFlops = model.OutputForwardFlops(static_cast<uint64_t>(T)) / tp;
+    output.gemmBytes = e * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
+    output.elementBytes = e * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
+    const double activationBytes = e * T * h;
+    const uint32_t layersPerStage = spec.layers / pp;
+
+    Workload w;
+    w.nRanks = gpus;
+    std::map<std::vector<uint32_t>, uint32_t> groupIndex;
+    auto groupOf = [&w, &groupIndex](const std::vector<uint32_t>& ranks, const std::string& kind)
+    {
+        auto [it, added] = groupIndex.emplace(ranks, static_cast<uint32_t>(w.groups.size()));
+        if (added)
+        {
+            w.groupNames.push_back(kind + "[" + std::to_string(w.groups.size() - 1) + "]");
+            w.groups.push_back(ranks);
+        }
+        return it->second;
+    };
+    w.ops.assign(gpus, {});
+    for (uint32_t r = 0; r < gpus; ++r)
+    {
+        const ParallelLayout::Coordinates c = layout.Locate(r);
+        const uint32_t s = c.pp;
+        const uint32_t tpGroup = tp > 1 ? groupOf(layout.TensorGroup(r), "tp") : 0;
+        const uint32_t dpGroup = dp > 1 ? groupOf(layout.DataGroup(r), "dp") : 0;
+        ParallelLayout::Coordinates prev = c;
+        ParallelLayout::Coordinates next = c;
+        prev.pp = s > 0 ? s - 1 : 0;
+        next.pp = s + 1 < pp ? s + 1 : s;
+        std::vector<WorkloadOp>& ops = w.ops[r];
+        uint32_t last = 0;
+        bool any = false;
+        // Append an operation after the last one.
+        auto add = [&ops, &last, &any](WorkloadOp op, std::vector<uint32_t> extra = {})
+        {
+            if (any)
+            {
+                op.deps.push_back(last);
+            }
+            op.deps.insert(op.deps.end(), extra.begin(), extra.end());
+            ops.push_back(std::move(op));
+            last = static_cast<uint32_t>(ops.size() - 1);
+            any = true;
+            return last;
+        };
+        auto compute = [&](const std::string& name, Time t, double flops)
+        {
+            WorkloadOp op;
+            op.kind = WorkloadOpKind::COMPUTE;
+            op.name = name;
+            op.duration = t;
+            op.flops = flops;
+            return add(op);
+        };
+        auto tpAllReduce = [&](const std::string& name)
+        {
+            if (tp > 1)
+            {
+                WorkloadOp op;
+                op.kind = WorkloadOpKind::COLLECTIVE;
+                op.collective = CollectiveType::ALL_REDUCE;
+                op.group = tpGroup;
+                op.bytes = static_cast<uint64_t>(activationBytes);
+                op.name = name;
+                add(op);
+            }
+        };
+        auto p2p = [&](bool send, uint32_t peer, const std::string& name)
+        {
+            WorkloadOp op;
+            op.kind = send ? WorkloadOpKind::SEND : WorkloadOpKind::RECV;
+            op.peer = peer;
+            op.bytes = static_cast<uint64_t>(activationBytes);
+            op.name = name;
+            if (send && any)
+            {
+                op.deps.push_back(last); // what it sends; nothing waits for it but its peer
+            }
+            // A receive waits for nothing of its own rank: posted as soon as listed.
+            ops.push_back(op);
+            return static_cast<uint32_t>(ops.size() - 1);
+        };
+        std::vector<uint32_t> buckets; // this rank's DP all-reduces
+        double bucket = 0;             // gradients waiting for the next bucket
+        for (const PipelineOp& po : OneFOneBSchedule::StageOrder(pp, s, static_cast<uint32_t>(m)))
+        {
+            const std::string mb = std::to_string(po.microbatch);
+            if (po.forward)
+            {
+                if (s > 0)
+                {
+                    const uint32_t recv = p2p(false, layout.RankOf(prev), "recv-act" + mb);
+                    WorkloadOp wait;
+                    wait.kind = WorkloadOpKind::COMPUTE;
+                    wait.name = "fwd" + mb + "-in";
+                    add(wait, {recv});
+                }
+                for (uint32_t l = 0; l < layersPerStage; ++l)
+                {
+                    const std::string at
+                        = "fwd" + mb + "-L" + std::to_string(s * layersPerStage + l);
+                    compute(at + "-attn",
+                            BlockTime(gpu, attn, config.dtype, 1),
+                            attn.gemmFlops + attn.scoreFlops);
+                    tpAllReduce(at + "-attn-ar");
+                    compute(at + "-mlp", BlockTime(gpu, mlp, config.dtype, 1), mlp.gemmFlops);
+                    tpAllReduce(at + "-mlp-ar");
+                }
+                if (s + 1 == pp)
+                {
+                    compute("fwd" + mb + "-out",
+                            BlockTime(gpu, output, config.dtype, 1),
+                            output.gemmFlops);
+                }
+                else
+                {
+                    p2p(true, layout.RankOf(next), "send-act" + mb);
+                }
+                continue;
+            }
+            if (s + 1 < pp)
+            {
+                const uint32_t recv = p2p(false, layout.RankOf(next), "recv-grad" + mb);
+                WorkloadOp wait;
+                wait.kind = WorkloadOpKind::COMPUTE;
+                wait.name = "bwd" + mb + "-in";
+                add(wait, {recv});
+            }
+            else
+            {
+                compute("bwd" + mb + "-out",
+                        BlockTime(gpu, output, config.dtype, 2),
+                        2 * output.gemmFlops);
+            }
+            const bool lastMicroBatch = po.microbatch + 1 == m;
+            for (uint32_t k = layersPerStage; k-- > 0;)
+            {
+                const uint32_t layer = s * layersPerStage + k;
+                const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
+                compute(at + "-mlp", BlockTime(gpu, mlp, config.dtype, 2), 2 * mlp.gemmFlops);
+                tpAllReduce(at + "-mlp-ar");
+                compute(at + "-attn",
+                        BlockTime(gpu, attn, config.dtype, 2),
+                        2 * (attn.gemmFlops + attn.scoreFlops));
+                tpAllReduce(at + "-attn-ar");
+                if (lastMicroBatch && dp > 1)
+                {
+                    bucket += static_cast<double>(model.LayerParameters(layer)) / tp;
+                    const bool stageEnd = k == 0;
+                    if (bucket >= static_cast<double>(config.bucketParameters) || stageEnd)
+                    {
+                        if (stageEnd)
+                        {
+                            bucket += static_cast<double>(s == 0 ? model.EmbeddingParameters() : 0)
+                                      / tp;
+                            bucket
+                                += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0)
+                                   / tp;
+                        }
+                        WorkloadOp ar;
+                        ar.kind = WorkloadOpKind::COLLECTIVE;
+                        ar.collective = CollectiveType::ALL_REDUCE;
+                        ar.group = dpGroup;
+                        ar.bytes = static_cast<uint64_t>(bucket) * GRADIENT_BYTES;
+                        ar.name = "grad-ar-L" + std::to_string(layer);
+                        ar.deps.push_back(last);
+                        ops.push_back(ar);
+                        buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
+                        bucket = 0;
+                    }
+                }
+            }
+            if (s > 0)
+            {
+                p2p(true, layout.RankOf(prev), "send-grad" + mb);
+            }
+        }
+        // The optimizer, after every gradient is reduced.
+        double parameters = 0;
+        for (uint32_t l = s * layersPerStage; l < (s + 1) * layersPerStage; ++l)
+        {
+            parameters += static_cast<double>(model.LayerParameters(l)) / tp;
+        }
+        parameters += static_cast<double>(s == 0 ? model.EmbeddingParameters() : 0) / tp;
+        parameters += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0) / tp;
+        WorkloadOp step;
+        step.kind = WorkloadOpKind::COMPUTE;
+        step.name = "optimizer";
+        step.duration = gpu.KernelTime(0, OPTIMIZER_BYTES_PER_PARAMETER * parameters, config.dtype);
+        add(step, buckets);
+    }
+    if (!w.Check(error))
+    {
+        return false;
+    }
+    workload = std::move(w);
+    return true;
+}
+
+} // namespace ns3

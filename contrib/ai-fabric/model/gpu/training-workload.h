@@ -1,0 +1,88 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#ifndef TRAINING_WORKLOAD_H
+#define TRAINING_WORKLOAD_H
+
+#include "gpu-compute-model.h"
+#include "parallel-layout.h"
+#include "transformer-model.h"
+#include "workload.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A training step's configuration: the model, its parallelism and its batch.
+ */
+struct TrainingConfig
+{
+    TransformerSpec model;   //!< the model's shape
+    uint32_t tp{1};          //!< tensor-parallel size
+    uint32_t pp{1};          //!< pipeline stages
+    uint32_t microBatch{1};  //!< sequences per micro-batch
+    uint64_t globalBatch{0}; //!< sequences per step (0: one micro-batch per pipeline)
+    uint64_t seqLength{0};   //!< sequence length (0: the model's)
+    ComputeDataType dtype{ComputeDataType::BF16}; //!< the compute's data type
+    uint64_t bucketParameters{40000000};          //!< gradients per data-parallel all-reduce bucket
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief One training step as Megatron-LM runs it, as a Workload: tensor parallelism inside
+ * a layer, a 1F1B pipeline over stages, and data parallelism with gradient all-reduces in
+ * buckets that overlap the backward pass.
+ *
+ * Ranks are laid out as ParallelLayout does (TP fastest). Each stage holds layers / pp
+ * consecutive layers (the first also the embedding, the last the output layer). Per
+ * micro-batch of T = microBatch x seq tokens and per layer, a TP rank runs the forward as
+ * Megatron's column- and row-parallel layers do: attention (its share of the QKV and output
+ * GEMMs and of the heads' score products, with the layer norm and residual traffic), a TP
+ * all-reduce of the T x hidden activations, the MLP (its share of the GEMMs, with the
+ * activation's and the other norm's traffic), another TP all-reduce; the backward pass runs the
+ * MLP then the attention at twice the forward's FLOPs and memory traffic, each followed by its
+ * TP all-reduce. Stages exchange T x hidden activations (and their gradients) by send and
+ * receive in 1F1B order (OneFOneBSchedule). After a layer's backward pass of the last
+ * micro-batch its gradients join a bucket; a bucket of bucketParameters (Megatron-LM's default
+ * 40 M, fp32 gradients) is all-reduced over the DP group at once, beside the rest of the
+ * backward pass. The step ends with the optimizer (Adam with fp32 master weights: 30 bytes of
+ * memory traffic per parameter). Kernel times come from GpuComputeModel. Each compute
+ * operation's model FLOPs are kept in WorkloadOp::flops (the GEMMs and score products): their
+ * sum over the ranks is TransformerModel::TrainingStepFlops() of the global batch. With FP8
+ * the GEMMs run in FP8 and the attention's score products in BF16, as Transformer Engine's FP8
+ * recipes do by default.
+ */
+class TrainingWorkload
+{
+  public:
+    /**
+     * \param config the step
+     * \param gpus GPUs (TP x PP must divide them; DP is the rest)
+     * \param gpu the compute model
+     * \param workload set to the step's workload
+     * \param error set to why not (one line) when it returns false
+     * \return false if the configuration does not fit
+     */
+    static bool Make(const TrainingConfig& config,
+                     uint32_t gpus,
+                     const GpuComputeModel& gpu,
+                     Workload& workload,
+                     std::string& error);
+
+    /**
+     * \param config the step
+     * \param dp the data-parallel size
+     * \return the micro-batches each pipeline runs per step
+     */
+    static uint64_t MicroBatches(const TrainingConfig& config, uint32_t dp);
+};
+
+} // namespace ns3
+
+#endif /* TRAINING_WORKLOAD_H */
