@@ -47,6 +47,19 @@ constexpr uint64_t NCCL_LL128_MAX_THREADS = 640;
 constexpr uint64_t NCCL_SIMPLE_THREAD_BYTES = 64;
 /// NCCL_LL_THREAD_THRESHOLD and NCCL_LL128_THREAD_THRESHOLD.
 constexpr uint64_t NCCL_LL_THREAD_BYTES = 8;
+/**
+ * \param protocol a protocol
+ * \param simple Simple's value
+ * \param ll LL's value
+ * \param ll128 LL128's value
+ * \return the protocol's value
+ */
+template<typename T>
+T
+ByProtocol(NcclProtocol protocol, T simple, T ll, T ll128)
+{
+    return protocol == NCCL_LL ? ll : protocol == NCCL_LL128 ? ll128 : simple;
+}
 } // namespace
 
 TypeId
@@ -283,16 +296,7 @@ Communicator::GetProtocolEfficiency() const
 double
 Communicator::GetProtocolEfficiency(NcclProtocol protocol) const
 {
-    switch (protocol)
-    {
-    case NCCL_SIMPLE:
-        return 1.0;
-    case NCCL_LL:
-        return LL_EFFICIENCY;
-    case NCCL_LL128:
-        return m_ll128Efficiency;
-    }
-    return 1.0;
+    return ByProtocol(protocol, 1.0, LL_EFFICIENCY, m_ll128Efficiency);
 }
 
 Time
@@ -304,16 +308,7 @@ Communicator::GetStepLatency() const
 Time
 Communicator::GetStepLatency(NcclProtocol protocol) const
 {
-    switch (protocol)
-    {
-    case NCCL_SIMPLE:
-        return m_simpleLatency;
-    case NCCL_LL:
-        return m_llLatency;
-    case NCCL_LL128:
-        return m_ll128Latency;
-    }
-    return m_simpleLatency;
+    return ByProtocol(protocol, m_simpleLatency, m_llLatency, m_ll128Latency);
 }
 
 Time
@@ -345,31 +340,13 @@ Communicator::GetNvLinkStepLatency(NcclProtocol protocol, bool tree) const
 Time
 Communicator::GetBaseLatency(NcclProtocol protocol) const
 {
-    switch (protocol)
-    {
-    case NCCL_SIMPLE:
-        return m_simpleBaseLatency;
-    case NCCL_LL:
-        return m_llBaseLatency;
-    case NCCL_LL128:
-        return m_ll128BaseLatency;
-    }
-    return m_simpleBaseLatency;
+    return ByProtocol(protocol, m_simpleBaseLatency, m_llBaseLatency, m_ll128BaseLatency);
 }
 
 Time
 Communicator::GetNvLinkStepLatency(NcclProtocol protocol) const
 {
-    switch (protocol)
-    {
-    case NCCL_SIMPLE:
-        return m_nvlSimpleLatency;
-    case NCCL_LL:
-        return m_nvlLlLatency;
-    case NCCL_LL128:
-        return m_nvlLl128Latency;
-    }
-    return m_nvlSimpleLatency;
+    return ByProtocol(protocol, m_nvlSimpleLatency, m_nvlLlLatency, m_nvlLl128Latency);
 }
 
 DataRate
