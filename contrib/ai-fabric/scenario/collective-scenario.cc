@@ -12,6 +12,7 @@
 #include "fabric-series.h"
 #include "ns3/abort.h"
 #include "ns3/collective-helper.h"
+#include "ns3/collective-plan.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
 #include "ns3/fabric-flow-router.h"
@@ -329,6 +330,10 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
     }
     if (m_workloads)
     {
+        if (FabricCli::GetRanks() > 1)
+        {
+            o.Fail("workloads run in one process; run " + m_program + " without mpirun");
+        }
         const std::string& file = o.Get("workload");
         const std::string& modelName = o.Get("model");
         if (file.empty() == modelName.empty())
@@ -490,53 +495,98 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
 {
     const std::string algo = m_options.Get("algo");
     const std::string protocol = m_options.Get("protocol");
-    const Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    runner.Prepare(collectives,
-                   [&](CollectiveType type, uint32_t n, uint64_t bytes, const std::string& named)
-                   {
-                       std::string name = named;
-                       if (name.empty())
-                       {
-                           name = algo != "auto"
-                                      ? algo
+    const std::string file = m_options.Get("workload").empty()
+                                 ? "--model=" + m_options.Get("model")
+                                 : "--workload=" + m_options.Get("workload");
+    const uint32_t world = collectives.GetNRanks();
+    runner.Prepare(
+        collectives,
+        [&](CollectiveType type,
+            uint32_t group,
+            const std::vector<uint32_t>& ranks,
+            uint64_t bytes,
+            const std::string& named)
+        {
+            const auto n = static_cast<uint32_t>(ranks.size());
+            std::string name = named;
+            if (name.empty())
+            {
+                name = algo != "auto" ? algo
                                       : (type == CollectiveType::ALL_TO_ALL ? "direct" : "ring");
-                       }
-                       CollectiveTuner::Choice choice;
-                       std::string error;
-                       if (!tuner.Choose(type, n, bytes, name, protocol, choice, error))
-                       {
-                           FailClean("--workload=" + m_options.Get("workload") + ": a "
-                                     + CollectiveTypeName(type) + " of " + std::to_string(n)
-                                     + " ranks: " + error);
-                       }
-                       Ptr<CollectiveAlgorithm> algorithm
-                           = CollectiveAlgorithm::CreateByName(name, type, n, error);
-                       if (!algorithm)
-                       {
-                           FailClean("--workload=" + m_options.Get("workload") + ": " + error);
-                       }
-                       CollectiveSystem system = tuner.GetSystem(choice.protocol);
-                       if (n == collectives.GetNRanks())
-                       {
-                           // Every rank: configured as the sweep's collectives are (NCCL's ring
-                           // order).
-                           system.serverAwareRing = m_sweep.serverAwareRing;
-                           system.gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer
-                                                                           : m_sweep.gpusPerServer;
-                           system.torusDims = m_sweep.torusDims;
-                       }
-                       algorithm->Configure(n, system);
-                       const bool ncclChannels
-                           = name != "nvls" && type != CollectiveType::ALL_TO_ALL;
-                       const uint32_t channels
-                           = ncclChannels ? comm->ChannelsFor(
-                                 bytes, collectives.GetChannels(), name == "ring", choice.protocol)
-                                          : collectives.GetChannels();
-                       Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
-                           type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
-                       schedule->SetProtocol(choice.protocol);
-                       return schedule;
-                   });
+            }
+            if (n != world && (name == "nvls" || name == "nvlstree"))
+            {
+                FailClean(file + ": " + name + " runs on every rank's communicator only, not on "
+                          + "a group of " + std::to_string(n));
+            }
+            // What the tuner and the algorithm see: the group's servers, as far as its ranks
+            // fill whole servers alike; every rank is configured as the sweep's collectives are.
+            CollectiveSystem system = tuner.GetSystem();
+            const uint32_t perServer = m_sweep.gpusPerServer;
+            if (n == world)
+            {
+                system.serverAwareRing = m_sweep.serverAwareRing;
+                system.gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer : perServer;
+                system.torusDims = m_sweep.torusDims;
+            }
+            else if (system.servers > 0 && perServer > 0)
+            {
+                std::map<uint32_t, uint32_t> servers; // server -> the group's ranks there
+                for (uint32_t r : ranks)
+                {
+                    ++servers[r / perServer];
+                }
+                const uint32_t k = servers.begin()->second;
+                const bool alike = std::all_of(
+                    servers.begin(), servers.end(), [k](const auto& p) { return p.second == k; });
+                system.servers = alike ? static_cast<uint32_t>(servers.size()) : 0;
+                system.gpusPerServer = alike ? k : 0;
+            }
+            CollectiveTuner::Choice choice;
+            std::string error;
+            if (!tuner.Choose(type, n, bytes, name, protocol, choice, error, &system))
+            {
+                FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
+                          + " ranks: " + error);
+            }
+            Ptr<CollectiveAlgorithm> algorithm
+                = CollectiveAlgorithm::CreateByName(name, type, n, error);
+            if (!algorithm)
+            {
+                FailClean(file + ": " + error);
+            }
+            CollectiveSystem configured = tuner.GetSystem(choice.protocol);
+            configured.servers = system.servers;
+            configured.gpusPerServer = system.gpusPerServer;
+            configured.serverAwareRing = system.serverAwareRing;
+            configured.torusDims = system.torusDims;
+            algorithm->Configure(n, configured);
+            const bool ncclChannels = name != "nvls" && type != CollectiveType::ALL_TO_ALL;
+            const uint32_t channels
+                = ncclChannels ? collectives.GetGroupCommunicator(group, 0)->ChannelsFor(
+                      bytes, collectives.GetChannels(), name == "ring", choice.protocol)
+                               : collectives.GetChannels();
+            Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
+                type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
+            schedule->SetProtocol(choice.protocol);
+            // A group's tags carry its slot: check the schedule fits now, not mid-run.
+            const uint32_t slots = collectives.GetSlots();
+            uint32_t idBits = 0;
+            while ((1U << idBits) < slots)
+            {
+                ++idBits;
+            }
+            // A plan's tag names its transfer; a schedule's keeps 8 bits of a message's index.
+            const bool plan = dynamic_cast<const CollectivePlan*>(PeekPointer(schedule)) != nullptr;
+            const uint32_t free = CollectiveSchedule::TAG_BITS - idBits - (plan ? 0 : 8);
+            if (schedule->GetTagCodes() > (1ULL << free))
+            {
+                FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
+                          + " ranks has too many streams for a tag beside " + std::to_string(slots)
+                          + " communicators on a GPU");
+            }
+            return schedule;
+        });
 }
 
 FailureRunOutput

@@ -255,8 +255,10 @@ class CollectiveScenario
 
     /**
      * \brief Run a workload instead of a sweep (ai-fabric-train): the program takes
-     *        --workload=FILE (required; WorkloadFile's format) and --timeline=FILE, and not the
-     *        sweep's flags; it prints the step's time and breakdown. Before Main().
+     *        --workload=FILE (WorkloadFile's format) or --model=NAME (a TrainingWorkload step,
+     *        with --tp, --pp, --microBatch, --globalBatch, --seqLength, --dtype) and
+     *        --timeline=FILE, and not the sweep's flags; it prints the step's time and
+     *        breakdown. Before Main().
      * \return this
      */
     CollectiveScenario& EnableWorkloads();

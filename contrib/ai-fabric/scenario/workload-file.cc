@@ -10,6 +10,7 @@
 #include "ns3/gpu-compute-model.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -23,6 +24,8 @@ namespace
 
 /// Largest workload this format takes.
 constexpr uint64_t MAX_RANKS = 1 << 20;
+/// Longest compute operation (us): about 11.6 days, well inside a Time of picoseconds.
+constexpr double MAX_COMPUTE_US = 1e12;
 
 /**
  * \param v a JSON value
@@ -122,11 +125,14 @@ ParseOp(const nlohmann::json& j,
         }
     }
     op = WorkloadOp();
-    op.name = j.value("name", std::string());
-    if (j.contains("name") && (!j["name"].is_string() || op.name.empty()))
+    if (j.contains("name"))
     {
-        error = where + ": \"name\" must be a non-empty string";
-        return false;
+        if (!j["name"].is_string() || j["name"].get<std::string>().empty())
+        {
+            error = where + ": \"name\" must be a non-empty string";
+            return false;
+        }
+        op.name = j["name"].get<std::string>();
     }
     if (op.name.empty())
     {
@@ -176,6 +182,11 @@ ParseOp(const nlohmann::json& j,
             error = where + ": \"compute_us\" must be a number of microseconds, at least 0";
             return false;
         }
+        if (us > MAX_COMPUTE_US)
+        {
+            error = where + ": \"compute_us\" is more than a simulation holds (1e12 us)";
+            return false;
+        }
         op.kind = WorkloadOpKind::COMPUTE;
         op.duration = Seconds(us * 1e-6);
         op.bytes = 0;
@@ -203,7 +214,17 @@ ParseOp(const nlohmann::json& j,
                     + ComputeDataTypeName(type);
             return false;
         }
+        const double seconds
+            = std::max(flops / gpu.GetEffectiveFlops(type),
+                       static_cast<double>(bytes) / gpu.GetEffectiveMemoryBandwidth());
+        if (seconds > MAX_COMPUTE_US * 1e-6)
+        {
+            error = where + ": its \"flops\" and \"bytes\" take more than a simulation holds "
+                            "(1e12 us)";
+            return false;
+        }
         op.kind = WorkloadOpKind::COMPUTE;
+        op.flops = flops;
         op.duration = gpu.KernelTime(flops, static_cast<double>(bytes), type);
         op.bytes = 0;
         return true;
@@ -395,7 +416,8 @@ WorkloadFile::Parse(const nlohmann::json& j, Workload& workload, std::string& er
         {
             uint64_t rank = 0;
             const bool digits = !key.empty() && key.size() < 8
-                                && key.find_first_not_of("0123456789") == std::string::npos;
+                                && key.find_first_not_of("0123456789") == std::string::npos
+                                && (key.size() == 1 || key[0] != '0');
             if (!digits || (rank = std::stoull(key)) >= w.nRanks || !list.is_array())
             {
                 error = "\"rank_ops\": \"" + key + "\" must be a rank with a list of operations";

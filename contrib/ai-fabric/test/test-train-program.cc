@@ -164,6 +164,21 @@ TEST_F(TrainProgramTest, BadWorkloadsAndFlags)
         {R"({"ranks": 16, "communicators": {"tp": [[0, 1], [1, 2]]}, "default": []})",
          "rank 1 is in two groups of \"tp\""},
         {"not json", "is not JSON"},
+        {R"({"ranks": 16, "default": [{"name": 5, "compute_us": 1}]})",
+         "\"name\" must be a non-empty string"},
+        {R"({"ranks": 16, "default": [], "rank_ops": {"03": []}})",
+         "\"rank_ops\": \"03\" must be a rank"},
+        {R"({"ranks": 16, "default": [{"compute_us": 1e13}]})", "more than a simulation holds"},
+        {R"({"ranks": 16, "communicators": {"tp": [[0, 1, 2, 3, 4, 5, 6, 7],
+                                                     [8, 9, 10, 11, 12, 13, 14, 15]]},
+             "default": [{"collective": "allreduce", "comm": "tp", "bytes": 1024, "algo": "nvls"}]})",
+         "nvls runs on every rank's communicator only"},
+        {R"({"ranks": 16, "default": [],
+             "rank_ops": {"0": [{"name": "r", "recv": 1, "bytes": 8},
+                                {"send": 1, "bytes": 8, "deps": ["r"]}],
+                          "1": [{"name": "r", "recv": 0, "bytes": 8},
+                                {"send": 0, "bytes": 8, "deps": ["r"]}]}})",
+         "the workload cannot finish: rank 0 operation 'r' waits forever"},
     };
     for (const auto& [text, says] : cases)
     {

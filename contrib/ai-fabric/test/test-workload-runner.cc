@@ -55,8 +55,13 @@ RunOnStar(const Workload& w)
     runner->AddGroups(collectives);
     collectives.Install(gpus, fabric);
     runner->Prepare(collectives,
-                    [](CollectiveType type, uint32_t n, uint64_t bytes, const std::string& algo)
+                    [](CollectiveType type,
+                       uint32_t /* group */,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       const std::string& algo)
                     {
+                        const auto n = static_cast<uint32_t>(ranks.size());
                         std::string error;
                         Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::CreateByName(
                             algo.empty() ? "ring" : algo, type, n, error);
@@ -277,4 +282,22 @@ TEST_F(WorkloadRunnerTest, ChecksSayWhatIsWrong)
     w.ops = {{}, {AllReduce(8, {}, 1)}};
     EXPECT_FALSE(w.Check(error));
     EXPECT_EQ(error, "rank 1 operation 0 runs on a communicator rank 1 is not in");
+    // Ranks that wait for each other forever: each receives before it sends; or each runs the
+    // other's communicator's collective first.
+    w.groupNames = {"all"};
+    w.groups = {{}};
+    w.ops = {{P2p(false, 1, 8), P2p(true, 1, 8, {0})}, {P2p(false, 0, 8), P2p(true, 0, 8, {0})}};
+    w.ops[0][0].name = "r";
+    EXPECT_FALSE(w.Check(error));
+    EXPECT_EQ(error.rfind("the workload cannot finish: rank 0 operation 'r' waits forever", 0), 0u)
+        << error;
+    w.groupNames = {"all", "a", "b"};
+    w.groups = {{}, {0, 1}, {0, 1}};
+    w.ops = {{AllReduce(8, {}, 1), AllReduce(8, {0}, 2)},
+             {AllReduce(8, {}, 2), AllReduce(8, {0}, 1)}};
+    EXPECT_FALSE(w.Check(error));
+    EXPECT_NE(error.find("cannot finish"), std::string::npos) << error;
+    // The same, in an order that ends.
+    w.ops[1] = {AllReduce(8, {}, 1), AllReduce(8, {0}, 2)};
+    EXPECT_TRUE(w.Check(error)) << error;
 }

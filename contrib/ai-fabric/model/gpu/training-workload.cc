@@ -21,6 +21,10 @@ namespace
 constexpr double OPTIMIZER_BYTES_PER_PARAMETER = 30;
 /// Gradients are accumulated and all-reduced in fp32 (Megatron-LM's default).
 constexpr uint64_t GRADIENT_BYTES = 4;
+/// The most micro-batches per pipeline a generated step has.
+constexpr uint64_t MAX_MICRO_BATCHES = 65536;
+/// The longest sequence a generated step takes.
+constexpr uint64_t MAX_SEQUENCE = 1 << 20;
 
 /// What one block (attention or MLP) of a layer costs a TP rank, forward.
 struct Block
@@ -129,8 +133,17 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 + ComputeDataTypeName(config.dtype);
         return false;
     }
+    if (m > MAX_MICRO_BATCHES || seq > MAX_SEQUENCE)
+    {
+        error = "at most " + std::to_string(MAX_MICRO_BATCHES) + " micro-batches per pipeline and "
+                + std::to_string(MAX_SEQUENCE) + " tokens per sequence";
+        return false;
+    }
     const TransformerModel model(spec);
+    // Weights in the compute's data type; activations, their all-reduces and transfers in
+    // BF16 when the GEMMs run in FP8 (Transformer Engine's FP8 recipes keep them so).
     const double e = ComputeDataTypeBytes(config.dtype);
+    const double a = config.dtype == ComputeDataType::FP8 ? 2 : e;
     const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq);
     const double h = static_cast<double>(spec.hidden);
     const double d = static_cast<double>(spec.hidden / spec.heads);
@@ -147,19 +160,19 @@ TrainingWorkload::Make(const TrainingConfig& config,
     attn.gemmBytes = e
                      * (static_cast<double>(model.AttentionParameters()) / tp
                         + T * (h + qWidth + 2 * kvWidth + qWidth + h));
-    attn.scoreBytes = e * T * (2 * qWidth + 2 * kvWidth);
-    attn.elementBytes = e * T * (2 * h + 3 * h); // layer norm; residual add
+    attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth);
+    attn.elementBytes = a * T * (2 * h + 3 * h); // layer norm; residual add
     Block mlp;
     mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     mlp.gemmBytes = e
                     * (static_cast<double>(model.DenseMlpParameters()) / tp
                        + T * (h + gates * ffn + ffn + h));
-    mlp.elementBytes = e * T * (2 * h + (gates + 1) * ffn + 3 * h); // norm, activation, residual
+    mlp.elementBytes = a * T * (2 * h + (gates + 1) * ffn + 3 * h); // norm, activation, residual
     Block output;
     output.gemmFlops = model.OutputForwardFlops(static_cast<uint64_t>(T)) / tp;
     output.gemmBytes = e * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
-    output.elementBytes = e * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
-    const double activationBytes = e * T * h;
+    output.elementBytes = a * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
+    const double activationBytes = a * T * h;
     const uint32_t layersPerStage = spec.layers / pp;
 
     Workload w;

@@ -110,8 +110,16 @@ WorkloadRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
         Ptr<CollectivePlan>& plan = transfers[bytes];
         if (!plan)
         {
+            // Pieces of at most 1 GiB: an RDMA write moves less than 2 GiB.
+            constexpr uint64_t PIECE = 1ULL << 30;
             plan = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, bytes, "p2p");
-            plan->AddTransfer(0, 1, 0, bytes, 0, false, {});
+            uint64_t left = bytes;
+            do
+            {
+                const uint64_t piece = std::min(left, PIECE);
+                plan->AddTransfer(0, 1, 0, piece, 0, false, {});
+                left -= piece;
+            } while (left > 0);
             plan->Finalize();
         }
         return plan;
@@ -152,12 +160,15 @@ WorkloadRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
             if (op.kind == WorkloadOpKind::COLLECTIVE)
             {
                 group = m_helperGroup[op.group];
-                const auto size = static_cast<uint32_t>(m_workload.GroupRanks(op.group).size());
+                const std::vector<uint32_t> ranks = m_workload.GroupRanks(op.group);
+                const auto size = static_cast<uint32_t>(ranks.size());
+                // One schedule per communicator, collective, size and algorithm (a group's
+                // schedule may differ from another's of its size: where its ranks are).
                 Ptr<CollectiveSchedule>& s
-                    = made[std::make_tuple(size, op.collective, op.bytes, op.algorithm)];
+                    = made[std::make_tuple(group, op.collective, op.bytes, op.algorithm)];
                 if (!s)
                 {
-                    s = make(op.collective, size, op.bytes, op.algorithm);
+                    s = make(op.collective, group, ranks, op.bytes, op.algorithm);
                     NS_ABORT_MSG_IF(!s || s->GetNRanks() != size,
                                     "WorkloadRunner: no schedule for operation " << i << " of rank "
                                                                                  << r);
@@ -358,9 +369,9 @@ WorkloadRunner::Summarize(uint32_t rank) const
     std::vector<Edge> edges;
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
-        if (recs[i].end.IsNegative())
+        if (recs[i].end.IsNegative() || recs[i].end == recs[i].start)
         {
-            continue; // never ran (the run stopped)
+            continue; // never ran (the run stopped), or took no time
         }
         b.end = std::max(b.end, recs[i].end);
         edges.push_back({recs[i].start.GetTimeStep(), 1, i});
@@ -384,7 +395,7 @@ WorkloadRunner::Summarize(uint32_t rank) const
             }
             else if (!comm.empty())
             {
-                b.exposed[KindName(ops[comm.begin()->second])] += span;
+                b.exposed[KindName(ops[comm.rbegin()->second])] += span;
             }
             else
             {

@@ -50,9 +50,10 @@ class WorkloadRunner : public Object
     WorkloadRunner();
     ~WorkloadRunner() override;
 
-    /// Makes a collective's schedule: (collective, ranks, bytes, algorithm or "").
+    /// Makes a collective's schedule: (collective, the helper's group (0: every rank), its
+    /// ranks, bytes, algorithm or "").
     using ScheduleMaker = std::function<Ptr<CollectiveSchedule>(
-        CollectiveType, uint32_t, uint64_t, const std::string&)>;
+        CollectiveType, uint32_t, const std::vector<uint32_t>&, uint64_t, const std::string&)>;
 
     /**
      * \param workload the workload (Workload::Check() must pass)
@@ -83,7 +84,7 @@ class WorkloadRunner : public Object
     /// \return true when every operation of every rank has ended
     bool IsDone() const;
 
-    /// \return when the last operation ended (the run's time so far when not done)
+    /// \return when the last operation that ended ended (of every operation, once done)
     Time GetEndTime() const;
 
     /// When an operation ran.
@@ -107,7 +108,8 @@ class WorkloadRunner : public Object
 
     /**
      * \brief Split a rank's time. Where several transfers are in flight while no compute runs,
-     *        the time goes to the one that started first.
+     *        the time goes to the one that started last (a receive posted early does not take
+     *        the time of the all-reduces that run while it waits).
      * \param rank a rank
      * \return its breakdown
      */

@@ -40,32 +40,39 @@ Workload::Check(std::string& error) const
         error = "the workload's communicators have no names";
         return false;
     }
-    // position[g][rank]: the rank's index in communicator g, or -1.
-    std::vector<std::vector<int64_t>> position(groups.size(), std::vector<int64_t>(nRanks, -1));
+    // Each communicator's ranks, sorted; the communicators of each rank.
+    std::vector<std::vector<uint32_t>> members(groups.size());
+    std::vector<std::vector<uint32_t>> memberOf(nRanks);
     for (uint32_t g = 0; g < groups.size(); ++g)
     {
-        const std::vector<uint32_t> ranks = GroupRanks(g);
+        std::vector<uint32_t> ranks = GroupRanks(g);
         if (ranks.empty())
         {
             error = "communicator " + groupNames[g] + " has no ranks";
             return false;
         }
-        for (uint32_t i = 0; i < ranks.size(); ++i)
+        for (uint32_t r : ranks)
         {
-            if (ranks[i] >= nRanks)
+            if (r >= nRanks)
             {
-                error = "communicator " + groupNames[g] + " names rank " + std::to_string(ranks[i])
+                error = "communicator " + groupNames[g] + " names rank " + std::to_string(r)
                         + " of " + std::to_string(nRanks);
                 return false;
             }
-            if (position[g][ranks[i]] >= 0)
-            {
-                error = "communicator " + groupNames[g] + " names rank " + std::to_string(ranks[i])
-                        + " twice";
-                return false;
-            }
-            position[g][ranks[i]] = i;
         }
+        std::sort(ranks.begin(), ranks.end());
+        const auto twice = std::adjacent_find(ranks.begin(), ranks.end());
+        if (twice != ranks.end())
+        {
+            error = "communicator " + groupNames[g] + " names rank " + std::to_string(*twice)
+                    + " twice";
+            return false;
+        }
+        for (uint32_t r : ranks)
+        {
+            memberOf[r].push_back(g);
+        }
+        members[g] = std::move(ranks);
     }
     // What every member of a communicator must list alike, and the sends and receives of
     // each (src, dst) pair.
@@ -100,7 +107,8 @@ Workload::Check(std::string& error) const
                 }
                 break;
             case WorkloadOpKind::COLLECTIVE:
-                if (op.group >= groups.size() || position[op.group][r] < 0)
+                if (op.group >= groups.size()
+                    || !std::binary_search(members[op.group].begin(), members[op.group].end(), r))
                 {
                     error = where + " runs on a communicator rank " + std::to_string(r)
                             + " is not in";
@@ -126,12 +134,8 @@ Workload::Check(std::string& error) const
                 break;
             }
         }
-        for (uint32_t g = 0; g < groups.size(); ++g)
+        for (uint32_t g : memberOf[r])
         {
-            if (position[g][r] < 0)
-            {
-                continue;
-            }
             if (firstRank[g] < 0)
             {
                 firstRank[g] = r;
@@ -162,6 +166,136 @@ Workload::Check(std::string& error) const
             error = "rank " + std::to_string(pair.second) + " receives from rank "
                     + std::to_string(pair.first) + ", which sends it nothing";
             return false;
+        }
+    }
+    return CheckProgress(error);
+}
+
+bool
+Workload::CheckProgress(std::string& error) const
+{
+    // Run the workload without time: an operation ends once its dependencies have, the
+    // operations before it on its stream have, and (a collective) every member of its
+    // communicator has reached it, or (a receive) its send has ended. A send ends without its
+    // receiver (the data waits at the peer). Whatever is left can never end.
+    struct Stream
+    {
+        std::vector<uint32_t> ops; //!< in order
+        std::size_t next{0};       //!< the first not ended
+    };
+    std::vector<std::vector<Stream>> streams(nRanks);
+    std::vector<std::map<std::tuple<int, uint32_t, uint32_t>, uint32_t>> streamOf(nRanks);
+    // Per communicator: how many collectives each member has ended (by rank).
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sent; // (src, dst) -> sends ended
+    std::vector<std::vector<uint8_t>> ended(nRanks);
+    uint64_t left = 0;
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        ended[r].assign(ops[r].size(), 0);
+        left += ops[r].size();
+        for (uint32_t i = 0; i < ops[r].size(); ++i)
+        {
+            const WorkloadOp& op = ops[r][i];
+            const int kind = static_cast<int>(op.kind);
+            const uint32_t key = op.kind == WorkloadOpKind::COLLECTIVE ? op.group : op.peer;
+            const auto k = std::make_tuple(op.kind == WorkloadOpKind::COMPUTE ? 0 : kind,
+                                           op.kind == WorkloadOpKind::COMPUTE ? 0 : key,
+                                           0U);
+            auto [it, added] = streamOf[r].emplace(k, static_cast<uint32_t>(streams[r].size()));
+            if (added)
+            {
+                streams[r].emplace_back();
+            }
+            streams[r][it->second].ops.push_back(i);
+        }
+    }
+    // Collective number of each op on its communicator's stream (its position there).
+    auto ready = [&](uint32_t r, uint32_t i)
+    {
+        for (uint32_t d : ops[r][i].deps)
+        {
+            if (!ended[r][d])
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    bool progress = true;
+    while (left > 0 && progress)
+    {
+        progress = false;
+        for (uint32_t r = 0; r < nRanks; ++r)
+        {
+            for (Stream& st : streams[r])
+            {
+                while (st.next < st.ops.size())
+                {
+                    const uint32_t i = st.ops[st.next];
+                    const WorkloadOp& op = ops[r][i];
+                    if (!ready(r, i))
+                    {
+                        break;
+                    }
+                    if (op.kind == WorkloadOpKind::RECV && sent[{op.peer, r}] <= st.next)
+                    {
+                        break; // its send has not ended
+                    }
+                    if (op.kind == WorkloadOpKind::COLLECTIVE)
+                    {
+                        // Every member must be at this collective, ready; then all end it.
+                        bool all = true;
+                        const std::vector<uint32_t> members = GroupRanks(op.group);
+                        for (uint32_t m : members)
+                        {
+                            const Stream& ms = streams[m][streamOf[m].at(
+                                {static_cast<int>(op.kind), op.group, 0U})];
+                            all = all && ms.next == st.next && ms.next < ms.ops.size()
+                                  && ready(m, ms.ops[ms.next]);
+                        }
+                        if (!all)
+                        {
+                            break;
+                        }
+                        for (uint32_t m : members)
+                        {
+                            Stream& ms = streams[m][streamOf[m].at(
+                                {static_cast<int>(op.kind), op.group, 0U})];
+                            ended[m][ms.ops[ms.next]] = 1;
+                            ++ms.next;
+                            --left;
+                        }
+                        progress = true;
+                        continue;
+                    }
+                    if (op.kind == WorkloadOpKind::SEND)
+                    {
+                        ++sent[{r, op.peer}];
+                    }
+                    ended[r][i] = 1;
+                    ++st.next;
+                    --left;
+                    progress = true;
+                }
+            }
+        }
+    }
+    if (left == 0)
+    {
+        return true;
+    }
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (uint32_t i = 0; i < ops[r].size(); ++i)
+        {
+            if (!ended[r][i])
+            {
+                error = "the workload cannot finish: rank " + std::to_string(r) + " operation '"
+                        + (ops[r][i].name.empty() ? std::to_string(i) : ops[r][i].name)
+                        + "' waits forever (for a peer, or a collective its communicator's other "
+                          "members reach only after it)";
+                return false;
+            }
         }
     }
     return true;

@@ -57,7 +57,8 @@ struct WorkloadOp
  * communicator one at a time in the order it lists them (NCCL's stream order: every rank of a
  * communicator must list the same collectives in the same order), and its sends to a peer in
  * order, as its receives from one; everything else overlaps. An operation may depend only on
- * operations listed before it on its rank, so a workload cannot wait on itself.
+ * operations listed before it on its rank, and Check() runs the workload without time, so a
+ * workload whose ranks would wait for each other forever is refused.
  */
 struct Workload
 {
@@ -81,6 +82,15 @@ struct Workload
      * \return its ranks (every rank for group 0)
      */
     std::vector<uint32_t> GroupRanks(uint32_t group) const;
+
+  private:
+    /**
+     * \brief Run the workload without time and check that every operation ends (no rank
+     *        waits for a peer that waits for it).
+     * \param error set to the first operation that never ends (one line)
+     * \return true if every operation ends
+     */
+    bool CheckProgress(std::string& error) const;
 };
 
 } // namespace ns3
