@@ -6,6 +6,7 @@
 
 #include "collective-scenario.h"
 
+#include "chakra-trace.h"
 #include "fabric-cli.h"
 #include "fabric-output-file.h"
 #include "fabric-plot.h"
@@ -247,6 +248,10 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
               "write every rank's operations to this file as a Chrome/Perfetto trace "
               "(chrome://tracing, ui.perfetto.dev)",
               "");
+        o.Add("trace",
+              "instead of --workload, MLCommons Chakra execution traces: PREFIX.0.et .. "
+              "PREFIX.(n-1).et, one per GPU (the manual's \"Chakra traces\")",
+              "");
         o.Add("model",
               "instead of --workload, one training step of a model as Megatron-LM runs it: "
                   + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
@@ -336,17 +341,27 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
         }
         const std::string& file = o.Get("workload");
         const std::string& modelName = o.Get("model");
-        if (file.empty() == modelName.empty())
+        const std::string& trace = o.Get("trace");
+        if (file.empty() + modelName.empty() + trace.empty() != 2)
         {
             o.Fail(
-                "give one of --workload=FILE (a workload file) and --model=NAME (a "
-                "training step)");
+                "give one of --workload=FILE (a workload file), --model=NAME (a training "
+                "step) and --trace=PREFIX (Chakra traces)");
         }
         m_workload = std::make_unique<Workload>();
         std::string error;
         if (!file.empty() && !WorkloadFile::Read(file, *m_workload, error))
         {
             o.Fail("--workload=" + file + ": " + error);
+        }
+        if (!trace.empty())
+        {
+            Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+            gpu->SetAttribute("Gpu", StringValue(m_topology->GetGpuPreset()));
+            if (!ChakraTrace::Read(trace, m_topology->GetNGpus(), *gpu, *m_workload, error))
+            {
+                o.Fail("--trace=" + trace + ": " + error);
+            }
         }
         if (!modelName.empty())
         {
@@ -495,7 +510,8 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
 {
     const std::string algo = m_options.Get("algo");
     const std::string protocol = m_options.Get("protocol");
-    const std::string file = m_options.Get("workload").empty()
+    const std::string file = !m_options.Get("trace").empty() ? "--trace=" + m_options.Get("trace")
+                             : m_options.Get("workload").empty()
                                  ? "--model=" + m_options.Get("model")
                                  : "--workload=" + m_options.Get("workload");
     const uint32_t world = collectives.GetNRanks();
@@ -690,8 +706,10 @@ CollectiveScenario::Simulate(bool inject, bool print)
         if (workload)
         {
             std::cout << "# workload "
-                      << (m_training ? "--model=" + o.Get("model") : o.Get("workload")) << ": "
-                      << ranks.GetN() << " ranks, " << m_workload->groups.size() - 1
+                      << (m_training                ? "--model=" + o.Get("model")
+                          : !o.Get("trace").empty() ? "--trace=" + o.Get("trace")
+                                                    : o.Get("workload"))
+                      << ": " << ranks.GetN() << " ranks, " << m_workload->groups.size() - 1
                       << " group(s), algo " << o.Get("algo") << ", protocol " << o.Get("protocol")
                       << ", " << m_channels << " channel(s)\n";
         }
@@ -878,6 +896,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
     {
         j["workload"] = o.Get("workload");
         j["model"] = o.Get("model");
+        j["trace"] = o.Get("trace");
         j["algo"] = o.Get("algo");
         j["channels"] = m_channels;
         j["mode"] = m_options.Get("mode");

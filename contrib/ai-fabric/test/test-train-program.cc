@@ -149,7 +149,7 @@ TEST_F(TrainProgramTest, BadWorkloadsAndFlags)
     const std::string dir = TempDir();
     const std::string json = dir + "/out.json";
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"", "give one of --workload=FILE (a workload file) and --model=NAME"},
+        {"", "give one of --workload=FILE (a workload file), --model=NAME"},
         {R"({"ranks": 8, "default": []})", "a workload of 8 ranks on 16 GPUs"},
         {R"({"ranks": 16, "default": [{"compute_us": -1}]})", "\"compute_us\" must be a number"},
         {R"({"ranks": 16, "default": [{"name": "a", "compute_us": 1, "deps": ["b"]}]})",
