@@ -741,6 +741,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
     FailureReport::Collect(watch, out);
     if (workload)
     {
+        out.timeOf = "step";
         out.simTime = workload->IsDone() ? workload->GetEndTime() : Simulator::Now();
     }
     else

@@ -279,7 +279,8 @@ FailureReport::Print(std::ostream& os,
         char line[160];
         std::snprintf(line,
                       sizeof(line),
-                      "# sweep time: %.3f us without the failures, %.3f us with them (x%.2f)\n",
+                      "# %s time: %.3f us without the failures, %.3f us with them (x%.2f)\n",
+                      run.timeOf.c_str(),
                       Us(base.simTime),
                       Us(run.simTime),
                       run.simTime.GetSeconds() / base.simTime.GetSeconds());

@@ -70,6 +70,7 @@ struct FailureRunOutput
     bool watchdog{false};                 //!< the watchdog stopped it (a limit fired)
     std::vector<std::string> cycle;       //!< the cycle
     std::string protocol;                 //!< NCCL protocol
+    std::string timeOf{"sweep"};          //!< what simTime is the time of ("sweep", "step")
     /// What the topology learned in the run, for its "scenario" keys (NVSwitch chips, say)
     nlohmann::ordered_json facts;
     /// The topology's own results, written after the JSON's "scenario"
