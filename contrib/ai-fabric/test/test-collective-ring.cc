@@ -181,15 +181,16 @@ TEST_F(CollectiveRingTest, LatencyRegimeEqualsAlphaBeta)
 }
 
 // Bandwidth regime: ring all-reduce on a non-blocking 2-tier fat-tree of 16 GPUs at 400 Gb/s,
-// 64 MiB to 1 GiB. The pipelined ring keeps every link busy, so T = alpha + 2(n-1)/n S beta,
+// 64 and 256 MiB (a 1 GiB point took 35 s of the suite and checked nothing more). The
+// pipelined ring keeps every link busy, so T = alpha + 2(n-1)/n S beta,
 // with beta the wire time per payload byte: data packets of the MTU with their headers, and
 // the ACKs that share each GPU's uplink (a ring sends data one way and ACKs the other). The
 // unpipelined formula 2(n-1) alpha + 2(n-1)/n S beta (Patarasuk and Yuan) is an upper bound.
-// Within 2%. (About 30 s of the test suite's time.)
+// Within 2%. (About 12 s of the test suite's time.)
 TEST_F(CollectiveRingTest, BandwidthRegimeEqualsAlphaBetaOnFatTree)
 {
     const uint32_t n = 16;
-    for (uint64_t mib : {64, 256, 1024})
+    for (uint64_t mib : {64, 256})
     {
         FatTreeHelper tree;
         tree.SetTiers(2);
