@@ -141,6 +141,38 @@ class Wire
     std::size_t m_pos{0};  //!< the next one
 };
 
+/// A field of a message: (field number, wire type, varint or fixed bits, bytes, length).
+struct WireField
+{
+    uint32_t field{0};             //!< its number
+    uint32_t type{0};              //!< its wire type
+    uint64_t bits{0};              //!< a varint's or fixed value's bits
+    const uint8_t* bytes{nullptr}; //!< a length-delimited value's first byte
+    uint64_t length{0};            //!< its length
+};
+
+/**
+ * \param data a message's bytes
+ * \param size how many
+ * \param visit called for each field; false stops the walk
+ * \return false if the bytes are not protobuf's wire format or visit stopped
+ */
+template<typename F>
+bool
+ForEachField(const uint8_t* data, std::size_t size, F visit)
+{
+    Wire w(data, size);
+    while (!w.AtEnd())
+    {
+        WireField f;
+        if (!w.Field(f.field, f.type, f.bits, f.bytes, f.length) || !visit(f))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
 /**
  * \param data an AttributeProto's bytes
  * \param size how many
@@ -151,59 +183,55 @@ class Wire
 bool
 ParseAttribute(const uint8_t* data, std::size_t size, std::string& name, ChakraTrace::Value& value)
 {
-    Wire w(data, size);
-    while (!w.AtEnd())
-    {
-        uint32_t field = 0;
-        uint32_t type = 0;
-        uint64_t bits = 0;
-        const uint8_t* bytes = nullptr;
-        uint64_t length = 0;
-        if (!w.Field(field, type, bits, bytes, length))
+    return ForEachField(
+        data,
+        size,
+        [&name, &value](const WireField& f)
         {
-            return false;
-        }
-        if (field == 1 && type == LENGTH)
-        {
-            name.assign(reinterpret_cast<const char*>(bytes), length);
-        }
-        else if ((field == 29 || field == 31) && type == LENGTH) // string_val, bytes_val
-        {
-            value.isString = true;
-            value.text.assign(reinterpret_cast<const char*>(bytes), length);
-        }
-        else if (field == 3 && type == FIXED64) // double_val
-        {
-            std::memcpy(&value.number, &bits, 8);
-            value.bits = static_cast<uint64_t>(value.number);
-        }
-        else if (field == 5 && type == FIXED32) // float_val
-        {
-            float f = 0;
-            const auto b32 = static_cast<uint32_t>(bits);
-            std::memcpy(&f, &b32, 4);
-            value.number = f;
-            value.bits = static_cast<uint64_t>(f);
-        }
-        else if ((field == 15 || field == 17) && type == VARINT) // sint32, sint64: zigzag
-        {
-            const auto v = static_cast<int64_t>((bits >> 1) ^ (~(bits & 1) + 1));
-            value.bits = static_cast<uint64_t>(v);
-            value.number = static_cast<double>(v);
-        }
-        else if ((field == 7 || field == 9) && type == VARINT) // int32, int64
-        {
-            value.bits = bits;
-            value.number = static_cast<double>(static_cast<int64_t>(bits));
-        }
-        else if ((field == 11 || field == 13 || field == 27) && type == VARINT) // uint, bool
-        {
-            value.bits = bits;
-            value.number = static_cast<double>(bits);
-        }
-        // Lists and fixed integers are not used by the reader.
-    }
-    return true;
+            const auto text
+                = [&f]() { return std::string(reinterpret_cast<const char*>(f.bytes), f.length); };
+            if (f.field == 1 && f.type == LENGTH)
+            {
+                name = text();
+            }
+            else if ((f.field == 29 || f.field == 31) && f.type == LENGTH) // string_val, bytes_val
+            {
+                value.isString = true;
+                value.text = text();
+            }
+            else if (f.field == 3 && f.type == FIXED64) // double_val
+            {
+                std::memcpy(&value.number, &f.bits, 8);
+                value.bits = static_cast<uint64_t>(value.number);
+            }
+            else if (f.field == 5 && f.type == FIXED32) // float_val
+            {
+                float v = 0;
+                const auto b32 = static_cast<uint32_t>(f.bits);
+                std::memcpy(&v, &b32, 4);
+                value.number = v;
+                value.bits = static_cast<uint64_t>(v);
+            }
+            else if ((f.field == 15 || f.field == 17) && f.type == VARINT) // sint32, sint64: zigzag
+            {
+                const auto v = static_cast<int64_t>((f.bits >> 1) ^ (~(f.bits & 1) + 1));
+                value.bits = static_cast<uint64_t>(v);
+                value.number = static_cast<double>(v);
+            }
+            else if ((f.field == 7 || f.field == 9) && f.type == VARINT) // int32, int64
+            {
+                value.bits = f.bits;
+                value.number = static_cast<double>(static_cast<int64_t>(f.bits));
+            }
+            else if ((f.field == 11 || f.field == 13 || f.field == 27)
+                     && f.type == VARINT) // uint, bool
+            {
+                value.bits = f.bits;
+                value.number = static_cast<double>(f.bits);
+            }
+            // Lists and fixed integers are not used by the reader.
+            return true;
+        });
 }
 
 /**
@@ -215,63 +243,55 @@ ParseAttribute(const uint8_t* data, std::size_t size, std::string& name, ChakraT
 bool
 ParseNode(const uint8_t* data, std::size_t size, ChakraTrace::Node& node)
 {
-    Wire w(data, size);
-    while (!w.AtEnd())
-    {
-        uint32_t field = 0;
-        uint32_t type = 0;
-        uint64_t bits = 0;
-        const uint8_t* bytes = nullptr;
-        uint64_t length = 0;
-        if (!w.Field(field, type, bits, bytes, length))
-        {
-            return false;
-        }
-        if (field == 1 && type == VARINT)
-        {
-            node.id = bits;
-        }
-        else if (field == 2 && type == LENGTH)
-        {
-            node.name.assign(reinterpret_cast<const char*>(bytes), length);
-        }
-        else if (field == 3 && type == VARINT)
-        {
-            node.type = static_cast<uint32_t>(bits);
-        }
-        else if ((field == 4 || field == 5) && type == VARINT)
-        {
-            node.deps.push_back(bits);
-        }
-        else if ((field == 4 || field == 5) && type == LENGTH) // packed
-        {
-            Wire packed(bytes, length);
-            while (!packed.AtEnd())
-            {
-                uint64_t dep = 0;
-                if (!packed.Varint(dep))
-                {
-                    return false;
-                }
-                node.deps.push_back(dep);
-            }
-        }
-        else if (field == 7 && type == VARINT)
-        {
-            node.durationMicros = bits;
-        }
-        else if (field == 10 && type == LENGTH)
-        {
-            std::string name;
-            ChakraTrace::Value value;
-            if (!ParseAttribute(bytes, length, name, value))
-            {
-                return false;
-            }
-            node.attrs[name] = value;
-        }
-    }
-    return true;
+    return ForEachField(data,
+                        size,
+                        [&node](const WireField& f)
+                        {
+                            if (f.field == 1 && f.type == VARINT)
+                            {
+                                node.id = f.bits;
+                            }
+                            else if (f.field == 2 && f.type == LENGTH)
+                            {
+                                node.name.assign(reinterpret_cast<const char*>(f.bytes), f.length);
+                            }
+                            else if (f.field == 3 && f.type == VARINT)
+                            {
+                                node.type = static_cast<uint32_t>(f.bits);
+                            }
+                            else if ((f.field == 4 || f.field == 5) && f.type == VARINT)
+                            {
+                                node.deps.push_back(f.bits);
+                            }
+                            else if ((f.field == 4 || f.field == 5) && f.type == LENGTH) // packed
+                            {
+                                Wire packed(f.bytes, f.length);
+                                while (!packed.AtEnd())
+                                {
+                                    uint64_t dep = 0;
+                                    if (!packed.Varint(dep))
+                                    {
+                                        return false;
+                                    }
+                                    node.deps.push_back(dep);
+                                }
+                            }
+                            else if (f.field == 7 && f.type == VARINT)
+                            {
+                                node.durationMicros = f.bits;
+                            }
+                            else if (f.field == 10 && f.type == LENGTH)
+                            {
+                                std::string name;
+                                ChakraTrace::Value value;
+                                if (!ParseAttribute(f.bytes, f.length, name, value))
+                                {
+                                    return false;
+                                }
+                                node.attrs[name] = value;
+                            }
+                            return true;
+                        });
 }
 
 /**
@@ -324,30 +344,27 @@ ChakraTrace::ReadFile(const std::string& path,
         if (first)
         {
             // GlobalMetadata: version = 1, attr = 2.
-            Wire m(bytes, length);
-            while (!m.AtEnd())
+            const bool ok = ForEachField(bytes,
+                                         length,
+                                         [&metadata](const WireField& f)
+                                         {
+                                             if (f.field != 2 || f.type != LENGTH)
+                                             {
+                                                 return true;
+                                             }
+                                             std::string name;
+                                             Value value;
+                                             if (!ParseAttribute(f.bytes, f.length, name, value))
+                                             {
+                                                 return false;
+                                             }
+                                             metadata[name] = value;
+                                             return true;
+                                         });
+            if (!ok)
             {
-                uint32_t field = 0;
-                uint32_t type = 0;
-                uint64_t bits = 0;
-                const uint8_t* b = nullptr;
-                uint64_t l = 0;
-                if (!m.Field(field, type, bits, b, l))
-                {
-                    error = path + " is not a Chakra trace: its metadata is malformed";
-                    return false;
-                }
-                if (field == 2 && type == LENGTH)
-                {
-                    std::string name;
-                    Value value;
-                    if (!ParseAttribute(b, l, name, value))
-                    {
-                        error = path + " is not a Chakra trace: its metadata is malformed";
-                        return false;
-                    }
-                    metadata[name] = value;
-                }
+                error = path + " is not a Chakra trace: its metadata is malformed";
+                return false;
             }
             first = false;
             continue;
