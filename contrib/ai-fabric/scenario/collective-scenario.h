@@ -322,6 +322,29 @@ class CollectiveScenario
                               const ScenarioTopology& topology,
                               CollectiveHelper& collectives) const;
 
+    /// Declare the workload mode's flags (EnableWorkloads()).
+    void DeclareWorkloadOptions();
+
+    /**
+     * \brief Read, trace or generate the workload from the parsed flags; one line and exit
+     *        status 2 on bad input.
+     * \param algo --algo
+     */
+    void ConfigureWorkload(const std::string& algo);
+
+    /**
+     * \brief What a workload run reports: the JSON's "workload" object (with the model's MFU
+     *        under --model), and with print the step's lines and the timeline.
+     * \param workload the run
+     * \param gpus the GPUs
+     * \param print the run that prints
+     * \param out the run's output
+     */
+    void ReportWorkload(const WorkloadRunner& workload,
+                        uint32_t gpus,
+                        bool print,
+                        FailureRunOutput& out) const;
+
     /**
      * \brief Make a workload's schedules: each collective with its own "algo", or --algo, or
      *        where --algo=auto the ring (direct for all-to-all); with the protocol --protocol

@@ -123,8 +123,6 @@ WriteTrace(const std::string& path, const std::vector<std::string>& nodes)
     Proto file;
     Proto meta;
     meta.Text(1, "1.0.1");
-    file.Text(0, ""); // placeholder, replaced below
-    file.bytes.clear();
     file.Varint(meta.bytes.size());
     file.bytes += meta.bytes;
     for (const std::string& n : nodes)
