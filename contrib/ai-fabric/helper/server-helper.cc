@@ -61,6 +61,20 @@ Presets()
          "NVLink4 ports each), 5/4/4/5 NVLinks from each GPU; NVLink4 18 x 25 GB/s per GPU "
          "(NVIDIA Hopper architecture); 8 x ConnectX-7 400 Gb/s; PCIe Gen5 x16; NVLS",
          "h100"},
+        {"hgx-h800",
+         8,
+         {2, 2, 2, 2},
+         DataRate("200Gbps"),
+         64,
+         DataRate("400Gbps"),
+         5,
+         16,
+         true,
+         "NVIDIA H800 SXM5 datasheet: NVLink 400 GB/s per GPU (8 NVLink4 links of 25 GB/s a "
+         "direction; spread 2/2/2/2 over the HGX board's 4 NVSwitch gen3 chips, an assumption: "
+         "the split is not published); one ConnectX-7 400 Gb/s per GPU as in DeepEP's "
+         "H800 cluster (deepseek-ai/DeepEP README); PCIe Gen5 x16; NVLS",
+         "h800"},
         {"hgx-b200",
          8,
          {9, 9},

@@ -49,9 +49,9 @@ struct ServerPreset
  * \brief Builds the scale-up domains of GPU servers: NVSwitch chips (ns-3 Nodes with an
  *        NvSwitch), NVLink ports (NvLinkNetDevice) and an NvLinkTransport on every GPU.
  *
- * A preset (SetPreset: "dgx-a100", "dgx-h100", "hgx-b200", "gb200-nvl72") gives the GPUs per
- * domain, the NVLinks from each GPU to each chip (DGX H100: four chips, 5/4/4/5), the NVLink
- * rate and the NIC rate; every value can be overridden. The NVLinks between one GPU and one
+ * A preset (SetPreset: "dgx-a100", "dgx-h100", "hgx-h800", "hgx-b200", "gb200-nvl72") gives the
+ * GPUs per domain, the NVLinks from each GPU to each chip (DGX H100: four chips, 5/4/4/5), the
+ * NVLink rate and the NIC rate; every value can be overridden. The NVLinks between one GPU and one
  * chip are one port of their summed rate at each end. SetSingleSwitch() replaces the chips
  * by one logical switch whose port to each GPU has all its links.
  *

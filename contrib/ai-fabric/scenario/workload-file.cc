@@ -348,7 +348,7 @@ WorkloadFile::Parse(const nlohmann::json& j, Workload& workload, std::string& er
         GpuSpec spec;
         if (!j["gpu"].is_string() || !GpuComputeModel::GetPreset(j["gpu"].get<std::string>(), spec))
         {
-            error = "\"gpu\" must be a100, h100, h200, b200 or gb200";
+            error = "\"gpu\" must be a100, h100, h800, h200, b200 or gb200";
             return false;
         }
         gpu->SetAttribute("Gpu", StringValue(spec.name));

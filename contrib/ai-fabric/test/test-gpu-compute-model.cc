@@ -50,7 +50,7 @@ Model(const std::string& gpu, double matmul, double memory)
 TEST_F(GpuComputeModelTest, PresetsAreTheDatasheets)
 {
     EXPECT_EQ(GpuComputeModel::GetPresetNames(),
-              (std::vector<std::string>{"a100", "h100", "h200", "b200", "gb200"}));
+              (std::vector<std::string>{"a100", "h100", "h800", "h200", "b200", "gb200"}));
     GpuSpec s;
     ASSERT_TRUE(GpuComputeModel::GetPreset("H100", s));
     EXPECT_DOUBLE_EQ(s.peakFlops[static_cast<int>(ComputeDataType::BF16)], 989.4e12);

@@ -241,6 +241,53 @@ TEST_F(NvLinkTest, ThroughputFollowsTheCreditLaw)
     }
 }
 
+/**
+ * \param whole when each tag's message was whole
+ * \param tag the message's tag
+ */
+void
+RecordWhole(std::map<uint32_t, Time>* whole, uint16_t /* src */, uint32_t tag, uint64_t /* n */)
+{
+    (*whole)[tag] = Simulator::Now();
+}
+
+// Two 16 MiB messages to one GPU: on one queue (a channel) the first is whole after half the
+// time of both and the second at the end; on two queues, or none, they take turns packet by
+// packet and are whole together, at the end.
+TEST_F(NvLinkTest, AQueuesMessagesLeaveInOrder)
+{
+    const uint64_t bytes = 16ULL << 20;
+    for (const auto& [q0, q1] : std::vector<std::pair<uint32_t, uint32_t>>{
+             {3, 3}, {3, 4}, {NvLinkTransport::NO_QUEUE, NvLinkTransport::NO_QUEUE}})
+    {
+        ServerHelper server;
+        server.SetPreset("dgx-h100");
+        server.SetGpusPerServer(2);
+        server.SetSingleSwitch(true);
+        NodeContainer gpus;
+        gpus.Create(2);
+        server.Install(gpus);
+        Ptr<NvLinkTransport> a = gpus.Get(0)->GetObject<NvLinkTransport>();
+        Ptr<NvLinkTransport> b = gpus.Get(1)->GetObject<NvLinkTransport>();
+        std::map<uint32_t, Time> whole;
+        b->SetReceiveCallback(MakeBoundCallback(&RecordWhole, &whole));
+        a->Send(1, bytes, 1, q0);
+        a->Send(1, bytes, 2, q1);
+        Simulator::Run();
+        Simulator::Destroy();
+        ASSERT_EQ(whole.size(), 2u);
+        const double ratio = whole[1].GetSeconds() / whole[2].GetSeconds();
+        if (q0 == q1 && q0 != NvLinkTransport::NO_QUEUE)
+        {
+            EXPECT_NEAR(ratio, 0.5, 0.01);
+        }
+        else
+        {
+            EXPECT_NEAR(ratio, 1.0, 0.01);
+        }
+    }
+}
+
 // A DGX H100 GPU sprays its traffic over its four NVSwitch chips in proportion to its links to
 // them, 5/4/4/5, and each chip carries the packets on to the destination.
 TEST_F(NvLinkTest, GpuSpraysOverChipsByLinkCount)
@@ -274,8 +321,9 @@ TEST_F(NvLinkTest, GpuSpraysOverChipsByLinkCount)
 // The presets and what the helper refuses.
 TEST_F(NvLinkTest, PresetsAndBadConfigurations)
 {
-    EXPECT_EQ(ServerHelper::PresetNames(),
-              (std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-b200", "gb200-nvl72"}));
+    EXPECT_EQ(
+        ServerHelper::PresetNames(),
+        (std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h800", "hgx-b200", "gb200-nvl72"}));
     ServerPreset p;
     ASSERT_TRUE(ServerHelper::GetPreset("dgx-h100", p));
     EXPECT_EQ(p.gpus, 8u);

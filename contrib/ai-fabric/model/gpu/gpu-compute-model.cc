@@ -67,6 +67,19 @@ Presets()
          "MAMF: H100 SXM BF16 794.5 of 989 TFLOP/s; Azure ND H100 v5: Triad 2.97 of 3.35 TB/s; "
          "MAMF: FP8 e4m3 1,402.6 of 1,978.9 TFLOP/s",
          0.709},
+        {"h800",
+         "NVIDIA H800 SXM5 80 GB",
+         Peaks(1, 66.9, 494.7, 989.4, 1978.9),
+         3.35e12,
+         80e9,
+         "NVIDIA H800 Tensor Core GPU datasheet (SXM): the H100's die and Tensor Core peaks "
+         "(TF32 494.7, BF16/FP16 989.4, FP8 1,978.9 dense), FP64 1 TFLOPS, HBM3 3.35 TB/s, "
+         "80 GB; NVLink 400 GB/s",
+         0.803,
+         0.887,
+         "the H100's (the same silicon and memory): MAMF H100 SXM BF16 794.5 of 989 TFLOP/s, "
+         "FP8 1,402.6 of 1,978.9; Azure ND H100 v5 Triad 2.97 of 3.35 TB/s",
+         0.709},
         {"h200",
          "NVIDIA H200 SXM 141 GB",
          Peaks(66.9, 66.9, 494.7, 989.4, 1978.9),
@@ -186,7 +199,7 @@ GpuComputeModel::GetTypeId()
               .AddConstructor<GpuComputeModel>()
               .AddAttribute(
                   "Gpu",
-                  "The GPU: a100, h100 (default), h200, b200 or gb200, with its "
+                  "The GPU: a100, h100 (default), h800, h200, b200 or gb200, with its "
                   "datasheet's dense peak FLOP/s per data type and HBM bandwidth.",
                   StringValue("h100"),
                   MakeStringAccessor(&GpuComputeModel::SetGpuName, &GpuComputeModel::GetGpuName),
@@ -265,7 +278,8 @@ GpuComputeModel::SetGpuName(std::string name)
 {
     GpuSpec spec;
     NS_ABORT_MSG_IF(!GetPreset(name, spec),
-                    "GpuComputeModel: no GPU preset '" << name << "' (a100, h100, h200, b200, "
+                    "GpuComputeModel: no GPU preset '" << name
+                                                       << "' (a100, h100, h800, h200, b200, "
                                                        << "gb200)");
     SetGpu(spec);
 }

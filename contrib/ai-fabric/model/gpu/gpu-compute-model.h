@@ -99,7 +99,7 @@ class GpuComputeModel : public Object
     ~GpuComputeModel() override;
 
     /**
-     * \param name a preset: "a100", "h100", "h200", "b200", "gb200"
+     * \param name a preset: "a100", "h100", "h800", "h200", "b200", "gb200"
      * \param spec set to its datasheet figures
      * \return false if there is no such preset
      */

@@ -151,7 +151,7 @@ PacketGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32
     if (m_nvGpu[peer] >= 0)
     {
         CountSent(bytes, true);
-        m_nvlink->Send(static_cast<uint16_t>(m_nvGpu[peer]), bytes, tag);
+        m_nvlink->Send(static_cast<uint16_t>(m_nvGpu[peer]), bytes, tag, channel);
         return;
     }
     const Ptr<RdmaQueuePair>& qp = m_qps[static_cast<std::size_t>(peer) * GetNChannels() + channel];

@@ -150,7 +150,7 @@ NvLinkTransport::NewSlot()
 }
 
 void
-NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
+NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag, uint32_t queue)
 {
     // A message of zero bytes (a collective's empty part) is one header-only packet.
     NS_ABORT_MSG_IF(m_ports.empty(), "NvLinkTransport: GPU " << m_gpu << " has no NVLink port");
@@ -163,6 +163,17 @@ NvLinkTransport::Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag)
     out.tag = tag;
     out.bytes = bytes;
     out.type = NvLinkHeader::DATA;
+    if (queue != NO_QUEUE)
+    {
+        out.queue = (static_cast<uint64_t>(dstGpu) << 32) | queue;
+        Queue& q = m_queues[out.queue];
+        if (q.busy)
+        {
+            q.waiting.push_back(slot); // after the queue's message taking turns
+            return;
+        }
+        q.busy = true;
+    }
     m_active.push_back(slot);
     for (const auto& port : m_ports)
     {
@@ -372,6 +383,20 @@ NvLinkTransport::Dequeue(uint32_t port, uint64_t credits, bool& creditBlocked, N
     if (out.packetized < out.bytes)
     {
         m_active.push_back(slot); // the next message's turn
+    }
+    else if (out.queue != UINT64_MAX)
+    {
+        // Its queue's next message takes turns from now on.
+        Queue& q = m_queues[out.queue];
+        if (q.waiting.empty())
+        {
+            q.busy = false;
+        }
+        else
+        {
+            m_active.push_back(q.waiting.front());
+            q.waiting.pop_front();
+        }
     }
     return p;
 }

@@ -8,6 +8,7 @@
 #define NVLINK_TRANSPORT_H
 
 #include "ns3/callback.h"
+#include "ns3/fabric-fifo.h"
 #include "ns3/nvlink-gpu-port.h"
 #include "ns3/object.h"
 
@@ -76,13 +77,22 @@ class NvLinkTransport : public Object
     /// \return the GPU's NVLink ports
     const std::vector<Ptr<NvLinkGpuPort>>& GetPorts() const;
 
+    /// No queue: a message that takes turns with every other at once.
+    static constexpr uint32_t NO_QUEUE = UINT32_MAX;
+
     /**
      * \brief Send a message to a GPU of the domain.
+     *
+     * Messages to one GPU on one queue (a GPU transport's channel: one thread block copying
+     * its steps one after another) leave in order: the next takes its turns once the last
+     * packet of the one before is handed to a port, as a queue pair sends its messages.
+     * Messages of different queues or GPUs take turns packet by packet.
      * \param dstGpu its index in the domain
      * \param bytes payload bytes (0: one header-only packet)
      * \param tag handed to the receiver and to the send callback
+     * \param queue its queue to dstGpu (NO_QUEUE: none, it starts at once)
      */
-    void Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag);
+    void Send(uint16_t dstGpu, uint64_t bytes, uint32_t tag, uint32_t queue = NO_QUEUE);
 
     /**
      * \brief Send a message through the NVSwitch chips' NVLS engines: an NVLS_REDUCE
@@ -161,6 +171,14 @@ class NvLinkTransport : public Object
         uint32_t nextUnicast{0};        //!< next packet index (unicast: any port)
         std::vector<uint32_t> nextNvls; //!< NVLS: next packet index of each port
         uint32_t base{0};               //!< NVLS: where its packets start in the turn order
+        uint64_t queue{UINT64_MAX};     //!< its (destination, queue) key; UINT64_MAX: none
+    };
+
+    /// The messages of one (destination, queue) after the one taking turns.
+    struct Queue
+    {
+        bool busy{false};             //!< a message of the queue is taking turns
+        FabricFifo<uint16_t> waiting; //!< slots waiting for it, oldest first
     };
 
     /**
@@ -198,6 +216,7 @@ class NvLinkTransport : public Object
     std::vector<uint16_t> m_freeSlots;              //!< slots to reuse
     std::deque<uint16_t> m_active;                  //!< unicast slots with bytes to packetize
     std::deque<uint16_t> m_nvlsActive;              //!< NVLS slots with bytes to packetize
+    std::unordered_map<uint64_t, Queue> m_queues;   //!< by (destination, queue)
     std::vector<uint8_t> m_pattern;                 //!< port of each packet index mod its length
     std::vector<std::vector<uint32_t>> m_positions; //!< by port: its places in m_pattern
     std::vector<std::unordered_map<uint32_t, uint64_t>> m_partial; //!< by source GPU: tag -> bytes
