@@ -15,6 +15,8 @@
 #include "ns3/collective-plan.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/gpu-compute-model.h"
+#include "ns3/moe-all-to-all.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/string.h"
 #include "ns3/training-workload.h"
 #include "ns3/workload-runner.h"
@@ -60,6 +62,119 @@ CollectiveScenario::DeclareWorkloadOptions()
     o.Add("globalBatch", "with --model: sequences per step (0: one micro-batch per pipeline)", "0");
     o.Add("seqLength", "with --model: sequence length (0: the model's)", "0");
     o.Add("dtype", "with --model: the compute's data type: bf16, fp16, fp8, tf32, fp32", "bf16");
+    o.Add("moe",
+          "instead of --workload, one mixture-of-experts dispatch and combine over every GPU, "
+          "as DeepEP's tests time them: flat (each token once to each GPU with its experts, an "
+          "all-to-all-v) or deepep (each token once to each server, to the GPU of its rail, "
+          "which forwards it over NVLink)",
+          "");
+    o.Add("tokens", "with --moe: tokens per GPU", "4096");
+    o.Add("hidden", "with --moe: a token's hidden size (elements)", "7168");
+    o.Add("experts", "with --moe: routed experts, spread evenly over the GPUs", "256");
+    o.Add("topk", "with --moe: experts per token", "8");
+    o.Add("expertGroups",
+          "with --moe: groups of consecutive experts (0: one per server, as DeepEP's tests)",
+          "0");
+    o.Add("topkGroups",
+          "with --moe: groups a token chooses its experts in (at most the groups: DeepEP's "
+          "min(servers, 4))",
+          "4");
+    o.Add("dispatchDtype",
+          "with --moe: a dispatched token's type: fp8 (e4m3 values and an fp32 scale per 128, "
+          "DeepEP's) or bf16",
+          "fp8");
+    o.Add("combineDtype", "with --moe: a combined output's type: bf16 or fp8", "bf16");
+}
+
+std::string
+CollectiveScenario::WorkloadSource() const
+{
+    const ScenarioOptions& o = m_options;
+    for (const char* flag : {"model", "trace", "moe"})
+    {
+        if (!o.Get(flag).empty())
+        {
+            return std::string("--") + flag + "=" + o.Get(flag);
+        }
+    }
+    return "--workload=" + o.Get("workload");
+}
+
+void
+CollectiveScenario::MakeMoeWorkload()
+{
+    ScenarioOptions& o = m_options;
+    MoeLayer layer;
+    if (!ParseMoeDispatcher(o.Get("moe"), layer.dispatcher))
+    {
+        o.Fail("--moe=" + o.Get("moe") + ": expected flat or deepep");
+    }
+    const uint32_t gpus = m_topology->GetNGpus();
+    CollectiveSweepConfig servers; // what the topology says of its servers
+    m_topology->ConfigureSweep(servers);
+    const uint32_t perServer = std::max<uint32_t>(1, servers.gpusPerServer);
+    MoeRoutingConfig config;
+    config.tokens = o.Whole("tokens", 0, 1 << 24);
+    const uint32_t hidden = o.Whole("hidden", 1, 1 << 24);
+    config.experts = o.Whole("experts", 1, 1 << 24);
+    config.topk = o.Whole("topk", 1, 1 << 16);
+    config.expertGroups = o.Whole("expertGroups", 0, 1 << 24);
+    const uint32_t groups
+        = config.expertGroups > 0 ? config.expertGroups : (gpus + perServer - 1) / perServer;
+    config.topkGroups = std::min(o.Whole("topkGroups", 1, 1 << 24), groups);
+    // A token's bytes: fp8 values with one fp32 scale per 128 (DeepEP's per-token cast), or
+    // two bytes a value.
+    uint64_t bytes[2] = {0, 0};
+    const char* flags[2] = {"dispatchDtype", "combineDtype"};
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        const std::string& t = o.Get(flags[i]);
+        if (t != "fp8" && t != "bf16")
+        {
+            o.Fail(std::string("--") + flags[i] + "=" + t + ": expected fp8 or bf16");
+        }
+        bytes[i] = t == "fp8" ? hidden + 4ULL * ((hidden + 127) / 128) : 2ULL * hidden;
+    }
+    layer.dispatchBytesPerToken = bytes[0];
+    layer.combineBytesPerToken = bytes[1];
+    std::vector<uint32_t> nodeOf(gpus);
+    for (uint32_t r = 0; r < gpus; ++r)
+    {
+        nodeOf[r] = r / perServer;
+    }
+    // The routing's own stream (no model part assigns streams this high); RngRun varies it.
+    constexpr int64_t MOE_STREAM = 1 << 20;
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    rng->SetStream(MOE_STREAM);
+    std::string error;
+    layer.routing = MoeRouting::Draw(config, nodeOf, rng, error);
+    if (!layer.routing)
+    {
+        o.Fail("--moe=" + o.Get("moe") + ": " + error);
+    }
+    Workload& w = *m_workload;
+    w.nRanks = gpus;
+    w.moe.push_back(layer);
+    w.ops.assign(gpus, {});
+    for (uint32_t r = 0; r < gpus; ++r)
+    {
+        for (const bool combine : {false, true})
+        {
+            WorkloadOp op;
+            op.kind = WorkloadOpKind::COLLECTIVE;
+            op.collective = CollectiveType::ALL_TO_ALL;
+            op.name = combine ? "combine" : "dispatch";
+            op.moe = 1;
+            op.combine = combine;
+            op.bytes = config.tokens * (combine ? bytes[1] : bytes[0]);
+            if (combine)
+            {
+                op.deps = {0};
+            }
+            w.ops[r].push_back(op);
+        }
+    }
+    m_moe = true;
 }
 
 void
@@ -73,11 +188,12 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
     const std::string& file = o.Get("workload");
     const std::string& modelName = o.Get("model");
     const std::string& trace = o.Get("trace");
-    if (file.empty() + modelName.empty() + trace.empty() != 2)
+    if (file.empty() + modelName.empty() + trace.empty() + o.Get("moe").empty() != 3)
     {
         o.Fail(
             "give one of --workload=FILE (a workload file), --model=NAME (a training "
-            "step) and --trace=PREFIX (Chakra traces)");
+            "step), --trace=PREFIX (Chakra traces) and --moe=DISPATCHER (an expert-parallel "
+            "dispatch and combine)");
     }
     m_workload = std::make_unique<Workload>();
     std::string error;
@@ -131,9 +247,13 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         m_training = std::make_unique<TrainingConfig>(config);
         m_trainingGpu = gpu;
     }
+    if (!o.Get("moe").empty())
+    {
+        MakeMoeWorkload();
+    }
     if (m_workload->nRanks != m_topology->GetNGpus())
     {
-        o.Fail("--workload=" + file + ": a workload of " + std::to_string(m_workload->nRanks)
+        o.Fail(WorkloadSource() + ": a workload of " + std::to_string(m_workload->nRanks)
                + " ranks on " + std::to_string(m_topology->GetNGpus()) + " GPUs");
     }
     m_sweep.algorithm = algo;
@@ -147,21 +267,50 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
 {
     const std::string algo = m_options.Get("algo");
     const std::string protocol = m_options.Get("protocol");
-    const std::string file = !m_options.Get("trace").empty() ? "--trace=" + m_options.Get("trace")
-                             : m_options.Get("workload").empty()
-                                 ? "--model=" + m_options.Get("model")
-                                 : "--workload=" + m_options.Get("workload");
+    const std::string file = WorkloadSource();
     const uint32_t world = collectives.GetNRanks();
+    // A group's tags carry its slot: check a schedule fits now, not mid-run.
+    const uint32_t slots = collectives.GetSlots();
+    uint32_t idBits = 0;
+    while ((1U << idBits) < slots)
+    {
+        ++idBits;
+    }
+    auto checkTags = [&](const CollectiveSchedule& schedule, CollectiveType type, uint32_t n)
+    {
+        // A plan's tag names its transfer; a schedule's keeps 8 bits of a message's index.
+        const bool plan = dynamic_cast<const CollectivePlan*>(&schedule) != nullptr;
+        const uint32_t free = CollectiveSchedule::TAG_BITS - idBits - (plan ? 0 : 8);
+        if (schedule.GetTagCodes() > (1ULL << free))
+        {
+            FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
+                      + " ranks has too many streams for a tag beside " + std::to_string(slots)
+                      + " communicators on a GPU");
+        }
+    };
     runner.Prepare(
         collectives,
-        [&](CollectiveType type,
-            uint32_t group,
-            const std::vector<uint32_t>& ranks,
-            uint64_t bytes,
-            const std::string& named)
+        [&](const WorkloadOp& op, uint32_t group, const std::vector<uint32_t>& ranks)
         {
+            const CollectiveType type = op.collective;
+            const uint64_t bytes = op.bytes;
             const auto n = static_cast<uint32_t>(ranks.size());
-            std::string name = named;
+            if (op.moe > 0)
+            {
+                // The layer's routing moves its tokens; no NCCL algorithm or protocol.
+                const MoeLayer& layer = m_workload->moe[op.moe - 1];
+                Ptr<CollectivePlan> plan = MoeAllToAll::Build(
+                    *layer.routing,
+                    layer.dispatcher,
+                    op.combine,
+                    op.combine ? layer.combineBytesPerToken : layer.dispatchBytesPerToken,
+                    collectives.GetChunkBytes(NCCL_SIMPLE),
+                    collectives.GetChannels());
+                plan->SetProtocol(NCCL_SIMPLE);
+                checkTags(*plan, type, n);
+                return Ptr<CollectiveSchedule>(plan);
+            }
+            std::string name = op.algorithm;
             if (name.empty())
             {
                 name = algo != "auto" ? algo
@@ -222,22 +371,7 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
             Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
                 type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
             schedule->SetProtocol(choice.protocol);
-            // A group's tags carry its slot: check the schedule fits now, not mid-run.
-            const uint32_t slots = collectives.GetSlots();
-            uint32_t idBits = 0;
-            while ((1U << idBits) < slots)
-            {
-                ++idBits;
-            }
-            // A plan's tag names its transfer; a schedule's keeps 8 bits of a message's index.
-            const bool plan = dynamic_cast<const CollectivePlan*>(PeekPointer(schedule)) != nullptr;
-            const uint32_t free = CollectiveSchedule::TAG_BITS - idBits - (plan ? 0 : 8);
-            if (schedule->GetTagCodes() > (1ULL << free))
-            {
-                FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
-                          + " ranks has too many streams for a tag beside " + std::to_string(slots)
-                          + " communicators on a GPU");
-            }
+            checkTags(*schedule, type, n);
             return schedule;
         });
 }
@@ -249,6 +383,58 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                    FailureRunOutput& out) const
 {
     out.extra["workload"] = WorkloadFile::ToJson(workload);
+    if (m_moe)
+    {
+        // Rank 0's dispatch and combine, counted as DeepEP's tests count them
+        // (tests/test_internode.py): "RDMA" bytes are the token's bytes once per node it goes
+        // to, its own node included; "NVL" bytes once per rank that receives it.
+        const MoeLayer& layer = m_workload->moe.front();
+        const MoeRouting& routing = *layer.routing;
+        const MoeRoutingConfig& c = routing.GetConfig();
+        nlohmann::ordered_json moe = {{"dispatcher", MoeDispatcherName(layer.dispatcher)},
+                                      {"tokens", c.tokens},
+                                      {"experts", c.experts},
+                                      {"topk", c.topk},
+                                      {"expert_groups", c.expertGroups},
+                                      {"topk_groups", c.topkGroups},
+                                      {"servers", routing.GetNNodes()}};
+        std::string line
+            = std::string("# moe ") + MoeDispatcherName(layer.dispatcher) + ", rank 0:";
+        for (const bool combine : {false, true})
+        {
+            const WorkloadRunner::Record& rec = workload.GetRecords()[0][combine ? 1 : 0];
+            const double t = rec.end.IsNegative() ? 0 : (rec.end - rec.start).GetSeconds();
+            const uint64_t b = combine ? layer.combineBytesPerToken : layer.dispatchBytesPerToken;
+            const uint64_t rdma = routing.GetNodeTokenPairs(0) * b;
+            const uint64_t nvl = routing.GetReceivedTokens(0) * b;
+            const uint64_t wire = MoeAllToAll::NetworkTokens(routing, layer.dispatcher, 0) * b;
+            const double rdmaRate = t > 0 ? rdma / t / 1e9 : 0;
+            const double nvlRate = t > 0 ? nvl / t / 1e9 : 0;
+            moe[combine ? "combine" : "dispatch"] = {{"time_us", t * 1e6},
+                                                     {"bytes_per_token", b},
+                                                     {"rdma_bytes", rdma},
+                                                     {"rdma_GBps", rdmaRate},
+                                                     {"nvl_bytes", nvl},
+                                                     {"nvl_GBps", nvlRate},
+                                                     {"network_bytes", wire}};
+            char part[200];
+            std::snprintf(part,
+                          sizeof(part),
+                          " %s %.2f us, %.2f GB/s (RDMA), %.2f GB/s (NVL), %.2f MB on the network;",
+                          combine ? "combine" : "dispatch",
+                          t * 1e6,
+                          rdmaRate,
+                          nvlRate,
+                          wire / 1e6);
+            line += part;
+        }
+        line.back() = '\n';
+        out.extra["workload"]["moe"] = moe;
+        if (print)
+        {
+            std::cout << line;
+        }
+    }
     if (m_training)
     {
         // The model's FLOPs per step over what the GPUs could do in that time.

@@ -499,13 +499,10 @@ CollectiveScenario::Simulate(bool inject, bool print)
         topology->PrintHeader(std::cout, *this);
         if (workload)
         {
-            std::cout << "# workload "
-                      << (m_training                ? "--model=" + o.Get("model")
-                          : !o.Get("trace").empty() ? "--trace=" + o.Get("trace")
-                                                    : o.Get("workload"))
-                      << ": " << ranks.GetN() << " ranks, " << m_workload->groups.size() - 1
-                      << " group(s), algo " << o.Get("algo") << ", protocol " << o.Get("protocol")
-                      << ", " << m_channels << " channel(s)\n";
+            std::cout << "# workload " << WorkloadSource() << ": " << ranks.GetN() << " ranks, "
+                      << m_workload->groups.size() - 1 << " group(s), algo " << o.Get("algo")
+                      << ", protocol " << o.Get("protocol") << ", " << m_channels
+                      << " channel(s)\n";
         }
         else
         {

@@ -325,6 +325,16 @@ class CollectiveScenario
     /// Declare the workload mode's flags (EnableWorkloads()).
     void DeclareWorkloadOptions();
 
+    /// \return the flag that names the workload ("--model=llama3-8b", ...)
+    std::string WorkloadSource() const;
+
+    /**
+     * \brief Build the --moe workload: every rank dispatches its tokens to their experts,
+     *        then combines their outputs, as DeepEP's tests time them; one line and exit
+     *        status 2 on bad input.
+     */
+    void MakeMoeWorkload();
+
     /**
      * \brief Read, trace or generate the workload from the parsed flags; one line and exit
      *        status 2 on bad input.
@@ -392,6 +402,7 @@ class CollectiveScenario
     std::unique_ptr<FabricOutputFile> m_timeline;      //!< --timeline, opened before the runs
     std::unique_ptr<TrainingConfig> m_training;        //!< --model: the step generated
     Ptr<GpuComputeModel> m_trainingGpu;                //!< --model: the GPUs' compute model
+    bool m_moe{false};                                 //!< --moe: the dispatch-combine run
 };
 
 } // namespace ns3

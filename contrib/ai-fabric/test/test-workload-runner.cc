@@ -54,19 +54,16 @@ RunOnStar(const Workload& w)
     runner->SetWorkload(w);
     runner->AddGroups(collectives);
     collectives.Install(gpus, fabric);
-    runner->Prepare(collectives,
-                    [](CollectiveType type,
-                       uint32_t /* group */,
-                       const std::vector<uint32_t>& ranks,
-                       uint64_t bytes,
-                       const std::string& algo)
-                    {
-                        const auto n = static_cast<uint32_t>(ranks.size());
-                        std::string error;
-                        Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::CreateByName(
-                            algo.empty() ? "ring" : algo, type, n, error);
-                        return a->Schedule(type, n, bytes, 2, 512 * 1024);
-                    });
+    runner->Prepare(
+        collectives,
+        [](const WorkloadOp& op, uint32_t /* group */, const std::vector<uint32_t>& ranks)
+        {
+            const auto n = static_cast<uint32_t>(ranks.size());
+            std::string error;
+            Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::CreateByName(
+                op.algorithm.empty() ? "ring" : op.algorithm, op.collective, n, error);
+            return a->Schedule(op.collective, n, op.bytes, 2, 512 * 1024);
+        });
     runner->Start();
     Simulator::Run();
     Simulator::Destroy();

@@ -102,7 +102,8 @@ WorkloadRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
     const uint32_t n = m_workload.nRanks;
     // One schedule per distinct (communicator size, collective, bytes, algorithm); one plan
     // of one message per point-to-point size.
-    std::map<std::tuple<uint32_t, CollectiveType, uint64_t, std::string>, Ptr<CollectiveSchedule>>
+    std::map<std::tuple<uint32_t, CollectiveType, uint64_t, std::string, uint32_t, bool>,
+             Ptr<CollectiveSchedule>>
         made;
     std::map<uint64_t, Ptr<CollectivePlan>> transfers;
     auto transfer = [&transfers](uint64_t bytes)
@@ -164,11 +165,11 @@ WorkloadRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
                 const auto size = static_cast<uint32_t>(ranks.size());
                 // One schedule per communicator, collective, size and algorithm (a group's
                 // schedule may differ from another's of its size: where its ranks are).
-                Ptr<CollectiveSchedule>& s
-                    = made[std::make_tuple(group, op.collective, op.bytes, op.algorithm)];
+                Ptr<CollectiveSchedule>& s = made[std::make_tuple(
+                    group, op.collective, op.bytes, op.algorithm, op.moe, op.combine)];
                 if (!s)
                 {
-                    s = make(op.collective, group, ranks, op.bytes, op.algorithm);
+                    s = make(op, group, ranks);
                     NS_ABORT_MSG_IF(!s || s->GetNRanks() != size,
                                     "WorkloadRunner: no schedule for operation " << i << " of rank "
                                                                                  << r);
@@ -343,7 +344,8 @@ WorkloadRunner::KindName(const WorkloadOp& op)
     case WorkloadOpKind::COMPUTE:
         return "compute";
     case WorkloadOpKind::COLLECTIVE:
-        return CollectiveTypeName(op.collective);
+        return op.moe == 0 ? CollectiveTypeName(op.collective)
+                           : (op.combine ? "combine" : "dispatch");
     case WorkloadOpKind::SEND:
         return "send";
     case WorkloadOpKind::RECV:

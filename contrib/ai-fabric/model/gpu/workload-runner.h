@@ -50,10 +50,10 @@ class WorkloadRunner : public Object
     WorkloadRunner();
     ~WorkloadRunner() override;
 
-    /// Makes a collective's schedule: (collective, the helper's group (0: every rank), its
-    /// ranks, bytes, algorithm or "").
+    /// Makes a collective's schedule: (the operation (its collective, bytes, algorithm or "",
+    /// mixture-of-experts layer), the helper's group (0: every rank), its ranks).
     using ScheduleMaker = std::function<Ptr<CollectiveSchedule>(
-        CollectiveType, uint32_t, const std::vector<uint32_t>&, uint64_t, const std::string&)>;
+        const WorkloadOp&, uint32_t, const std::vector<uint32_t>&)>;
 
     /**
      * \param workload the workload (Workload::Check() must pass)

@@ -76,7 +76,7 @@ Workload::Check(std::string& error) const
     }
     // What every member of a communicator must list alike, and the sends and receives of
     // each (src, dst) pair.
-    using Call = std::tuple<CollectiveType, uint64_t, std::string>;
+    using Call = std::tuple<CollectiveType, uint64_t, std::string, uint32_t, bool>;
     std::vector<std::vector<Call>> first(groups.size());
     std::vector<int64_t> firstRank(groups.size(), -1);
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> sends;
@@ -114,7 +114,17 @@ Workload::Check(std::string& error) const
                             + " is not in";
                     return false;
                 }
-                calls[op.group].emplace_back(op.collective, op.bytes, op.algorithm);
+                if (op.moe > 0
+                    && (op.moe > moe.size() || op.collective != CollectiveType::ALL_TO_ALL
+                        || !moe[op.moe - 1].routing
+                        || moe[op.moe - 1].routing->GetNRanks() != members[op.group].size()))
+                {
+                    error = where + " moves the tokens of a mixture-of-experts layer not routed "
+                                    "over its communicator";
+                    return false;
+                }
+                calls[op.group].emplace_back(
+                    op.collective, op.bytes, op.algorithm, op.moe, op.combine);
                 break;
             case WorkloadOpKind::SEND:
             case WorkloadOpKind::RECV:

@@ -8,6 +8,7 @@
 #define WORKLOAD_H
 
 #include "collective-schedule.h"
+#include "moe-all-to-all.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -46,6 +47,11 @@ struct WorkloadOp
     uint32_t peer{0};      //!< SEND, RECV: the other rank
     uint64_t bytes{0};     //!< COLLECTIVE, SEND, RECV: size (bytes)
     double flops{0};       //!< COMPUTE: the model FLOPs it does (0 if not known)
+    /// COLLECTIVE: the mixture-of-experts layer whose tokens it moves (Workload::moe index +
+    /// 1; 0: none). Its collective is ALL_TO_ALL, its group the layer's routing's ranks, and
+    /// its bytes the rank's tokens' (informative: the routing decides what moves).
+    uint32_t moe{0};
+    bool combine{false}; //!< COLLECTIVE with moe: the combine (outputs back), not the dispatch
 };
 
 /**
@@ -66,6 +72,7 @@ struct Workload
     std::vector<std::string> groupNames{"all"};    //!< communicator names ([0]: every rank)
     std::vector<std::vector<uint32_t>> groups{{}}; //!< communicators' ranks ([0]: every rank)
     std::vector<std::vector<WorkloadOp>> ops;      //!< by rank, in order
+    std::vector<MoeLayer> moe;                     //!< mixture-of-experts layers
 
     /**
      * \brief Check what the runner relies on: dependencies on earlier operations, groups
