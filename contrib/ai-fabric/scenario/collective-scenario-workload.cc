@@ -50,8 +50,9 @@ CollectiveScenario::DeclareWorkloadOptions()
     o.Add("model",
           "instead of --workload, one training step of a model as Megatron-LM runs it: "
               + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
-              + " (dense models; TP inside a layer, 1F1B pipeline, bucketed data-parallel "
-                "gradient all-reduce overlapping the backward pass)",
+              + " (TP inside a layer, 1F1B pipeline, bucketed data-parallel gradient "
+                "all-reduce overlapping the backward pass; mixtures of experts with tp 1 and "
+                "--ep; not multi-head latent attention)",
           "");
     o.Add("tp",
           "with --model: tensor-parallel size (inside a server when it divides "
@@ -62,6 +63,14 @@ CollectiveScenario::DeclareWorkloadOptions()
     o.Add("globalBatch", "with --model: sequences per step (0: one micro-batch per pipeline)", "0");
     o.Add("seqLength", "with --model: sequence length (0: the model's)", "0");
     o.Add("dtype", "with --model: the compute's data type: bf16, fp16, fp8, tf32, fp32", "bf16");
+    o.Add("ep",
+          "with --model: expert-parallel size of a mixture of experts (inside the data-parallel "
+          "ranks, as Megatron-Core lays them out)",
+          "1");
+    o.Add("dispatcher",
+          "with --model: how a mixture of experts moves its tokens: flat (Megatron-Core's "
+          "all-to-all) or deepep (DeepEP's relayed kernels)",
+          "flat");
     o.Add("moe",
           "instead of --workload, one mixture-of-experts dispatch and combine over every GPU, "
           "as DeepEP's tests time them: flat (each token once to each GPU with its experts, an "
@@ -240,6 +249,14 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         {
             config.model.seqLength = config.seqLength;
         }
+        config.ep = o.Whole("ep", 1, 1 << 16);
+        if (!ParseMoeDispatcher(o.Get("dispatcher"), config.dispatcher))
+        {
+            o.Fail("--dispatcher=" + o.Get("dispatcher") + ": expected flat or deepep");
+        }
+        CollectiveSweepConfig servers; // what the topology says of its servers
+        m_topology->ConfigureSweep(servers);
+        config.gpusPerServer = servers.gpusPerServer;
         if (!TrainingWorkload::Make(config, m_topology->GetNGpus(), *gpu, *m_workload, error))
         {
             o.Fail("--model=" + modelName + ": " + error);
@@ -449,6 +466,8 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
         out.extra["workload"]["model"] = {{"name", c.model.name},
                                           {"tp", c.tp},
                                           {"pp", c.pp},
+                                          {"ep", c.ep},
+                                          {"dispatcher", MoeDispatcherName(c.dispatcher)},
                                           {"dp", dp},
                                           {"micro_batches", m},
                                           {"micro_batch", c.microBatch},

@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,11 +235,30 @@ TEST_F(TrainProgramTest, ModelSteps)
     EXPECT_LT(model["mfu"].get<double>(), 0.803);
     EXPECT_GT(model["mfu"].get<double>(), 0.2);
     std::remove((dir + "/out.json").c_str());
+    // A mixture of experts: Mixtral's 8 experts over the server's 8 GPUs.
+    const CommandResult moe = Train(
+        "--model=mixtral-8x7b --servers=1 --ep=8 --seqLength=1024 "
+        "--dispatcher=deepep --mode=flow --json="
+        + dir + "/out.json");
+    ASSERT_EQ(moe.status, 0) << moe.err;
+    const nlohmann::json mj = nlohmann::json::parse(ReadFile(dir + "/out.json"));
+    EXPECT_EQ(mj["workload"]["model"]["ep"], 8);
+    EXPECT_EQ(mj["workload"]["model"]["dispatcher"], "deepep");
+    std::map<std::string, double> perRank;
+    for (const auto& k : mj["workload"]["kinds"])
+    {
+        perRank[k["kind"].get<std::string>()] = k["ops_per_rank"].get<double>();
+    }
+    EXPECT_EQ(perRank["dispatch"], 32 * 2); // every layer, forward and backward
+    EXPECT_EQ(perRank["combine"], 32 * 2);
+    std::remove((dir + "/out.json").c_str());
     rmdir(dir.c_str());
     for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
              {"--model=gpt5", "--model=gpt5: expected gpt3-175b, llama3-8b"},
              {"--model=llama3-8b --tp=3", "tp x pp x cp = 3 does not divide the 8 GPUs"},
-             {"--model=mixtral-8x7b", "is a mixture of experts"},
+             {"--model=mixtral-8x7b --tp=2", "is a mixture of experts"},
+             {"--model=mixtral-8x7b --ep=8 --dispatcher=ring", "--dispatcher=ring: expected"},
+             {"--model=llama3-8b --ep=2", "ep = 2 needs a mixture of experts"},
              {"--model=llama3-8b --dtype=int4", "--dtype=int4: expected"},
              {"--model=llama3-8b --workload=x.json", "give one of --workload=FILE"}})
     {

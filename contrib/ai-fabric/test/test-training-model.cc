@@ -286,5 +286,102 @@ TEST_F(TrainingModelTest, TrainingConfigurationsThatDoNotFit)
     EXPECT_EQ(error, "tp x pp x cp = 2 does not divide the 5 GPUs");
     TransformerModel::GetPreset("mixtral-8x7b", c.model);
     EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
-    EXPECT_NE(error.find("mixture of experts"), std::string::npos) << error;
+    EXPECT_EQ(error,
+              "mixtral-8x7b is a mixture of experts: its steps are generated with tp = 1 "
+              "(expert layers are not tensor-parallel here)");
+    c.tp = 1;
+    c.ep = 3;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 6, *gpu, w, error));
+    EXPECT_EQ(error, "ep = 3 does not divide the 8 experts of mixtral-8x7b");
+    c.ep = 8;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_EQ(error, "ep = 8 does not divide cp x dp = 4");
+    c.model = SmallModel();
+    c.ep = 2;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_EQ(error, "ep = 2 needs a mixture of experts; small is dense");
+    TransformerModel::GetPreset("deepseek-v3", c.model);
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_EQ(error, "deepseek-v3: multi-head latent attention is not generated yet");
+}
+
+// A mixture-of-experts step (8 experts, top 2, on 8 GPUs: PP 2, EP 2, DP 4, so expert-data
+// parallel 2) still does the model's FLOPs exactly: the (token, expert) pairs its routings
+// land on each rank sum to every token's top 2. Each MoE layer runs, per micro-batch, a
+// dispatch and a combine forward and again backward on its EP pair; the experts' gradients
+// are all-reduced over the EDP pair, the rest over DP; the same configuration generates the
+// same routings.
+TEST_F(TrainingModelTest, MixtureOfExpertsStep)
+{
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.model.name = "small-moe";
+    c.model.experts = 8;
+    c.model.topK = 2;
+    c.model.expertFfnHidden = 1408;
+    c.model.firstMoeLayer = 2; // layers 0 and 1 dense
+    c.pp = 2;
+    c.ep = 2;
+    c.microBatch = 1;
+    c.globalBatch = 8; // dp 4: 2 micro-batches per pipeline
+    c.seqLength = 512;
+    c.gpusPerServer = 4;
+    c.dispatcher = MoeDispatcher::HIERARCHICAL;
+    c.model.seqLength = 512;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
+    double flops = 0;
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    EXPECT_NEAR(flops / TransformerModel(c.model).TrainingStepFlops(8), 1.0, 1e-9);
+    // 6 MoE layers, one routing per layer and EP pair (4 pairs: 2 per stage).
+    EXPECT_EQ(w.moe.size(), 6u * 2);
+    for (const MoeLayer& layer : w.moe)
+    {
+        EXPECT_EQ(layer.routing->GetNRanks(), 2u);
+        EXPECT_EQ(layer.dispatcher, MoeDispatcher::HIERARCHICAL);
+        EXPECT_EQ(layer.dispatchBytesPerToken, 2u * 1024); // bf16 activations
+        EXPECT_EQ(layer.routing->GetAssignments(0) + layer.routing->GetAssignments(1),
+                  2u * 512 * 2);
+    }
+    // Rank 0: stage 0 (layers 0-3, two of them MoE), EP index 0.
+    uint32_t dispatches = 0;
+    uint32_t combines = 0;
+    uint32_t expertReductions = 0;
+    uint32_t reductions = 0;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        if (op.kind != WorkloadOpKind::COLLECTIVE)
+        {
+            continue;
+        }
+        if (op.moe > 0)
+        {
+            op.combine ? ++combines : ++dispatches;
+            EXPECT_EQ(w.groups[op.group], (std::vector<uint32_t>{0, 1}));
+            continue;
+        }
+        const bool expert = w.groupNames[op.group].rfind("edp", 0) == 0;
+        expert ? ++expertReductions : ++reductions;
+        const std::vector<uint32_t> members
+            = expert ? std::vector<uint32_t>{0, 2} : std::vector<uint32_t>{0, 1, 2, 3};
+        EXPECT_EQ(w.groups[op.group], members);
+    }
+    EXPECT_EQ(dispatches, 2u * 2 * 2); // 2 micro-batches x 2 MoE layers, forward and backward
+    EXPECT_EQ(combines, dispatches);
+    EXPECT_GE(expertReductions, 1u);
+    EXPECT_GE(reductions, 1u);
+    Workload again;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, again, error)) << error;
+    for (uint32_t i = 0; i < w.moe.size(); ++i)
+    {
+        EXPECT_EQ(again.moe[i].routing->GetTokens(0, 1), w.moe[i].routing->GetTokens(0, 1));
+    }
 }

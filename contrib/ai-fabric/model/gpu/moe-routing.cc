@@ -118,6 +118,7 @@ MoeRouting::Draw(const MoeRoutingConfig& config,
     r->m_config = c;
     r->m_tokens.assign(static_cast<uint64_t>(ranks) * ranks, 0);
     r->m_nodeTokens.assign(static_cast<uint64_t>(ranks) * nodes, 0);
+    r->m_assignments.assign(ranks, 0);
     const uint32_t perRank = c.experts / ranks;
     std::vector<uint32_t> groups;
     std::vector<uint32_t> picks;
@@ -147,6 +148,7 @@ MoeRouting::Draw(const MoeRoutingConfig& config,
             {
                 const uint32_t expert = groups[p / perGroup] * perGroup + p % perGroup;
                 const uint32_t dst = expert / perRank;
+                ++r->m_assignments[dst];
                 if (std::find(hitRanks.begin(), hitRanks.end(), dst) == hitRanks.end())
                 {
                     hitRanks.push_back(dst);
@@ -229,6 +231,12 @@ MoeRouting::GetNodeTokenPairs(uint32_t src) const
         sum += GetNodeTokens(src, n);
     }
     return sum;
+}
+
+uint64_t
+MoeRouting::GetAssignments(uint32_t dst) const
+{
+    return m_assignments.at(dst);
 }
 
 uint64_t

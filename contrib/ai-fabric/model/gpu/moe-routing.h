@@ -121,6 +121,12 @@ class MoeRouting : public SimpleRefCount<MoeRouting>
      * \return the distinct tokens it receives, from every rank (itself included)
      */
     uint64_t GetReceivedTokens(uint32_t dst) const;
+    /**
+     * \param dst a rank
+     * \return the (token, expert) pairs its experts compute, from every rank (a token with
+     *         two experts on dst counts twice): over all ranks, tokens x ranks x topk
+     */
+    uint64_t GetAssignments(uint32_t dst) const;
 
   private:
     MoeRoutingConfig m_config;                      //!< what was drawn
@@ -129,6 +135,7 @@ class MoeRouting : public SimpleRefCount<MoeRouting>
     std::vector<std::vector<uint32_t>> m_nodeRanks; //!< ranks of each node
     std::vector<uint32_t> m_tokens;                 //!< [src * ranks + dst]
     std::vector<uint32_t> m_nodeTokens;             //!< [src * nodes + node]
+    std::vector<uint64_t> m_assignments;            //!< (token, expert) pairs by rank
 };
 
 } // namespace ns3

@@ -6,8 +6,11 @@
 
 #include "training-workload.h"
 
+#include "ns3/abort.h"
+#include "ns3/random-variable-stream.h"
 #include "pipeline-schedule.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ns3
@@ -75,19 +78,32 @@ TrainingWorkload::Make(const TrainingConfig& config,
                        std::string& error)
 {
     const TransformerSpec& spec = config.model;
-    if (spec.experts > 0)
-    {
-        error = spec.name + " is a mixture of experts: its expert-parallel steps are not "
-                            "generated yet (write them in a workload file)";
-        return false;
-    }
     if (spec.kvLoraRank > 0)
     {
         error = spec.name + ": multi-head latent attention is not generated yet";
         return false;
     }
+    const bool moe = spec.experts > 0;
+    if (!moe && config.ep > 1)
+    {
+        error = "ep = " + std::to_string(config.ep) + " needs a mixture of experts; " + spec.name
+                + " is dense";
+        return false;
+    }
+    if (moe && config.tp > 1)
+    {
+        error = spec.name + " is a mixture of experts: its steps are generated with tp = 1 "
+                            "(expert layers are not tensor-parallel here)";
+        return false;
+    }
+    if (moe && (config.ep == 0 || spec.experts % config.ep != 0))
+    {
+        error = "ep = " + std::to_string(config.ep) + " does not divide the "
+                + std::to_string(spec.experts) + " experts of " + spec.name;
+        return false;
+    }
     ParallelLayout layout;
-    if (!ParallelLayout::Make(gpus, config.tp, config.pp, 1, 1, layout, error))
+    if (!ParallelLayout::Make(gpus, config.tp, config.pp, 1, config.ep, layout, error))
     {
         return false;
     }
@@ -151,12 +167,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const double kvWidth = std::max(1.0, static_cast<double>(kv) / tp) * d;
     const double ffn = static_cast<double>(spec.ffnHidden) / tp;
     const double gates = spec.gatedMlp ? 2 : 1;
-    // Per layer and TP rank, forward (the scores as TransformerModel counts them).
-    const double layerFlops = model.LayerForwardFlops(0, static_cast<uint64_t>(T), seq) / tp;
+    // Per layer and TP rank, forward (the scores as TransformerModel counts them, below).
     Block attn;
     attn.gemmFlops = 2 * T * static_cast<double>(model.AttentionParameters()) / tp;
-    attn.scoreFlops = layerFlops - attn.gemmFlops
-                      - 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     attn.gemmBytes = e
                      * (static_cast<double>(model.AttentionParameters()) / tp
                         + T * (h + qWidth + 2 * kvWidth + qWidth + h));
@@ -174,6 +187,49 @@ TrainingWorkload::Make(const TrainingConfig& config,
     output.elementBytes = a * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
     const double activationBytes = a * T * h;
     const uint32_t layersPerStage = spec.layers / pp;
+    // Attention's score products per layer and TP rank: the layer's FLOPs less its weights'.
+    auto scoreFlops = [&](uint32_t layer)
+    {
+        return (model.LayerForwardFlops(layer, static_cast<uint64_t>(T), seq)
+                - 2 * T * static_cast<double>(model.LayerActiveParameters(layer)))
+               / tp;
+    };
+    attn.scoreFlops = scoreFlops(0);
+    // Mixture of experts (tp = 1): the router, and the experts on the pairs a rank gets.
+    const double ef = static_cast<double>(spec.expertFfnHidden);
+    const double expertWeights = static_cast<double>(model.ExpertParameters());
+    const double localExperts = moe ? static_cast<double>(spec.experts) / config.ep : 0;
+    Block router;
+    router.gemmFlops = 2 * T * static_cast<double>(model.RouterParameters());
+    router.gemmBytes
+        = e * (static_cast<double>(model.RouterParameters()) + T * h) + a * T * spec.experts;
+    router.elementBytes = a * T * 2.0 * spec.experts + a * T * (2 * h); // softmax, top-k; norm
+    auto expertBlock = [&](double pairs)
+    {
+        Block b;
+        const double shared = T * spec.sharedExperts;
+        b.gemmFlops = 2 * (pairs + shared) * expertWeights;
+        b.gemmBytes = e
+                      * ((localExperts + spec.sharedExperts) * expertWeights
+                         + (pairs + shared) * (h + gates * ef + ef + h));
+        b.elementBytes = a * (pairs + shared) * (gates + 1) * ef + a * T * 3 * h; // act; residual
+        return b;
+    };
+    // A rank's share of a layer's parameters: the experts are split over the EP group.
+    auto rankParameters = [&](uint32_t layer)
+    {
+        if (!model.IsMoeLayer(layer))
+        {
+            return static_cast<double>(model.LayerParameters(layer)) / tp;
+        }
+        return static_cast<double>(model.LayerParameters(layer))
+               - (spec.experts - localExperts) * expertWeights;
+    };
+    auto rankExpertParameters = [&](uint32_t layer)
+    { return model.IsMoeLayer(layer) ? localExperts * expertWeights : 0.0; };
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    rng->SetStream(config.moeStream);
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> routingOf; // (layer, EP group) -> moe
 
     Workload w;
     w.nRanks = gpus;
@@ -195,6 +251,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const uint32_t s = c.pp;
         const uint32_t tpGroup = tp > 1 ? groupOf(layout.TensorGroup(r), "tp") : 0;
         const uint32_t dpGroup = dp > 1 ? groupOf(layout.DataGroup(r), "dp") : 0;
+        const std::vector<uint32_t> epRanks = layout.ExpertGroup(r);
+        const uint32_t epGroup = moe && config.ep > 1 ? groupOf(epRanks, "ep") : 0;
+        const std::vector<uint32_t> edpRanks = layout.ExpertDataGroup(r);
+        const uint32_t edpGroup = moe && edpRanks.size() > 1 ? groupOf(edpRanks, "edp") : 0;
+        const auto epIndex
+            = static_cast<uint32_t>(std::find(epRanks.begin(), epRanks.end(), r) - epRanks.begin());
         ParallelLayout::Coordinates prev = c;
         ParallelLayout::Coordinates next = c;
         prev.pp = s > 0 ? s - 1 : 0;
@@ -252,8 +314,92 @@ TrainingWorkload::Make(const TrainingConfig& config,
             ops.push_back(op);
             return static_cast<uint32_t>(ops.size() - 1);
         };
-        std::vector<uint32_t> buckets; // this rank's DP all-reduces
+        // The MoE layer's routing over this rank's EP group (one per layer and group).
+        auto routing = [&](uint32_t layer)
+        {
+            auto [it, added] = routingOf.emplace(std::make_pair(layer, epGroup),
+                                                 static_cast<uint32_t>(w.moe.size()));
+            if (added)
+            {
+                std::vector<uint32_t> nodeOf;
+                std::map<uint32_t, uint32_t> nodes; // server -> node of the routing
+                for (uint32_t g : epRanks)
+                {
+                    const uint32_t server = config.gpusPerServer > 0 ? g / config.gpusPerServer : 0;
+                    nodeOf.push_back(
+                        nodes.emplace(server, static_cast<uint32_t>(nodes.size())).first->second);
+                }
+                MoeRoutingConfig rc;
+                rc.tokens = static_cast<uint32_t>(T);
+                rc.experts = spec.experts;
+                rc.topk = spec.topK;
+                rc.expertGroups = 1; // no group limit
+                rc.topkGroups = 1;
+                MoeLayer layerMoe;
+                std::string why;
+                layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
+                NS_ABORT_MSG_IF(!layerMoe.routing, "TrainingWorkload: " << why);
+                layerMoe.dispatcher = config.dispatcher;
+                layerMoe.dispatchBytesPerToken = static_cast<uint64_t>(a * h);
+                layerMoe.combineBytesPerToken = layerMoe.dispatchBytesPerToken;
+                w.moe.push_back(layerMoe);
+            }
+            return it->second;
+        };
+        // A dispatch (or a combine) of the layer's tokens over the EP group.
+        auto moeAllToAll = [&](uint32_t index, bool combine, const std::string& name)
+        {
+            WorkloadOp op;
+            op.kind = WorkloadOpKind::COLLECTIVE;
+            op.collective = CollectiveType::ALL_TO_ALL;
+            op.group = epGroup;
+            op.moe = index + 1;
+            op.combine = combine;
+            op.bytes = static_cast<uint64_t>(activationBytes);
+            op.name = name;
+            add(op);
+        };
+        // The MLP of a layer: dense (TP), or the experts (EP), forward or backward (x2).
+        auto mlpBlock = [&](uint32_t layer, const std::string& at, double scale)
+        {
+            if (!model.IsMoeLayer(layer))
+            {
+                compute(
+                    at + "-mlp", BlockTime(gpu, mlp, config.dtype, scale), scale * mlp.gemmFlops);
+                tpAllReduce(at + "-mlp-ar");
+                return;
+            }
+            const bool forward = scale == 1;
+            const uint32_t index = config.ep > 1 ? routing(layer) : 0;
+            const double pairs
+                = config.ep > 1 ? static_cast<double>(w.moe[index].routing->GetAssignments(epIndex))
+                                : T * spec.topK;
+            const Block experts = expertBlock(pairs);
+            if (forward)
+            {
+                compute(at + "-router", BlockTime(gpu, router, config.dtype, 1), router.gemmFlops);
+            }
+            if (config.ep > 1)
+            {
+                // Forward: the tokens out; backward: their outputs' gradients, the same way.
+                moeAllToAll(index, false, at + "-dispatch");
+            }
+            compute(at + "-experts",
+                    BlockTime(gpu, experts, config.dtype, scale),
+                    scale * experts.gemmFlops);
+            if (config.ep > 1)
+            {
+                moeAllToAll(index, true, at + "-combine");
+            }
+            if (!forward)
+            {
+                compute(
+                    at + "-router", BlockTime(gpu, router, config.dtype, 2), 2 * router.gemmFlops);
+            }
+        };
+        std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
         double bucket = 0;             // gradients waiting for the next bucket
+        double expertBucket = 0;       // the experts' gradients waiting for theirs
         for (const PipelineOp& po : OneFOneBSchedule::StageOrder(pp, s, static_cast<uint32_t>(m)))
         {
             const std::string mb = std::to_string(po.microbatch);
@@ -275,8 +421,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                             BlockTime(gpu, attn, config.dtype, 1),
                             attn.gemmFlops + attn.scoreFlops);
                     tpAllReduce(at + "-attn-ar");
-                    compute(at + "-mlp", BlockTime(gpu, mlp, config.dtype, 1), mlp.gemmFlops);
-                    tpAllReduce(at + "-mlp-ar");
+                    mlpBlock(s * layersPerStage + l, at, 1);
                 }
                 if (s + 1 == pp)
                 {
@@ -309,15 +454,38 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 const uint32_t layer = s * layersPerStage + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
-                compute(at + "-mlp", BlockTime(gpu, mlp, config.dtype, 2), 2 * mlp.gemmFlops);
-                tpAllReduce(at + "-mlp-ar");
+                mlpBlock(layer, at, 2);
                 compute(at + "-attn",
                         BlockTime(gpu, attn, config.dtype, 2),
                         2 * (attn.gemmFlops + attn.scoreFlops));
                 tpAllReduce(at + "-attn-ar");
+                // Gradients, once the last micro-batch is done with the layer: the experts'
+                // over their expert-data-parallel group, the rest over the DP group.
+                auto reduce = [&](uint32_t group, double parameters, const std::string& name)
+                {
+                    WorkloadOp ar;
+                    ar.kind = WorkloadOpKind::COLLECTIVE;
+                    ar.collective = CollectiveType::ALL_REDUCE;
+                    ar.group = group;
+                    ar.bytes = static_cast<uint64_t>(parameters) * GRADIENT_BYTES;
+                    ar.name = name + std::to_string(layer);
+                    ar.deps.push_back(last);
+                    ops.push_back(ar);
+                    buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
+                };
+                if (lastMicroBatch && edpGroup != 0)
+                {
+                    expertBucket += rankExpertParameters(layer);
+                    if (expertBucket >= static_cast<double>(config.bucketParameters)
+                        || (k == 0 && expertBucket > 0))
+                    {
+                        reduce(edpGroup, expertBucket, "expert-grad-ar-L");
+                        expertBucket = 0;
+                    }
+                }
                 if (lastMicroBatch && dp > 1)
                 {
-                    bucket += static_cast<double>(model.LayerParameters(layer)) / tp;
+                    bucket += rankParameters(layer) - rankExpertParameters(layer);
                     const bool stageEnd = k == 0;
                     if (bucket >= static_cast<double>(config.bucketParameters) || stageEnd)
                     {
@@ -329,15 +497,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                 += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0)
                                    / tp;
                         }
-                        WorkloadOp ar;
-                        ar.kind = WorkloadOpKind::COLLECTIVE;
-                        ar.collective = CollectiveType::ALL_REDUCE;
-                        ar.group = dpGroup;
-                        ar.bytes = static_cast<uint64_t>(bucket) * GRADIENT_BYTES;
-                        ar.name = "grad-ar-L" + std::to_string(layer);
-                        ar.deps.push_back(last);
-                        ops.push_back(ar);
-                        buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
+                        reduce(dpGroup, bucket, "grad-ar-L");
                         bucket = 0;
                     }
                 }
@@ -351,7 +511,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
         double parameters = 0;
         for (uint32_t l = s * layersPerStage; l < (s + 1) * layersPerStage; ++l)
         {
-            parameters += static_cast<double>(model.LayerParameters(l)) / tp;
+            parameters += rankParameters(l);
         }
         parameters += static_cast<double>(s == 0 ? model.EmbeddingParameters() : 0) / tp;
         parameters += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0) / tp;

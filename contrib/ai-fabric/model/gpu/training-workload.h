@@ -8,6 +8,7 @@
 #define TRAINING_WORKLOAD_H
 
 #include "gpu-compute-model.h"
+#include "moe-all-to-all.h"
 #include "parallel-layout.h"
 #include "transformer-model.h"
 #include "workload.h"
@@ -31,6 +32,10 @@ struct TrainingConfig
     uint64_t seqLength{0};   //!< sequence length (0: the model's)
     ComputeDataType dtype{ComputeDataType::BF16}; //!< the compute's data type
     uint64_t bucketParameters{40000000};          //!< gradients per data-parallel all-reduce bucket
+    uint32_t ep{1};                               //!< expert-parallel size (MoE models)
+    MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
+    uint32_t gpusPerServer{0};  //!< GPUs per server, for the MoE relays (0: one server)
+    int64_t moeStream{1 << 20}; //!< the random stream the MoE routings are drawn from
 };
 
 /**
@@ -57,6 +62,17 @@ struct TrainingConfig
  * sum over the ranks is TransformerModel::TrainingStepFlops() of the global batch. With FP8
  * the GEMMs run in FP8 and the attention's score products in BF16, as Transformer Engine's FP8
  * recipes do by default.
+ *
+ * Mixture-of-experts layers (TP 1; EP ranks as ParallelLayout lays them out, inside the DP
+ * dimension): after attention, the router's GEMM, the dispatch of the micro-batch's tokens to
+ * their experts' ranks over the EP group (MoeAllToAll, flat or DeepEP's relayed), the local
+ * experts' GEMMs on the (token, expert) pairs that landed on the rank (and the shared experts'
+ * on every token), and the combine back; backward, the outputs' gradients travel as a dispatch,
+ * the experts run at twice the FLOPs, and the inputs' gradients return as a combine. Tokens
+ * travel in the activations' type (BF16 under FP8, as Megatron-Core's dispatchers send them).
+ * Each MoE layer of each EP group has one MoeRouting (drawn from moeStream), used by every
+ * micro-batch. The experts' gradients are all-reduced over the expert-data-parallel group
+ * (its own buckets), the rest over the DP group.
  */
 class TrainingWorkload
 {
