@@ -635,6 +635,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
         j["workload"] = o.Get("workload");
         j["model"] = o.Get("model");
         j["trace"] = o.Get("trace");
+        j["moe"] = o.Get("moe");
         j["algo"] = o.Get("algo");
         j["channels"] = m_channels;
         j["mode"] = m_options.Get("mode");

@@ -347,4 +347,13 @@ GpuComputeModel::MatmulTime(
     return KernelTime(flops, elements * ComputeDataTypeBytes(type), type);
 }
 
+Time
+GpuComputeModel::BlockTime(const BlockCost& b, ComputeDataType type, double scale) const
+{
+    const ComputeDataType scores = type == ComputeDataType::FP8 ? ComputeDataType::BF16 : type;
+    return KernelTime(scale * b.gemmFlops, scale * b.gemmBytes, type)
+           + KernelTime(scale * b.scoreFlops, scale * b.scoreBytes, scores)
+           + KernelTime(0, scale * b.elementBytes, type);
+}
+
 } // namespace ns3

@@ -158,6 +158,28 @@ class GpuComputeModel : public Object
     Time MatmulTime(
         uint64_t m, uint64_t n, uint64_t k, ComputeDataType type, uint64_t batch = 1) const;
 
+    /// The kernels of a transformer block (attention or MLP) on one GPU: what each kind costs.
+    struct BlockCost
+    {
+        double gemmFlops{0};    //!< its GEMMs
+        double gemmBytes{0};    //!< their weights and activations
+        double scoreFlops{0};   //!< attention's QK^T and AV
+        double scoreBytes{0};   //!< their Q, K, V and output (and a KV cache read)
+        double elementBytes{0}; //!< norms, activation, residual
+    };
+
+    /**
+     * \brief A block's time: its GEMMs, its score products and its element-wise kernels, each
+     *        on its own roofline, one after the other. Attention's score products stay in BF16
+     *        when the GEMMs run in FP8 (Transformer Engine's FP8 recipes leave dot-product
+     *        attention in BF16 by default).
+     * \param b the block
+     * \param type the GEMMs' data type
+     * \param scale 1 forward, 2 backward (FLOPs and bytes scale alike)
+     * \return its time
+     */
+    Time BlockTime(const BlockCost& b, ComputeDataType type, double scale = 1) const;
+
   private:
     /**
      * \param name a preset's name (the Gpu attribute)

@@ -30,32 +30,7 @@ constexpr uint64_t MAX_MICRO_BATCHES = 65536;
 constexpr uint64_t MAX_SEQUENCE = 1 << 20;
 
 /// What one block (attention or MLP) of a layer costs a TP rank, forward.
-struct Block
-{
-    double gemmFlops{0};    //!< its GEMMs
-    double gemmBytes{0};    //!< their weights and activations
-    double scoreFlops{0};   //!< attention's QK^T and AV
-    double scoreBytes{0};   //!< their Q, K, V and output
-    double elementBytes{0}; //!< norms, activation, residual
-};
-
-/**
- * \param gpu the compute model
- * \param b a block
- * \param type the data type
- * \param scale 1 forward, 2 backward
- * \return its time: each kind of kernel on its own roofline, one after the other
- */
-Time
-BlockTime(const GpuComputeModel& gpu, const Block& b, ComputeDataType type, double scale)
-{
-    // Attention's score products stay in BF16 when the GEMMs run in FP8 (Transformer Engine's
-    // FP8 recipes leave dot-product attention in BF16 by default).
-    const ComputeDataType scores = type == ComputeDataType::FP8 ? ComputeDataType::BF16 : type;
-    return gpu.KernelTime(scale * b.gemmFlops, scale * b.gemmBytes, type)
-           + gpu.KernelTime(scale * b.scoreFlops, scale * b.scoreBytes, scores)
-           + gpu.KernelTime(0, scale * b.elementBytes, type);
-}
+using Block = GpuComputeModel::BlockCost;
 
 } // namespace
 
@@ -365,7 +340,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             if (!model.IsMoeLayer(layer))
             {
                 compute(
-                    at + "-mlp", BlockTime(gpu, mlp, config.dtype, scale), scale * mlp.gemmFlops);
+                    at + "-mlp", gpu.BlockTime(mlp, config.dtype, scale), scale * mlp.gemmFlops);
                 tpAllReduce(at + "-mlp-ar");
                 return;
             }
@@ -377,7 +352,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             const Block experts = expertBlock(pairs);
             if (forward)
             {
-                compute(at + "-router", BlockTime(gpu, router, config.dtype, 1), router.gemmFlops);
+                compute(at + "-router", gpu.BlockTime(router, config.dtype, 1), router.gemmFlops);
             }
             if (config.ep > 1)
             {
@@ -385,7 +360,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 moeAllToAll(index, false, at + "-dispatch");
             }
             compute(at + "-experts",
-                    BlockTime(gpu, experts, config.dtype, scale),
+                    gpu.BlockTime(experts, config.dtype, scale),
                     scale * experts.gemmFlops);
             if (config.ep > 1)
             {
@@ -394,7 +369,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             if (!forward)
             {
                 compute(
-                    at + "-router", BlockTime(gpu, router, config.dtype, 2), 2 * router.gemmFlops);
+                    at + "-router", gpu.BlockTime(router, config.dtype, 2), 2 * router.gemmFlops);
             }
         };
         std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
@@ -418,7 +393,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     const std::string at
                         = "fwd" + mb + "-L" + std::to_string(s * layersPerStage + l);
                     compute(at + "-attn",
-                            BlockTime(gpu, attn, config.dtype, 1),
+                            gpu.BlockTime(attn, config.dtype, 1),
                             attn.gemmFlops + attn.scoreFlops);
                     tpAllReduce(at + "-attn-ar");
                     mlpBlock(s * layersPerStage + l, at, 1);
@@ -426,7 +401,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 if (s + 1 == pp)
                 {
                     compute("fwd" + mb + "-out",
-                            BlockTime(gpu, output, config.dtype, 1),
+                            gpu.BlockTime(output, config.dtype, 1),
                             output.gemmFlops);
                 }
                 else
@@ -446,7 +421,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             else
             {
                 compute("bwd" + mb + "-out",
-                        BlockTime(gpu, output, config.dtype, 2),
+                        gpu.BlockTime(output, config.dtype, 2),
                         2 * output.gemmFlops);
             }
             const bool lastMicroBatch = po.microbatch + 1 == m;
@@ -456,7 +431,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
                 mlpBlock(layer, at, 2);
                 compute(at + "-attn",
-                        BlockTime(gpu, attn, config.dtype, 2),
+                        gpu.BlockTime(attn, config.dtype, 2),
                         2 * (attn.gemmFlops + attn.scoreFlops));
                 tpAllReduce(at + "-attn-ar");
                 // Gradients, once the last micro-batch is done with the layer: the experts'
