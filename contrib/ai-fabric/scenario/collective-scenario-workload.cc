@@ -15,6 +15,7 @@
 #include "ns3/collective-plan.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/gpu-compute-model.h"
+#include "ns3/inference-runner.h"
 #include "ns3/moe-all-to-all.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/string.h"
@@ -23,7 +24,9 @@
 #include "workload-file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -63,6 +66,15 @@ CollectiveScenario::DeclareWorkloadOptions()
     o.Add("globalBatch", "with --model: sequences per step (0: one micro-batch per pipeline)", "0");
     o.Add("seqLength", "with --model: sequence length (0: the model's)", "0");
     o.Add("dtype", "with --model: the compute's data type: bf16, fp16, fp8, tf32, fp32", "bf16");
+    o.Add("serve",
+          "with --model: serve requests instead of training, disaggregated: PxD prefill and "
+          "decode instances of --tp GPUs each (the manual's \"Serving\")",
+          "");
+    o.Add("requests", "with --serve: requests served", "32");
+    o.Add("rate", "with --serve: mean arrival rate (requests/s, Poisson)", "20");
+    o.Add("inputTokens", "with --serve: prompt tokens per request", "2048");
+    o.Add("outputTokens", "with --serve: tokens generated per request", "128");
+    o.Add("maxBatch", "with --serve: requests a decode step holds at most", "64");
     o.Add("ep",
           "with --model: expert-parallel size of a mixture of experts (inside the data-parallel "
           "ranks, as Megatron-Core lays them out)",
@@ -107,6 +119,45 @@ CollectiveScenario::WorkloadSource() const
         }
     }
     return "--workload=" + o.Get("workload");
+}
+
+void
+CollectiveScenario::ConfigureServing(const TrainingConfig& model)
+{
+    ScenarioOptions& o = m_options;
+    const std::string& serve = o.Get("serve");
+    InferenceConfig c;
+    c.model = model.model;
+    c.dtype = model.dtype;
+    c.tp = model.tp;
+    const std::size_t x = serve.find('x');
+    uint64_t p = 0;
+    uint64_t d = 0;
+    if (x == std::string::npos || !FabricCli::ParseUnsigned(serve.substr(0, x), p)
+        || !FabricCli::ParseUnsigned(serve.substr(x + 1), d) || p == 0 || d == 0 || p > 4096
+        || d > 4096)
+    {
+        o.Fail("--serve=" + serve + ": expected PxD, prefill and decode instances (e.g. 1x3)");
+    }
+    c.prefillInstances = static_cast<uint32_t>(p);
+    c.decodeInstances = static_cast<uint32_t>(d);
+    c.requests = o.Whole("requests", 1, 1 << 20);
+    c.inputTokens = o.Whole("inputTokens", 1, 1 << 20);
+    c.outputTokens = o.Whole("outputTokens", 1, 1 << 20);
+    c.maxBatch = o.Whole("maxBatch", 1, 4096);
+    const std::string& rate = o.Get("rate");
+    char* end = nullptr;
+    c.rate = rate.empty() ? 0 : std::strtod(rate.c_str(), &end);
+    if (rate.empty() || *end != '\0' || !(c.rate > 0) || c.rate > 1e9)
+    {
+        o.Fail("--rate=" + o.Get("rate") + ": expected requests per second above 0");
+    }
+    std::string error;
+    if (!InferenceRunner::Check(c, m_topology->GetNGpus(), *m_trainingGpu, error))
+    {
+        o.Fail("--serve=" + serve + ": " + error);
+    }
+    m_inference = std::make_unique<InferenceConfig>(c);
 }
 
 void
@@ -257,18 +308,29 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         CollectiveSweepConfig servers; // what the topology says of its servers
         m_topology->ConfigureSweep(servers);
         config.gpusPerServer = servers.gpusPerServer;
-        if (!TrainingWorkload::Make(config, m_topology->GetNGpus(), *gpu, *m_workload, error))
+        m_trainingGpu = gpu;
+        if (!o.Get("serve").empty())
+        {
+            ConfigureServing(config);
+        }
+        else if (!TrainingWorkload::Make(config, m_topology->GetNGpus(), *gpu, *m_workload, error))
         {
             o.Fail("--model=" + modelName + ": " + error);
         }
-        m_training = std::make_unique<TrainingConfig>(config);
-        m_trainingGpu = gpu;
+        else
+        {
+            m_training = std::make_unique<TrainingConfig>(config);
+        }
+    }
+    else if (!o.Get("serve").empty())
+    {
+        o.Fail("--serve=" + o.Get("serve") + " serves a --model");
     }
     if (!o.Get("moe").empty())
     {
         MakeMoeWorkload();
     }
-    if (m_workload->nRanks != m_topology->GetNGpus())
+    if (!m_inference && m_workload->nRanks != m_topology->GetNGpus())
     {
         o.Fail(WorkloadSource() + ": a workload of " + std::to_string(m_workload->nRanks)
                + " ranks on " + std::to_string(m_topology->GetNGpus()) + " GPUs");
@@ -278,7 +340,8 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
 }
 
 void
-CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
+CollectiveScenario::PrepareWorkload(WorkloadRunner* runner,
+                                    InferenceRunner* serving,
                                     CollectiveHelper& collectives,
                                     const CollectiveTuner& tuner)
 {
@@ -305,92 +368,106 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner& runner,
                       + " communicators on a GPU");
         }
     };
-    runner.Prepare(
-        collectives,
-        [&](const WorkloadOp& op, uint32_t group, const std::vector<uint32_t>& ranks)
+    auto make = [&](const WorkloadOp& op, uint32_t group, const std::vector<uint32_t>& ranks)
+    {
+        const CollectiveType type = op.collective;
+        const uint64_t bytes = op.bytes;
+        const auto n = static_cast<uint32_t>(ranks.size());
+        if (op.moe > 0)
         {
-            const CollectiveType type = op.collective;
-            const uint64_t bytes = op.bytes;
-            const auto n = static_cast<uint32_t>(ranks.size());
-            if (op.moe > 0)
+            // The layer's routing moves its tokens; no NCCL algorithm or protocol.
+            const MoeLayer& layer = m_workload->moe[op.moe - 1];
+            Ptr<CollectivePlan> plan = MoeAllToAll::Build(*layer.routing,
+                                                          layer.dispatcher,
+                                                          op.combine,
+                                                          op.combine ? layer.combineBytesPerToken
+                                                                     : layer.dispatchBytesPerToken,
+                                                          collectives.GetChunkBytes(NCCL_SIMPLE),
+                                                          collectives.GetChannels());
+            plan->SetProtocol(NCCL_SIMPLE);
+            checkTags(*plan, type, n);
+            return Ptr<CollectiveSchedule>(plan);
+        }
+        std::string name = op.algorithm;
+        if (name.empty())
+        {
+            name = algo != "auto" ? algo : (type == CollectiveType::ALL_TO_ALL ? "direct" : "ring");
+        }
+        if (n != world && (name == "nvls" || name == "nvlstree"))
+        {
+            FailClean(file + ": " + name + " runs on every rank's communicator only, not on "
+                      + "a group of " + std::to_string(n));
+        }
+        // What the tuner and the algorithm see: the group's servers, as far as its ranks
+        // fill whole servers alike; every rank is configured as the sweep's collectives are.
+        CollectiveSystem system = tuner.GetSystem();
+        const uint32_t perServer = m_sweep.gpusPerServer;
+        if (n == world)
+        {
+            system.serverAwareRing = m_sweep.serverAwareRing;
+            system.gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer : perServer;
+            system.torusDims = m_sweep.torusDims;
+        }
+        else if (system.servers > 0 && perServer > 0)
+        {
+            std::map<uint32_t, uint32_t> servers; // server -> the group's ranks there
+            for (uint32_t r : ranks)
             {
-                // The layer's routing moves its tokens; no NCCL algorithm or protocol.
-                const MoeLayer& layer = m_workload->moe[op.moe - 1];
-                Ptr<CollectivePlan> plan = MoeAllToAll::Build(
-                    *layer.routing,
-                    layer.dispatcher,
-                    op.combine,
-                    op.combine ? layer.combineBytesPerToken : layer.dispatchBytesPerToken,
-                    collectives.GetChunkBytes(NCCL_SIMPLE),
-                    collectives.GetChannels());
-                plan->SetProtocol(NCCL_SIMPLE);
-                checkTags(*plan, type, n);
-                return Ptr<CollectiveSchedule>(plan);
+                ++servers[r / perServer];
             }
-            std::string name = op.algorithm;
-            if (name.empty())
-            {
-                name = algo != "auto" ? algo
-                                      : (type == CollectiveType::ALL_TO_ALL ? "direct" : "ring");
-            }
-            if (n != world && (name == "nvls" || name == "nvlstree"))
-            {
-                FailClean(file + ": " + name + " runs on every rank's communicator only, not on "
-                          + "a group of " + std::to_string(n));
-            }
-            // What the tuner and the algorithm see: the group's servers, as far as its ranks
-            // fill whole servers alike; every rank is configured as the sweep's collectives are.
-            CollectiveSystem system = tuner.GetSystem();
-            const uint32_t perServer = m_sweep.gpusPerServer;
-            if (n == world)
-            {
-                system.serverAwareRing = m_sweep.serverAwareRing;
-                system.gpusPerServer = system.gpusPerServer > 0 ? system.gpusPerServer : perServer;
-                system.torusDims = m_sweep.torusDims;
-            }
-            else if (system.servers > 0 && perServer > 0)
-            {
-                std::map<uint32_t, uint32_t> servers; // server -> the group's ranks there
-                for (uint32_t r : ranks)
-                {
-                    ++servers[r / perServer];
-                }
-                const uint32_t k = servers.begin()->second;
-                const bool alike = std::all_of(
-                    servers.begin(), servers.end(), [k](const auto& p) { return p.second == k; });
-                system.servers = alike ? static_cast<uint32_t>(servers.size()) : 0;
-                system.gpusPerServer = alike ? k : 0;
-            }
-            CollectiveTuner::Choice choice;
-            std::string error;
-            if (!tuner.Choose(type, n, bytes, name, protocol, choice, error, &system))
-            {
-                FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
-                          + " ranks: " + error);
-            }
-            Ptr<CollectiveAlgorithm> algorithm
-                = CollectiveAlgorithm::CreateByName(name, type, n, error);
-            if (!algorithm)
-            {
-                FailClean(file + ": " + error);
-            }
-            CollectiveSystem configured = tuner.GetSystem(choice.protocol);
-            configured.servers = system.servers;
-            configured.gpusPerServer = system.gpusPerServer;
-            configured.serverAwareRing = system.serverAwareRing;
-            configured.torusDims = system.torusDims;
-            algorithm->Configure(n, configured);
-            const bool ncclChannels = name != "nvls" && type != CollectiveType::ALL_TO_ALL;
-            const uint32_t channels
-                = ncclChannels ? collectives.GetGroupCommunicator(group, 0)->ChannelsFor(
-                      bytes, collectives.GetChannels(), name == "ring", choice.protocol)
-                               : collectives.GetChannels();
-            Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
-                type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
-            schedule->SetProtocol(choice.protocol);
-            checkTags(*schedule, type, n);
-            return schedule;
-        });
+            const uint32_t k = servers.begin()->second;
+            const bool alike = std::all_of(
+                servers.begin(), servers.end(), [k](const auto& p) { return p.second == k; });
+            system.servers = alike ? static_cast<uint32_t>(servers.size()) : 0;
+            system.gpusPerServer = alike ? k : 0;
+        }
+        CollectiveTuner::Choice choice;
+        std::string error;
+        if (!tuner.Choose(type, n, bytes, name, protocol, choice, error, &system))
+        {
+            FailClean(file + ": a " + CollectiveTypeName(type) + " of " + std::to_string(n)
+                      + " ranks: " + error);
+        }
+        Ptr<CollectiveAlgorithm> algorithm
+            = CollectiveAlgorithm::CreateByName(name, type, n, error);
+        if (!algorithm)
+        {
+            FailClean(file + ": " + error);
+        }
+        CollectiveSystem configured = tuner.GetSystem(choice.protocol);
+        configured.servers = system.servers;
+        configured.gpusPerServer = system.gpusPerServer;
+        configured.serverAwareRing = system.serverAwareRing;
+        configured.torusDims = system.torusDims;
+        algorithm->Configure(n, configured);
+        const bool ncclChannels = name != "nvls" && type != CollectiveType::ALL_TO_ALL;
+        const uint32_t channels
+            = ncclChannels ? collectives.GetGroupCommunicator(group, 0)->ChannelsFor(
+                  bytes, collectives.GetChannels(), name == "ring", choice.protocol)
+                           : collectives.GetChannels();
+        Ptr<CollectiveSchedule> schedule = algorithm->Schedule(
+            type, n, bytes, channels, collectives.GetChunkBytes(choice.protocol));
+        schedule->SetProtocol(choice.protocol);
+        checkTags(*schedule, type, n);
+        return schedule;
+    };
+    if (runner)
+    {
+        runner->Prepare(collectives, make);
+    }
+    if (serving)
+    {
+        // An instance's TP all-reduces, as a workload's collective on its group.
+        serving->Prepare(collectives,
+                         [&make](uint32_t group, const std::vector<uint32_t>& ranks, uint64_t bytes)
+                         {
+                             WorkloadOp op;
+                             op.kind = WorkloadOpKind::COLLECTIVE;
+                             op.collective = CollectiveType::ALL_REDUCE;
+                             op.bytes = bytes;
+                             return make(op, group, ranks);
+                         });
+    }
 }
 
 void
@@ -507,6 +584,188 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
             WorkloadFile::WriteTimeline(m_timeline->Stream(), workload);
         }
     }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+namespace
+{
+/**
+ * \param values samples (sorted here)
+ * \return mean, p50, p90, p99 (nearest rank) of the samples, in microseconds
+ */
+nlohmann::ordered_json
+Summary(std::vector<double> values)
+{
+    nlohmann::ordered_json j = {{"mean", 0.0}, {"p50", 0.0}, {"p90", 0.0}, {"p99", 0.0}};
+    if (values.empty())
+    {
+        return j;
+    }
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values)
+    {
+        sum += v;
+    }
+    auto rank = [&values](double p)
+    {
+        const auto k = static_cast<std::size_t>(std::ceil(p * values.size()));
+        return values[std::min(values.size(), std::max<std::size_t>(k, 1)) - 1];
+    };
+    j["mean"] = sum / values.size();
+    j["p50"] = rank(0.50);
+    j["p90"] = rank(0.90);
+    j["p99"] = rank(0.99);
+    return j;
+}
+} // namespace
+
+void
+CollectiveScenario::ReportServing(const InferenceRunner& serving,
+                                  bool print,
+                                  FailureRunOutput& out) const
+{
+    const InferenceConfig& c = serving.GetConfig();
+    std::vector<double> ttft;
+    std::vector<double> tpot;
+    uint32_t done = 0;
+    nlohmann::ordered_json requests = nlohmann::ordered_json::array();
+    for (const InferenceRunner::Request& r : serving.GetRequests())
+    {
+        auto us = [](Time t) { return t.IsNegative() ? -1.0 : t.GetSeconds() * 1e6; };
+        requests.push_back({{"arrival_us", us(r.arrival)},
+                            {"prefill", r.prefill},
+                            {"decode", r.decode},
+                            {"prefill_start_us", us(r.prefillStart)},
+                            {"first_token_us", us(r.firstToken)},
+                            {"kv_arrived_us", us(r.kvArrived)},
+                            {"last_token_us", us(r.lastToken)}});
+        if (r.firstToken.IsNegative())
+        {
+            continue;
+        }
+        ttft.push_back((r.firstToken - r.arrival).GetSeconds() * 1e6);
+        if (r.lastToken.IsNegative())
+        {
+            continue;
+        }
+        ++done;
+        if (c.outputTokens > 1)
+        {
+            tpot.push_back((r.lastToken - r.firstToken).GetSeconds() * 1e6
+                           / static_cast<double>(c.outputTokens - 1));
+        }
+    }
+    const Time first = serving.GetRequests().front().arrival;
+    const double span = (serving.GetEndTime() - first).GetSeconds();
+    const double throughput = span > 0 ? done * static_cast<double>(c.outputTokens) / span : 0;
+    const uint64_t steps = serving.GetDecodeSteps();
+    const double batch = steps > 0 ? static_cast<double>(serving.GetDecodeBatchSum()) / steps : 0;
+    nlohmann::ordered_json j = {{"model", c.model.name},
+                                {"prefill_instances", c.prefillInstances},
+                                {"decode_instances", c.decodeInstances},
+                                {"gpus_per_instance", c.tp},
+                                {"requests", c.requests},
+                                {"done", done},
+                                {"rate", c.rate},
+                                {"input_tokens", c.inputTokens},
+                                {"output_tokens", c.outputTokens},
+                                {"max_batch", c.maxBatch},
+                                {"kv_bytes_per_request", serving.GetKvBytes()},
+                                {"ttft_us", Summary(ttft)},
+                                {"tpot_us", Summary(tpot)},
+                                {"output_tokens_per_s", throughput},
+                                {"decode_steps", steps},
+                                {"mean_decode_batch", batch},
+                                {"per_request", requests}};
+    if (print)
+    {
+        const nlohmann::ordered_json& t = j["ttft_us"];
+        const nlohmann::ordered_json& p = j["tpot_us"];
+        char line[400];
+        std::snprintf(line,
+                      sizeof(line),
+                      "# serving: %u of %u requests done in %.2f us; time to first token (us): "
+                      "mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f; time per output token (us): "
+                      "mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f\n",
+                      done,
+                      c.requests,
+                      serving.GetEndTime().GetSeconds() * 1e6,
+                      t["mean"].get<double>(),
+                      t["p50"].get<double>(),
+                      t["p90"].get<double>(),
+                      t["p99"].get<double>(),
+                      p["mean"].get<double>(),
+                      p["p50"].get<double>(),
+                      p["p90"].get<double>(),
+                      p["p99"].get<double>());
+        std::cout << line;
+        std::snprintf(line,
+                      sizeof(line),
+                      "# %.1f output tokens/s; KV cache %.2f MB per request over the fabric; "
+                      "%llu decode steps, %.2f requests per step on average\n",
+                      throughput,
+                      serving.GetKvBytes() / 1e6,
+                      static_cast<unsigned long long>(steps),
+                      batch);
+        std::cout << line;
+        if (m_timeline)
+        {
+            WriteServingTimeline(m_timeline->Stream(), serving);
+        }
+    }
+    out.extra["serving"] = j;
+}
+
+void
+CollectiveScenario::WriteServingTimeline(std::ostream& os, const InferenceRunner& serving)
+{
+    // A process per instance, a thread per request; a prompt, its cache's way and its decode.
+    const InferenceConfig& c = serving.GetConfig();
+    nlohmann::ordered_json events = nlohmann::ordered_json::array();
+    for (uint32_t i = 0; i < c.prefillInstances + c.decodeInstances; ++i)
+    {
+        const bool prefill = i < c.prefillInstances;
+        const uint32_t index = prefill ? i : i - c.prefillInstances;
+        events.push_back(
+            {{"name", "process_name"},
+             {"ph", "M"},
+             {"pid", i},
+             {"args", {{"name", (prefill ? "prefill " : "decode ") + std::to_string(index)}}}});
+    }
+    auto span = [&events](const std::string& name, uint32_t pid, uint32_t tid, Time from, Time to)
+    {
+        if (from.IsNegative() || to.IsNegative())
+        {
+            return;
+        }
+        events.push_back({{"name", name},
+                          {"cat", name.substr(0, name.find(' '))},
+                          {"ph", "X"},
+                          {"ts", from.GetSeconds() * 1e6},
+                          {"dur", (to - from).GetSeconds() * 1e6},
+                          {"pid", pid},
+                          {"tid", tid}});
+    };
+    const std::vector<InferenceRunner::Request>& requests = serving.GetRequests();
+    for (uint32_t r = 0; r < requests.size(); ++r)
+    {
+        const InferenceRunner::Request& q = requests[r];
+        const std::string id = " " + std::to_string(r);
+        const uint32_t decode = c.prefillInstances + q.decode;
+        span("queue" + id, q.prefill, r, q.arrival, q.prefillStart);
+        span("prefill" + id, q.prefill, r, q.prefillStart, q.firstToken);
+        span("kv" + id, decode, r, q.firstToken, q.kvArrived);
+        span("decode" + id, decode, r, q.kvArrived, q.lastToken);
+    }
+    nlohmann::ordered_json doc;
+    doc["traceEvents"] = events;
+    doc["displayTimeUnit"] = "ns";
+    os << doc.dump(1) << "\n";
 }
 
 } // namespace ns3

@@ -446,7 +446,14 @@ CollectiveScenario::Simulate(bool inject, bool print)
     }
     topology->ConfigureCollectives(collectives);
     Ptr<WorkloadRunner> workload;
-    if (m_workloads)
+    Ptr<InferenceRunner> serving;
+    if (m_inference)
+    {
+        serving = CreateObject<InferenceRunner>();
+        serving->Setup(*m_inference, m_trainingGpu);
+        serving->AddGroups(collectives); // its communicators, before the GPUs get theirs
+    }
+    else if (m_workloads)
     {
         workload = CreateObject<WorkloadRunner>();
         workload->SetWorkload(*m_workload);
@@ -457,11 +464,19 @@ CollectiveScenario::Simulate(bool inject, bool print)
     const CollectiveTuner tuner = MakeTuner(fabric, *topology, collectives);
     std::unique_ptr<CollectiveSweep> sweep;
     Callback<bool> isDone;
-    if (workload)
+    if (workload || serving)
     {
-        PrepareWorkload(*workload, collectives, tuner);
-        workload->Start();
-        isDone = MakeCallback(&WorkloadRunner::IsDone, PeekPointer(workload));
+        PrepareWorkload(PeekPointer(workload), PeekPointer(serving), collectives, tuner);
+        if (workload)
+        {
+            workload->Start();
+            isDone = MakeCallback(&WorkloadRunner::IsDone, PeekPointer(workload));
+        }
+        else
+        {
+            serving->Start();
+            isDone = MakeCallback(&InferenceRunner::IsDone, PeekPointer(serving));
+        }
     }
     else
     {
@@ -497,7 +512,17 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (print)
     {
         topology->PrintHeader(std::cout, *this);
-        if (workload)
+        if (serving)
+        {
+            const InferenceConfig& c = *m_inference;
+            std::cout << "# serving --model=" << c.model.name << ": " << c.prefillInstances
+                      << " prefill and " << c.decodeInstances << " decode instance(s) of " << c.tp
+                      << " GPU(s), " << c.requests << " requests at " << c.rate << "/s, "
+                      << c.inputTokens << " prompt and " << c.outputTokens
+                      << " output tokens each, decode batch up to " << c.maxBatch << ", protocol "
+                      << o.Get("protocol") << ", " << m_channels << " channel(s)\n";
+        }
+        else if (workload)
         {
             std::cout << "# workload " << WorkloadSource() << ": " << ranks.GetN() << " ranks, "
                       << m_workload->groups.size() - 1 << " group(s), algo " << o.Get("algo")
@@ -535,6 +560,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.timeOf = "step";
         out.simTime = workload->IsDone() ? workload->GetEndTime() : Simulator::Now();
     }
+    else if (serving)
+    {
+        out.timeOf = "serving";
+        out.simTime = serving->IsDone() ? serving->GetEndTime() : Simulator::Now();
+    }
     else
     {
         out.simTime = sweep->IsDone() ? sweep->GetEndTime() : Simulator::Now();
@@ -554,6 +584,10 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (workload)
     {
         ReportWorkload(*workload, ranks.GetN(), print, out);
+    }
+    else if (serving)
+    {
+        ReportServing(*serving, print, out);
     }
     else
     {
@@ -636,6 +670,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
         j["model"] = o.Get("model");
         j["trace"] = o.Get("trace");
         j["moe"] = o.Get("moe");
+        j["serve"] = o.Get("serve");
         j["algo"] = o.Get("algo");
         j["channels"] = m_channels;
         j["mode"] = m_options.Get("mode");

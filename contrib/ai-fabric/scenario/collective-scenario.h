@@ -11,6 +11,7 @@
 #include "failure-report.h"
 #include "ns3/data-rate.h"
 #include "ns3/fault-schedule.h"
+#include "ns3/inference-runner.h"
 #include "ns3/node-container.h"
 #include "ns3/training-workload.h"
 #include "ns3/workload.h"
@@ -329,6 +330,29 @@ class CollectiveScenario
     std::string WorkloadSource() const;
 
     /**
+     * \brief Configure --serve from the parsed flags and --model's shape; one line and exit
+     *        status 2 on bad input.
+     * \param model the model, its TP and data type
+     */
+    void ConfigureServing(const TrainingConfig& model);
+
+    /**
+     * \brief Report a serving run: the requests' times to first token and per output token.
+     * \param serving the run
+     * \param print the run that prints
+     * \param out the run's output
+     */
+    void ReportServing(const InferenceRunner& serving, bool print, FailureRunOutput& out) const;
+
+    /**
+     * \brief A serving run as a Chrome/Perfetto trace: a process per instance, a thread per
+     *        request, its queueing, prompt, cache transfer and decode.
+     * \param os where to write
+     * \param serving the run
+     */
+    static void WriteServingTimeline(std::ostream& os, const InferenceRunner& serving);
+
+    /**
      * \brief Build the --moe workload: every rank dispatches its tokens to their experts,
      *        then combines their outputs, as DeepEP's tests time them; one line and exit
      *        status 2 on bad input.
@@ -359,11 +383,13 @@ class CollectiveScenario
      * \brief Make a workload's schedules: each collective with its own "algo", or --algo, or
      *        where --algo=auto the ring (direct for all-to-all); with the protocol --protocol
      *        names, or the tuner's choice for that algorithm and the communicator's size.
-     * \param runner the workload's runner (its groups added)
+     * \param runner the workload's runner (its groups added), or nullptr
+     * \param serving the serving run's runner (its groups added), or nullptr
      * \param collectives the installed communicators
      * \param tuner the run's tuner
      */
-    void PrepareWorkload(WorkloadRunner& runner,
+    void PrepareWorkload(WorkloadRunner* runner,
+                         InferenceRunner* serving,
                          CollectiveHelper& collectives,
                          const CollectiveTuner& tuner);
 
@@ -403,6 +429,7 @@ class CollectiveScenario
     std::unique_ptr<TrainingConfig> m_training;        //!< --model: the step generated
     Ptr<GpuComputeModel> m_trainingGpu;                //!< --model: the GPUs' compute model
     bool m_moe{false};                                 //!< --moe: the dispatch-combine run
+    std::unique_ptr<InferenceConfig> m_inference;      //!< --serve: the serving run
 };
 
 } // namespace ns3

@@ -141,10 +141,10 @@ class TransformerModel
      */
     double TrainingStepFlops(uint64_t batch) const;
 
-  private:
-    /// \return the per-head dimension of queries and keys
+    /// \return the per-head dimension of queries and keys (headDim, or hidden / heads)
     uint64_t HeadDim() const;
 
+  private:
     TransformerSpec m_spec; //!< the shape
 };
 

@@ -1,0 +1,609 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Copyright (c) 2026 ai-fabric authors
+ */
+
+#include "inference-runner.h"
+
+#include "collective-plan.h"
+#include "communicator.h"
+#include "ns3/abort.h"
+#include "ns3/collective-helper.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("InferenceRunner");
+NS_OBJECT_ENSURE_REGISTERED(InferenceRunner);
+
+namespace
+{
+/// Bytes of one cached key or value element (BF16).
+constexpr double KV_ELEMENT_BYTES = 2;
+/// The most requests a run serves, and the longest prompt and answer.
+constexpr uint64_t MAX_REQUESTS = 1 << 20;
+constexpr uint64_t MAX_TOKENS = 1 << 20;
+} // namespace
+
+TypeId
+InferenceRunner::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::InferenceRunner")
+              .SetParent<Object>()
+              .SetGroupName("AiFabric")
+              .AddConstructor<InferenceRunner>()
+              .AddTraceSource("FirstToken",
+                              "A request's first token is out (its prompt is done).",
+                              MakeTraceSourceAccessor(&InferenceRunner::m_firstTokenTrace),
+                              "ns3::InferenceRunner::RequestTracedCallback")
+              .AddTraceSource("LastToken",
+                              "A request's last token is out.",
+                              MakeTraceSourceAccessor(&InferenceRunner::m_lastTokenTrace),
+                              "ns3::InferenceRunner::RequestTracedCallback");
+    return tid;
+}
+
+InferenceRunner::InferenceRunner()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+InferenceRunner::~InferenceRunner()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+InferenceRunner::DoDispose()
+{
+    m_gpu = nullptr;
+    m_prefill.clear();
+    m_decode.clear();
+    m_pairs.clear();
+    m_prefillReduce.clear();
+    m_decodeReduce.clear();
+    m_kvPlan = nullptr;
+    Object::DoDispose();
+}
+
+bool
+InferenceRunner::Check(const InferenceConfig& c,
+                       uint32_t gpus,
+                       const GpuComputeModel& gpu,
+                       std::string& error)
+{
+    const TransformerSpec& s = c.model;
+    if (s.experts > 0)
+    {
+        error = s.name + " is a mixture of experts: serving is generated for dense models only";
+        return false;
+    }
+    if (s.kvLoraRank > 0)
+    {
+        error = s.name + ": multi-head latent attention is not generated yet";
+        return false;
+    }
+    if (c.prefillInstances == 0 || c.decodeInstances == 0 || c.tp == 0)
+    {
+        error = "serving needs at least one prefill and one decode instance of at least one GPU";
+        return false;
+    }
+    const uint64_t need = static_cast<uint64_t>(c.prefillInstances + c.decodeInstances) * c.tp;
+    if (need != gpus)
+    {
+        error = std::to_string(c.prefillInstances) + " prefill and "
+                + std::to_string(c.decodeInstances) + " decode instances of " + std::to_string(c.tp)
+                + " GPUs need " + std::to_string(need) + " GPUs; the fabric has "
+                + std::to_string(gpus);
+        return false;
+    }
+    const uint32_t kv = s.kvHeads > 0 ? s.kvHeads : s.heads;
+    if (s.heads % c.tp != 0 || s.ffnHidden % c.tp != 0 || (kv % c.tp != 0 && c.tp % kv != 0))
+    {
+        error = "tp = " + std::to_string(c.tp) + " does not divide the heads and the MLP of "
+                + s.name;
+        return false;
+    }
+    if (c.requests == 0 || c.requests > MAX_REQUESTS || c.inputTokens == 0
+        || c.inputTokens > MAX_TOKENS || c.outputTokens == 0 || c.outputTokens > MAX_TOKENS
+        || c.maxBatch == 0)
+    {
+        error = "requests, prompt and output tokens and the batch must be from 1 to "
+                + std::to_string(MAX_TOKENS);
+        return false;
+    }
+    if (!(c.rate > 0))
+    {
+        error = "the arrival rate must be above 0 requests/s";
+        return false;
+    }
+    if (!gpu.Supports(c.dtype))
+    {
+        error = std::string("the ") + gpu.GetGpu().name + " does not compute in "
+                + ComputeDataTypeName(c.dtype);
+        return false;
+    }
+    return true;
+}
+
+void
+InferenceRunner::Setup(const InferenceConfig& config, Ptr<GpuComputeModel> gpu)
+{
+    NS_LOG_FUNCTION(this);
+    m_config = config;
+    m_gpu = gpu;
+    const TransformerSpec& s = config.model;
+    const uint32_t kv = s.kvHeads > 0 ? s.kvHeads : s.heads;
+    const double headsPerRank = std::max(1.0, static_cast<double>(kv) / config.tp);
+    const TransformerModel model(s);
+    // A rank's share of a request's cache: keys and values of every layer and prompt token.
+    m_kvShareBytes = static_cast<uint64_t>(2 * headsPerRank * static_cast<double>(model.HeadDim())
+                                           * KV_ELEMENT_BYTES * s.layers
+                                           * static_cast<double>(config.inputTokens));
+    m_prefill.assign(config.prefillInstances, Instance());
+    m_decode.assign(config.decodeInstances, Instance());
+    for (uint32_t i = 0; i < config.prefillInstances; ++i)
+    {
+        m_prefill[i].firstRank = i * config.tp;
+    }
+    for (uint32_t j = 0; j < config.decodeInstances; ++j)
+    {
+        m_decode[j].firstRank = (config.prefillInstances + j) * config.tp;
+    }
+    m_requests.assign(config.requests, Request());
+}
+
+const InferenceConfig&
+InferenceRunner::GetConfig() const
+{
+    return m_config;
+}
+
+void
+InferenceRunner::AddGroups(CollectiveHelper& helper)
+{
+    const uint32_t tp = m_config.tp;
+    for (std::vector<Instance>* pool : {&m_prefill, &m_decode})
+    {
+        for (Instance& inst : *pool)
+        {
+            if (tp > 1)
+            {
+                std::vector<uint32_t> ranks(tp);
+                for (uint32_t k = 0; k < tp; ++k)
+                {
+                    ranks[k] = inst.firstRank + k;
+                }
+                inst.group = helper.AddGroup(ranks);
+            }
+        }
+    }
+    m_pairs.clear();
+    for (const Instance& p : m_prefill)
+    {
+        for (const Instance& d : m_decode)
+        {
+            for (uint32_t k = 0; k < tp; ++k)
+            {
+                KvPair pair;
+                pair.group = helper.AddGroup({p.firstRank + k, d.firstRank + k});
+                m_pairs.push_back(pair);
+            }
+        }
+    }
+}
+
+void
+InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
+{
+    NS_LOG_FUNCTION(this);
+    const TransformerSpec& s = m_config.model;
+    const double a
+        = m_config.dtype == ComputeDataType::FP8 ? 2 : ComputeDataTypeBytes(m_config.dtype);
+    const double h = static_cast<double>(s.hidden);
+    auto comms = [&helper](Instance& inst)
+    {
+        inst.comms.clear();
+        const std::vector<uint32_t> ranks = helper.GetGroupRanks(inst.group);
+        for (uint32_t k = 0; k < ranks.size(); ++k)
+        {
+            inst.comms.push_back(helper.GetGroupCommunicator(inst.group, k));
+        }
+        return ranks;
+    };
+    m_prefillReduce.assign(m_prefill.size(), nullptr);
+    m_decodeReduce.assign(m_decode.size(), {});
+    for (uint32_t i = 0; i < m_prefill.size(); ++i)
+    {
+        const std::vector<uint32_t> ranks = comms(m_prefill[i]);
+        if (m_config.tp > 1)
+        {
+            const auto bytes
+                = static_cast<uint64_t>(a * h * static_cast<double>(m_config.inputTokens));
+            m_prefillReduce[i] = make(m_prefill[i].group, ranks, bytes);
+            helper.Connect(*m_prefillReduce[i], m_prefill[i].group);
+        }
+    }
+    for (uint32_t j = 0; j < m_decode.size(); ++j)
+    {
+        const std::vector<uint32_t> ranks = comms(m_decode[j]);
+        if (m_config.tp > 1)
+        {
+            for (uint32_t b = 1; b <= m_config.maxBatch; ++b)
+            {
+                m_decodeReduce[j].push_back(
+                    make(m_decode[j].group, ranks, static_cast<uint64_t>(a * h * b)));
+                helper.Connect(*m_decodeReduce[j].back(), m_decode[j].group);
+            }
+        }
+    }
+    // One rank's share of a cache: one message from the pair's prefill rank to its decode
+    // rank, in pieces of at most 1 GiB (an RDMA write moves less than 2 GiB).
+    Ptr<CollectivePlan> plan
+        = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, m_kvShareBytes, "kv-cache");
+    constexpr uint64_t PIECE = 1ULL << 30;
+    uint64_t left = m_kvShareBytes;
+    do
+    {
+        const uint64_t piece = std::min(left, PIECE);
+        plan->AddTransfer(0, 1, 0, piece, 0, false, {});
+        left -= piece;
+    } while (left > 0);
+    plan->Finalize();
+    m_kvPlan = plan;
+    for (KvPair& pair : m_pairs)
+    {
+        helper.Connect(*m_kvPlan, pair.group);
+        pair.send = helper.GetGroupCommunicator(pair.group, 0);
+        pair.recv = helper.GetGroupCommunicator(pair.group, 1);
+    }
+}
+
+void
+InferenceRunner::Start()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(!m_kvPlan, "InferenceRunner: Prepare() first");
+    Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+    gap->SetAttribute("Mean", DoubleValue(1.0 / m_config.rate));
+    gap->SetStream(m_config.stream);
+    Time t;
+    for (uint32_t r = 0; r < m_requests.size(); ++r)
+    {
+        t += Seconds(gap->GetValue());
+        m_requests[r].arrival = t;
+        Simulator::Schedule(t, &InferenceRunner::Arrive, this, r);
+    }
+}
+
+void
+InferenceRunner::Arrive(uint32_t r)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < m_prefill.size(); ++i)
+    {
+        best = m_prefill[i].load < m_prefill[best].load ? i : best;
+    }
+    m_requests[r].prefill = best;
+    ++m_prefill[best].load;
+    m_prefill[best].queue.push_back(r);
+    TryPrefill(best);
+}
+
+void
+InferenceRunner::TryPrefill(uint32_t i)
+{
+    Instance& inst = m_prefill[i];
+    if (inst.busy || inst.queue.empty())
+    {
+        return;
+    }
+    const uint32_t r = inst.queue.front();
+    inst.queue.pop_front();
+    inst.running = {r};
+    m_requests[r].prefillStart = Simulator::Now();
+    inst.stages = Pass(m_config.inputTokens, {});
+    inst.stage = 0;
+    inst.busy = true;
+    RunStage(inst, false, i);
+}
+
+void
+InferenceRunner::TryDecode(uint32_t j)
+{
+    Instance& inst = m_decode[j];
+    if (inst.busy)
+    {
+        return;
+    }
+    while (inst.running.size() < m_config.maxBatch && !inst.queue.empty())
+    {
+        inst.running.push_back(inst.queue.front());
+        inst.queue.pop_front();
+    }
+    if (inst.running.empty())
+    {
+        return;
+    }
+    std::vector<uint64_t> contexts;
+    for (uint32_t r : inst.running)
+    {
+        contexts.push_back(m_config.inputTokens + m_requests[r].generated);
+    }
+    inst.stages = Pass(inst.running.size(), contexts);
+    inst.stage = 0;
+    inst.busy = true;
+    ++m_steps;
+    m_batchSum += inst.running.size();
+    RunStage(inst, true, j);
+}
+
+void
+InferenceRunner::RunStage(Instance& inst, bool decode, uint32_t index)
+{
+    if (inst.stage == inst.stages.size())
+    {
+        PassDone(decode, index);
+        return;
+    }
+    const Stage& s = inst.stages[inst.stage];
+    if (s.bytes == 0)
+    {
+        Simulator::Schedule(s.compute, &InferenceRunner::StageDone, this, decode, index);
+        return;
+    }
+    const Ptr<CollectiveSchedule>& schedule
+        = decode ? m_decodeReduce[index][inst.running.size() - 1] : m_prefillReduce[index];
+    inst.left = static_cast<uint32_t>(inst.comms.size());
+    for (const Ptr<Communicator>& comm : inst.comms)
+    {
+        comm->Run(schedule, MakeBoundCallback(&InferenceRunner::ReduceDone, this, decode, index));
+    }
+}
+
+void
+InferenceRunner::StageDone(bool decode, uint32_t index)
+{
+    Instance& inst = decode ? m_decode[index] : m_prefill[index];
+    ++inst.stage;
+    RunStage(inst, decode, index);
+}
+
+void
+InferenceRunner::ReduceDone(InferenceRunner* runner,
+                            bool decode,
+                            uint32_t index,
+                            uint32_t /* commRank */)
+{
+    Instance& inst = decode ? runner->m_decode[index] : runner->m_prefill[index];
+    if (--inst.left == 0)
+    {
+        runner->StageDone(decode, index);
+    }
+}
+
+void
+InferenceRunner::PassDone(bool decode, uint32_t index)
+{
+    const Time now = Simulator::Now();
+    Instance& inst = decode ? m_decode[index] : m_prefill[index];
+    inst.busy = false;
+    if (decode)
+    {
+        std::vector<uint32_t> still;
+        for (uint32_t r : inst.running)
+        {
+            Request& req = m_requests[r];
+            if (++req.generated < m_config.outputTokens)
+            {
+                still.push_back(r);
+                continue;
+            }
+            req.lastToken = now;
+            --inst.load;
+            ++m_done;
+            m_end = now;
+            m_lastTokenTrace(r, now);
+        }
+        inst.running.swap(still);
+        TryDecode(index);
+        return;
+    }
+    const uint32_t r = inst.running.front();
+    inst.running.clear();
+    --inst.load;
+    Request& req = m_requests[r];
+    req.firstToken = now;
+    req.generated = 1;
+    m_firstTokenTrace(r, now);
+    if (m_config.outputTokens == 1)
+    {
+        req.lastToken = now;
+        ++m_done;
+        m_end = now;
+        m_lastTokenTrace(r, now);
+    }
+    else
+    {
+        uint32_t best = 0;
+        for (uint32_t j = 1; j < m_decode.size(); ++j)
+        {
+            best = m_decode[j].load < m_decode[best].load ? j : best;
+        }
+        req.decode = best;
+        ++m_decode[best].load;
+        req.kvPending = m_config.tp;
+        const uint32_t first
+            = (index * static_cast<uint32_t>(m_decode.size()) + best) * m_config.tp;
+        for (uint32_t k = 0; k < m_config.tp; ++k)
+        {
+            m_pairs[first + k].queue.push_back(r);
+            TrySend(first + k);
+        }
+    }
+    TryPrefill(index);
+}
+
+void
+InferenceRunner::TrySend(uint32_t p)
+{
+    KvPair& pair = m_pairs[p];
+    if (pair.busy || pair.queue.empty())
+    {
+        return;
+    }
+    pair.busy = true;
+    pair.left = 2;
+    pair.send->Run(m_kvPlan, MakeBoundCallback(&InferenceRunner::ShareSent, this, p));
+    pair.recv->Run(m_kvPlan, MakeBoundCallback(&InferenceRunner::ShareArrived, this, p));
+}
+
+void
+InferenceRunner::ShareSent(InferenceRunner* runner, uint32_t p, uint32_t /* commRank */)
+{
+    runner->SideDone(p);
+}
+
+void
+InferenceRunner::SideDone(uint32_t p)
+{
+    // A pair's communicators run one schedule at a time: the next share waits for both
+    // sides of this one (the sender's ends when its write is acknowledged).
+    KvPair& pair = m_pairs[p];
+    if (--pair.left == 0)
+    {
+        pair.busy = false;
+        pair.queue.pop_front();
+        TrySend(p);
+    }
+}
+
+void
+InferenceRunner::ShareArrived(InferenceRunner* runner, uint32_t p, uint32_t /* commRank */)
+{
+    const uint32_t r = runner->m_pairs[p].queue.front();
+    Request& req = runner->m_requests[r];
+    if (--req.kvPending == 0)
+    {
+        req.kvArrived = Simulator::Now();
+        runner->m_decode[req.decode].queue.push_back(r);
+        runner->TryDecode(req.decode);
+    }
+    runner->SideDone(p);
+}
+
+std::vector<InferenceRunner::Stage>
+InferenceRunner::Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) const
+{
+    const TransformerSpec& s = m_config.model;
+    const TransformerModel model(s);
+    const double tp = m_config.tp;
+    const double e = ComputeDataTypeBytes(m_config.dtype);
+    const double a = m_config.dtype == ComputeDataType::FP8 ? 2 : e;
+    const double T = static_cast<double>(tokens);
+    const double h = static_cast<double>(s.hidden);
+    const double d = static_cast<double>(model.HeadDim());
+    const uint32_t kv = s.kvHeads > 0 ? s.kvHeads : s.heads;
+    const double qWidth = s.heads * d / tp;
+    const double kvWidth = std::max(1.0, static_cast<double>(kv) / tp) * d;
+    const double ffn = static_cast<double>(s.ffnHidden) / tp;
+    const double gates = s.gatedMlp ? 2 : 1;
+    // Score products: QK^T and AV of every token over its context (a prompt: the prompt).
+    double contextTokens = T * T;
+    double cacheRead = 0;
+    if (!contexts.empty())
+    {
+        contextTokens = 0;
+        for (uint64_t c : contexts)
+        {
+            contextTokens += static_cast<double>(c);
+        }
+        cacheRead = contextTokens * 2 * kvWidth * KV_ELEMENT_BYTES;
+    }
+    GpuComputeModel::BlockCost attn;
+    attn.gemmFlops = 2 * T * static_cast<double>(model.AttentionParameters()) / tp;
+    attn.gemmBytes = e
+                     * (static_cast<double>(model.AttentionParameters()) / tp
+                        + T * (h + qWidth + 2 * kvWidth + qWidth + h));
+    attn.scoreFlops = 2 * contextTokens * s.heads * 2 * d / tp;
+    attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth) + cacheRead;
+    attn.elementBytes = a * T * 5 * h; // layer norm; residual add
+    GpuComputeModel::BlockCost mlp;
+    mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
+    mlp.gemmBytes = e
+                    * (static_cast<double>(model.DenseMlpParameters()) / tp
+                       + T * (h + gates * ffn + ffn + h));
+    mlp.elementBytes = a * T * (2 * h + (gates + 1) * ffn + 3 * h);
+    // The output layer: the prompt's last token, or every request's token.
+    const double out = contexts.empty() ? 1 : T;
+    GpuComputeModel::BlockCost output;
+    output.gemmFlops = 2 * out * h * static_cast<double>(s.vocab) / tp;
+    output.gemmBytes = e * (static_cast<double>(s.vocab) * h / tp + out * (h + s.vocab / tp));
+    output.elementBytes = a * out * 2.0 * s.vocab / tp;
+    const Time attnTime = m_gpu->BlockTime(attn, m_config.dtype);
+    const Time mlpTime = m_gpu->BlockTime(mlp, m_config.dtype);
+    const Time outTime = m_gpu->BlockTime(output, m_config.dtype);
+    std::vector<Stage> stages;
+    if (m_config.tp == 1)
+    {
+        // Nothing between the kernels: one stage for the pass.
+        stages.push_back({(attnTime + mlpTime) * static_cast<int64_t>(s.layers) + outTime, 0});
+        return stages;
+    }
+    const auto reduce = static_cast<uint64_t>(a * T * h);
+    for (uint32_t l = 0; l < s.layers; ++l)
+    {
+        stages.push_back({attnTime, 0});
+        stages.push_back({Time(0), reduce});
+        stages.push_back({mlpTime, 0});
+        stages.push_back({Time(0), reduce});
+    }
+    stages.push_back({outTime, 0});
+    return stages;
+}
+
+bool
+InferenceRunner::IsDone() const
+{
+    return !m_requests.empty() && m_done == m_requests.size();
+}
+
+Time
+InferenceRunner::GetEndTime() const
+{
+    return m_end;
+}
+
+const std::vector<InferenceRunner::Request>&
+InferenceRunner::GetRequests() const
+{
+    return m_requests;
+}
+
+uint64_t
+InferenceRunner::GetKvBytes() const
+{
+    return m_kvShareBytes * m_config.tp;
+}
+
+uint64_t
+InferenceRunner::GetDecodeSteps() const
+{
+    return m_steps;
+}
+
+uint64_t
+InferenceRunner::GetDecodeBatchSum() const
+{
+    return m_batchSum;
+}
+
+} // namespace ns3
