@@ -62,6 +62,13 @@ CollectiveHelper::SetFlowRouter(Ptr<FlowRouter> router)
     m_flowRouter = router;
 }
 
+void
+CollectiveHelper::SetNicNodes(NodeContainer nics)
+{
+    NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: set the NICs before Install()");
+    m_nicNodes = nics;
+}
+
 Ptr<FlowRouter>
 CollectiveHelper::GetFlowRouter() const
 {
@@ -157,7 +164,8 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         else
         {
             Ptr<PacketGpuTransport> packet = CreateObject<PacketGpuTransport>();
-            packet->Setup(rank, n, transportChannels, fabric ? fabric->GetTransport(gpu) : nullptr);
+            Ptr<Node> nic = m_nicNodes.GetN() > rank ? m_nicNodes.Get(rank) : gpu;
+            packet->Setup(rank, n, transportChannels, fabric ? fabric->GetTransport(nic) : nullptr);
             if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
             {
                 packet->SetNvLink(nvlink); // peers in its NVLink domain go over NVLink

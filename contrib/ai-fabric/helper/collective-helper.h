@@ -78,6 +78,14 @@ class CollectiveHelper
     /// \return the flow engine's router, or nullptr on the packet engine
     Ptr<FlowRouter> GetFlowRouter() const;
 
+    /**
+     * \brief Where each GPU's NIC is: GPUs that share a NIC (FatTreeHelper::SetNicsPerServer())
+     *        open their queue pairs on the node that holds it. Before Install(); by default
+     *        every GPU's own node.
+     * \param nics the node of each rank's NIC, in rank order
+     */
+    void SetNicNodes(NodeContainer nics);
+
     /// \return channels
     uint32_t GetChannels() const;
     /// \return pipelining unit of Simple (bytes)
@@ -261,6 +269,7 @@ class CollectiveHelper
     uint32_t m_channels{1};                                   //!< channels
     uint64_t m_chunkBytes[NCCL_PROTOCOL_COUNT]{512 * 1024, 32 * 1024, 576000}; //!< by protocol
     Ptr<FlowRouter> m_flowRouter;                   //!< the flow engine's (none: packets)
+    NodeContainer m_nicNodes;                       //!< each rank's NIC's node (empty: its own)
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
     std::vector<Ptr<Communicator>> m_communicators; //!< by rank
     uint32_t m_running{0};                          //!< this process's ranks still running

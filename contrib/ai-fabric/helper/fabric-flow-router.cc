@@ -100,26 +100,34 @@ FabricFlowRouter::GetNetwork() const
 }
 
 void
-FabricFlowRouter::Setup(const FabricHelper* fabric, NodeContainer ranks)
+FabricFlowRouter::Setup(const FabricHelper* fabric, NodeContainer ranks, NodeContainer nics)
 {
     NS_ABORT_MSG_IF(!m_gpus.empty(), "FabricFlowRouter: set up twice");
     m_fabric = fabric;
     m_gpus.resize(ranks.GetN());
+    std::map<uint32_t, uint32_t> pcieOf; // NIC node -> its PCIe link (GPUs sharing it share it)
     for (uint32_t r = 0; r < ranks.GetN(); ++r)
     {
         Gpu& g = m_gpus[r];
         g.node = ranks.Get(r);
+        g.nicNode = nics.GetN() > r ? nics.Get(r) : g.node;
         if (fabric)
         {
-            g.nic = fabric->GetTransport(g.node);
-            g.address = fabric->GetHostAddress(g.node);
+            g.nic = fabric->GetTransport(g.nicNode);
+            g.address = fabric->GetHostAddress(g.nicNode);
             DataRateValue pcie;
             g.nic->GetAttribute("PcieRate", pcie);
-            if (pcie.Get().GetBitRate() > 0)
+            auto known = pcieOf.find(g.nicNode->GetId());
+            if (known != pcieOf.end())
+            {
+                g.pcie = known->second;
+            }
+            else if (pcie.Get().GetBitRate() > 0)
             {
                 g.pcie = m_network->AddLink(pcie.Get());
                 m_portsOfLink.emplace_back();
-                m_linkNames[g.pcie] = NodeName(g.node) + "/pcie";
+                m_linkNames[g.pcie] = NodeName(g.nicNode) + "/pcie";
+                pcieOf[g.nicNode->GetId()] = g.pcie;
             }
         }
         if (g.node->GetObject<NvLinkTransport>())
@@ -354,9 +362,9 @@ FabricFlowRouter::Trace(const Connection& c, bool forward, FlowRoute& route)
     const Gpu& src = m_gpus[forward ? c.a : c.b];
     const Gpu& dst = m_gpus[forward ? c.b : c.a];
     const std::vector<Ptr<FabricNetDevice>> fwd
-        = m_fabric->TraceRdmaPath(src.node, dst.address, forward ? c.entropyAb : c.entropyBa);
+        = m_fabric->TraceRdmaPath(src.nicNode, dst.address, forward ? c.entropyAb : c.entropyBa);
     const std::vector<Ptr<FabricNetDevice>> back
-        = m_fabric->TraceRdmaPath(dst.node, src.address, forward ? c.entropyBa : c.entropyAb);
+        = m_fabric->TraceRdmaPath(dst.nicNode, src.address, forward ? c.entropyBa : c.entropyAb);
     if (fwd.empty() || back.empty())
     {
         return false;

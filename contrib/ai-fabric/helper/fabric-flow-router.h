@@ -62,7 +62,9 @@ class FabricFlowRouter : public FlowRouter
      *        or nullptr for GPUs on NVLink alone
      * \param ranks the GPUs, by rank
      */
-    void Setup(const FabricHelper* fabric, NodeContainer ranks);
+    void Setup(const FabricHelper* fabric,
+               NodeContainer ranks,
+               NodeContainer nics = NodeContainer());
 
     Ptr<FlowNetwork> GetNetwork() const override;
     bool IsNvLinkPeer(uint32_t a, uint32_t b) const override;
@@ -126,6 +128,7 @@ class FabricFlowRouter : public FlowRouter
     struct Gpu
     {
         Ptr<Node> node;             //!< its node
+        Ptr<Node> nicNode;          //!< its NIC's node (its own, or a peer's it shares)
         Ptr<RdmaTransport> nic;     //!< its NIC's transport (none: NVLink only)
         uint32_t address{0};        //!< its NIC's fabric address
         int64_t domain{-1};         //!< its NVLink domain (-1: none)

@@ -118,6 +118,25 @@ FatTreeHelper::SetGpusPerServer(uint32_t gpusPerServer)
 }
 
 void
+FatTreeHelper::SetNicsPerServer(uint32_t nicsPerServer)
+{
+    RequireNotInstalled();
+    m_nicsPerServer = nicsPerServer;
+}
+
+uint32_t
+FatTreeHelper::GetNicsPerServer() const
+{
+    return HostsPerServer();
+}
+
+uint32_t
+FatTreeHelper::HostsPerServer() const
+{
+    return m_nicsPerServer > 0 ? m_nicsPerServer : m_gpusPerServer;
+}
+
+void
 FatTreeHelper::SetRadix(uint32_t radix)
 {
     NS_LOG_FUNCTION(this << radix);
@@ -177,6 +196,13 @@ FatTreeHelper::Plan(Layout& layout) const
             << gpus << " GPUs; ranks are 32-bit, at most " << UINT32_MAX;
         return why.str();
     }
+    if (m_nicsPerServer > m_gpusPerServer || m_gpusPerServer % HostsPerServer() != 0)
+    {
+        why << "nicsPerServer " << m_nicsPerServer << " must divide gpusPerServer "
+            << m_gpusPerServer << " (each NIC serves the same number of GPUs)";
+        return why.str();
+    }
+    const uint64_t hosts = static_cast<uint64_t>(m_servers) * HostsPerServer();
     const uint64_t k = m_radix;
     if (k < 2 || k > UINT16_MAX)
     {
@@ -209,19 +235,22 @@ FatTreeHelper::Plan(Layout& layout) const
             << k;
         return why.str();
     }
-    const uint64_t gps = m_gpusPerServer;
+    // Rails: one per NIC of a server.
+    const uint64_t gps = HostsPerServer();
     if (m_rail)
     {
         if (m_tiers == 2 && gps > k)
         {
-            why << "rail-optimized 2-tier needs gpusPerServer <= radix " << k
-                << " (a group's rail leaves all hang under each spine); asked for " << gps;
+            why << "rail-optimized 2-tier needs NICs per server (nicsPerServer, else "
+                   "gpusPerServer) <= radix "
+                << k << " (a group's rail leaves all hang under each spine); asked for " << gps;
             return why.str();
         }
         if (m_tiers == 3 && gps > k / 2)
         {
-            why << "rail-optimized 3-tier needs gpusPerServer <= k/2 = " << k / 2
-                << " (a group's rail leaves share one pod); asked for " << gps;
+            why << "rail-optimized 3-tier needs NICs per server (nicsPerServer, else "
+                   "gpusPerServer) <= k/2 = "
+                << k / 2 << " (a group's rail leaves share one pod); asked for " << gps;
             return why.str();
         }
     }
@@ -229,18 +258,18 @@ FatTreeHelper::Plan(Layout& layout) const
     const uint64_t slots = m_tiers == 2 ? k : k / 2;
     const uint64_t leavesPerBlock = m_rail ? slots / gps * gps : slots;
     const uint64_t blocks = m_tiers == 2 ? 1 : k; // a core switch has one port per pod
-    const uint64_t leaves = m_rail ? CeilDiv(m_servers, down) * gps : CeilDiv(gpus, down);
+    const uint64_t leaves = m_rail ? CeilDiv(m_servers, down) * gps : CeilDiv(hosts, down);
     if (leaves > leavesPerBlock * blocks)
     {
         why << "radix " << k << " with " << down << " down-links per leaf holds at most ";
         if (m_rail)
         {
             const uint64_t maxServers = leavesPerBlock / gps * blocks * down;
-            why << maxServers << " servers x " << gps << " GPUs";
+            why << maxServers << " servers x " << gps << " NICs";
         }
         else
         {
-            why << leavesPerBlock * blocks * down << " GPUs";
+            why << leavesPerBlock * blocks * down << " NICs";
         }
         why << " in " << m_tiers << " tiers";
         if (m_tiers == 3)
@@ -253,17 +282,18 @@ FatTreeHelper::Plan(Layout& layout) const
         }
         else
         {
-            why << "; asked for " << gpus;
+            why << "; asked for " << hosts;
         }
         return why.str();
     }
 
     layout = Layout();
     layout.gpus = static_cast<uint32_t>(gpus);
+    layout.hosts = static_cast<uint32_t>(hosts);
     layout.down = static_cast<uint32_t>(down);
     layout.up = static_cast<uint32_t>(up);
     layout.leaves = static_cast<uint32_t>(leaves);
-    layout.links = gpus + leaves * up;
+    layout.links = hosts + leaves * up;
     if (m_tiers == 2)
     {
         layout.spines = static_cast<uint32_t>(up);
@@ -325,13 +355,14 @@ FatTreeHelper::RankOfLeaf(const Layout& l, uint32_t i) const
     if (m_rail)
     {
         // The group's leaves (rails) spread evenly over its servers' ranks.
-        const uint32_t first = i / m_gpusPerServer * l.down;
+        const uint32_t hps = HostsPerServer();
+        const uint32_t first = i / hps * l.down;
         const uint32_t inGroup = std::min(l.down, m_servers - first);
-        server = first + (i % m_gpusPerServer) * inGroup / m_gpusPerServer;
+        server = first + (i % hps) * inGroup / hps;
     }
     else
     {
-        server = std::min(i * l.down, l.gpus - 1) / m_gpusPerServer;
+        server = std::min(i * l.down, l.hosts - 1) / HostsPerServer();
     }
     return RankOfServer(server);
 }
@@ -394,27 +425,28 @@ FatTreeHelper::GetLayout() const
 }
 
 uint32_t
-FatTreeHelper::GpusOnLeaf(const Layout& layout, uint32_t leaf) const
+FatTreeHelper::HostsOnLeaf(const Layout& layout, uint32_t leaf) const
 {
     if (m_rail)
     {
-        const uint64_t first = static_cast<uint64_t>(leaf / m_gpusPerServer) * layout.down;
+        const uint64_t first = static_cast<uint64_t>(leaf / HostsPerServer()) * layout.down;
         return static_cast<uint32_t>(std::min<uint64_t>(layout.down, m_servers - first));
     }
     const uint64_t first = static_cast<uint64_t>(leaf) * layout.down;
-    return static_cast<uint32_t>(std::min<uint64_t>(layout.down, layout.gpus - first));
+    return static_cast<uint32_t>(std::min<uint64_t>(layout.down, layout.hosts - first));
 }
 
 uint32_t
-FatTreeHelper::LeafOfGpu(const Layout& layout, uint32_t rank) const
+FatTreeHelper::LeafOfHost(const Layout& layout, uint32_t host) const
 {
     if (m_rail)
     {
-        const uint32_t server = rank / m_gpusPerServer;
-        const uint32_t local = rank % m_gpusPerServer;
-        return server / layout.down * m_gpusPerServer + local;
+        const uint32_t hps = HostsPerServer();
+        const uint32_t server = host / hps;
+        const uint32_t local = host % hps;
+        return server / layout.down * hps + local;
     }
-    return rank / layout.down;
+    return host / layout.down;
 }
 
 void
@@ -430,7 +462,7 @@ FatTreeHelper::Install(FabricHelper& fabric)
         fabric.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
     }
     Wire(fabric);
-    m_linkRate = fabric.GetHostPort(m_gpus.Get(0))->GetDataRate();
+    m_linkRate = fabric.GetHostPort(m_nics.Get(0))->GetDataRate();
     NS_ASSERT_MSG(fabric.GetTopology()->GetNLinks() == GetLayout().links,
                   "FatTreeHelper: built " << fabric.GetTopology()->GetNLinks() << " links, planned "
                                           << GetLayout().links);
@@ -460,7 +492,13 @@ FatTreeHelper::Wire(Builder& fabric)
     {
         m_gpus.Add(CreateObject<Node>(RankOfServer(r / m_gpusPerServer)));
     }
-    fabric.InstallHosts(m_gpus);
+    // NIC j of a server on its first GPU of the j-th group of gpusPerServer / nicsPerServer.
+    const uint32_t perNic = m_gpusPerServer / HostsPerServer();
+    for (uint32_t h = 0; h < l.hosts; ++h)
+    {
+        m_nics.Add(m_gpus.Get(h * perNic));
+    }
+    fabric.InstallHosts(m_nics);
 
     for (uint32_t i = 0; i < l.leaves; ++i)
     {
@@ -519,11 +557,11 @@ FatTreeHelper::Wire(Builder& fabric)
         NameNode("core" + std::to_string(c), m_cores.Get(c));
     }
 
-    // GPU links first, in rank order: a leaf's host ports are its first ports, and on a
+    // NIC links first, in server order: a leaf's host ports are its first ports, and on a
     // rail leaf they follow the servers of the group.
-    for (uint32_t r = 0; r < l.gpus; ++r)
+    for (uint32_t h = 0; h < l.hosts; ++h)
     {
-        fabric.Connect(m_gpus.Get(r), m_leaves.Get(LeafOfGpu(l, r)));
+        fabric.Connect(m_nics.Get(h), m_leaves.Get(LeafOfHost(l, h)));
     }
     // Every leaf to every spine (2 tiers) or to every aggregation switch of its pod (3 tiers).
     for (uint32_t i = 0; i < l.leaves; ++i)
@@ -659,7 +697,7 @@ FatTreeHelper::GetLeafOfGpu(uint32_t rank) const
 {
     const Layout l = GetLayout();
     NS_ABORT_MSG_IF(rank >= l.gpus, "FatTreeHelper: no GPU of rank " << rank);
-    return LeafOfGpu(l, rank);
+    return LeafOfHost(l, rank / (m_gpusPerServer / HostsPerServer()));
 }
 
 uint32_t
@@ -680,14 +718,14 @@ DataRate
 FatTreeHelper::GetBisectionBandwidth() const
 {
     const Layout l = GetLayout();
-    // Half A: the first floor(N/2) GPUs in leaf order; half B: the rest. Flow in link units.
-    uint64_t remainingA = l.gpus / 2;
+    // Half A: the first floor(N/2) NICs in leaf order; half B: the rest. Flow in link units.
+    uint64_t remainingA = l.hosts / 2;
     uint64_t local = 0; // A to B inside a leaf
     uint64_t upA = 0;   // what A's leaves can send up: sum of min(a - m, up)
     uint64_t upB = 0;   // what B's leaves can take down: sum of min(b - m, up)
     for (uint32_t leaf = 0; leaf < l.leaves; ++leaf)
     {
-        const uint64_t h = GpusOnLeaf(l, leaf);
+        const uint64_t h = HostsOnLeaf(l, leaf);
         const uint64_t a = std::min(h, remainingA);
         remainingA -= a;
         const uint64_t b = h - a;
@@ -721,6 +759,9 @@ FatTreeHelper::Summary() const
     s << "fat-tree " << m_tiers << "-tier, radix " << m_radix << ", " << m_ratioDown / g << ":"
       << m_ratioUp / g << (m_rail ? ", rail-optimized" : "") << ": " << count(l.gpus, "GPU", "GPUs")
       << " (" << count(m_servers, "server", "servers") << " x " << m_gpusPerServer
+      << (m_nicsPerServer > 0 && m_nicsPerServer != m_gpusPerServer
+              ? ", " + count(m_nicsPerServer, "NIC", "NICs") + " each"
+              : std::string())
       << "), switches: " << count(l.leaves, "leaf", "leaves") << ", ";
     if (m_tiers == 2)
     {
@@ -767,6 +808,33 @@ FatTreeHelper::GetGpuByRank(uint32_t rank) const
     NS_ABORT_MSG_IF(rank >= m_gpus.GetN(),
                     "FatTreeHelper: no GPU of rank " << rank << " (" << m_gpus.GetN() << " GPUs)");
     return m_gpus.Get(rank);
+}
+
+Ptr<Node>
+FatTreeHelper::GetNicNode(uint32_t rank) const
+{
+    RequireInstalled();
+    NS_ABORT_MSG_IF(rank >= m_gpus.GetN(), "FatTreeHelper: no GPU of rank " << rank);
+    return m_nics.Get(rank / (m_gpusPerServer / HostsPerServer()));
+}
+
+NodeContainer
+FatTreeHelper::GetNicNodes() const
+{
+    RequireInstalled();
+    NodeContainer nodes;
+    for (uint32_t r = 0; r < m_gpus.GetN(); ++r)
+    {
+        nodes.Add(GetNicNode(r));
+    }
+    return nodes;
+}
+
+NodeContainer
+FatTreeHelper::GetNics() const
+{
+    RequireInstalled();
+    return m_nics;
 }
 
 NodeContainer

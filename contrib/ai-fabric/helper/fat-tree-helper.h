@@ -88,6 +88,15 @@ class FatTreeHelper
     void SetGpusPerServer(uint32_t gpusPerServer);
 
     /**
+     * \brief NICs per server, shared by the server's GPUs: NIC j serves GPUs j x g .. j x g +
+     *        g - 1, g = gpusPerServer / nicsPerServer, as NCCL pairs GPUs with the NIC under
+     *        their PCIe switch (ncclTopoGetLocalNet); the NIC sits on the node of the first of
+     *        them. It must divide the GPUs per server.
+     * \param nicsPerServer NICs per server; default 0: one per GPU
+     */
+    void SetNicsPerServer(uint32_t nicsPerServer);
+
+    /**
      * \param radix ports per switch (k); default 64, the port count of a 51.2 Tb/s switch ASIC
      *        (Broadcom Tomahawk 5, NVIDIA Spectrum-4) at 800 Gb/s
      */
@@ -167,6 +176,8 @@ class FatTreeHelper
     uint32_t GetNServers() const;
     /// \return GPUs per server
     uint32_t GetGpusPerServer() const;
+    /// \return NICs per server (the GPUs per server unless SetNicsPerServer() said otherwise)
+    uint32_t GetNicsPerServer() const;
     /// \return true if rail-optimized
     bool IsRailOptimized() const;
     /// \return number of GPUs (servers x GPUs per server)
@@ -198,7 +209,7 @@ class FatTreeHelper
 
     /**
      * \param rank a GPU rank
-     * \return the index of the leaf the GPU is attached to; needs an empty Check()
+     * \return the index of the leaf the GPU's NIC is attached to; needs an empty Check()
      */
     uint32_t GetLeafOfGpu(uint32_t rank) const;
 
@@ -259,6 +270,19 @@ class FatTreeHelper
     NodeContainer GetGpus() const;
 
     /**
+     * \param rank a GPU rank
+     * \return the node that holds the GPU's NIC (the GPU's own with a NIC per GPU; after
+     *         Install())
+     */
+    Ptr<Node> GetNicNode(uint32_t rank) const;
+
+    /// \return the GPU of each rank's NIC node, in rank order (GetNicNode(); after Install())
+    NodeContainer GetNicNodes() const;
+
+    /// \return the nodes that hold a NIC, server by server (the fabric's hosts; after Install())
+    NodeContainer GetNics() const;
+
+    /**
      * \param i a leaf index (3 tiers: pod-major, pod p holds leaves
      *        p * GetNLeavesPerPod() onward)
      * \return that leaf's node (after Install())
@@ -289,6 +313,7 @@ class FatTreeHelper
     struct Layout
     {
         uint32_t gpus{0};         //!< GPUs
+        uint32_t hosts{0};        //!< NICs (the fabric's hosts)
         uint32_t down{0};         //!< host ports per leaf
         uint32_t up{0};           //!< uplinks per leaf
         uint32_t leaves{0};       //!< leaves
@@ -313,16 +338,19 @@ class FatTreeHelper
     /**
      * \param layout the sizes
      * \param leaf a leaf index
-     * \return the number of GPUs attached to that leaf
+     * \return the number of NICs attached to that leaf
      */
-    uint32_t GpusOnLeaf(const Layout& layout, uint32_t leaf) const;
+    uint32_t HostsOnLeaf(const Layout& layout, uint32_t leaf) const;
 
     /**
      * \param layout the sizes
-     * \param rank a GPU rank
+     * \param host a NIC (server-major: server x NICs per server + its index)
      * \return its leaf
      */
-    uint32_t LeafOfGpu(const Layout& layout, uint32_t rank) const;
+    uint32_t LeafOfHost(const Layout& layout, uint32_t host) const;
+
+    /// \return NICs per server (GPUs per server when not set)
+    uint32_t HostsPerServer() const;
 
     /**
      * \brief Create the nodes, install them on the fabric and cable them (both Install()s).
@@ -354,6 +382,7 @@ class FatTreeHelper
     uint32_t m_tiers{2};            //!< 2 or 3
     uint32_t m_servers{1};          //!< servers
     uint32_t m_gpusPerServer{1};    //!< GPUs per server
+    uint32_t m_nicsPerServer{0};    //!< NICs per server (0: one per GPU)
     uint32_t m_radix{64};           //!< ports per switch
     uint32_t m_ratioDown{1};        //!< oversubscription, host side
     uint32_t m_ratioUp{1};          //!< oversubscription, uplink side
@@ -362,6 +391,7 @@ class FatTreeHelper
     bool m_linkRateSet{false};      //!< SetLinkRate() was called
     bool m_installed{false};        //!< Install() has run
     NodeContainer m_gpus;           //!< GPUs, in rank order
+    NodeContainer m_nics;           //!< the GPUs that hold a NIC, server by server
     NodeContainer m_leaves;         //!< leaves
     NodeContainer m_spines;         //!< spines (2 tiers)
     NodeContainer m_aggregations;   //!< aggregation switches, pod-major (3 tiers)

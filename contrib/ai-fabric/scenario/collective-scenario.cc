@@ -36,6 +36,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <set>
 
 namespace ns3
 {
@@ -49,6 +50,12 @@ ScenarioTopology::CheckAlgorithm(const std::string& /* algo */) const
 void
 ScenarioTopology::CheckFlowMode(ScenarioOptions& /* options */) const
 {
+}
+
+NodeContainer
+ScenarioTopology::GetNicNodes() const
+{
+    return GetRanks();
 }
 
 void
@@ -391,7 +398,7 @@ CollectiveScenario::MakeTuner(const FabricHelper& fabric,
     // The tuner's alpha: both NICs + the longest path (its switches
     // and cables); beta from the goodput at the MTU.
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    Ptr<RdmaTransport> nic = fabric.GetTransport(topology.GetRanks().Get(0));
+    Ptr<RdmaTransport> nic = fabric.GetTransport(topology.GetNicNodes().Get(0));
     const Time alpha = nic->GetTxLatency() + nic->GetRxLatency() + topology.GetPathLatency(fabric);
     CollectiveTuner tuner(alpha, topology.GetLinkRate(), fabric.GetRdmaWireEfficiency(4096));
     tuner.SetProtocols(*comm);
@@ -421,16 +428,28 @@ CollectiveScenario::Simulate(bool inject, bool print)
     topology->Install(fabric);
     const int64_t streams = fabric.AssignStreams(1);
     const NodeContainer ranks = topology->GetRanks();
+    const NodeContainer nicOf = topology->GetNicNodes();
+    NodeContainer nics; // the nodes with a NIC, once each (GPUs may share one)
+    {
+        std::set<uint32_t> seen;
+        for (uint32_t r = 0; r < nicOf.GetN(); ++r)
+        {
+            if (seen.insert(nicOf.Get(r)->GetId()).second)
+            {
+                nics.Add(nicOf.Get(r));
+            }
+        }
+    }
     if (print && o.Has("pcap") && !o.Get("pcap").empty()) // the run that counts
     {
-        // Across MPI ranks each rank traces its own GPUs (one file per port, written once).
+        // Across MPI ranks each rank traces its own NICs (one file per port, written once).
         NodeContainer local;
         FabricSimulatorImpl* impl = FabricSimulatorImpl::Get();
-        for (uint32_t r = 0; r < ranks.GetN(); ++r)
+        for (uint32_t r = 0; r < nics.GetN(); ++r)
         {
-            if (!impl || impl->IsLocal(ranks.Get(r)->GetId()))
+            if (!impl || impl->IsLocal(nics.Get(r)->GetId()))
             {
-                local.Add(ranks.Get(r));
+                local.Add(nics.Get(r));
             }
         }
         fabric.EnablePcap(o.Get("pcap"), local, true);
@@ -441,10 +460,11 @@ CollectiveScenario::Simulate(bool inject, bool print)
     if (m_flow)
     {
         router = CreateObject<FabricFlowRouter>();
-        router->Setup(&fabric, ranks);
+        router->Setup(&fabric, ranks, nicOf);
         collectives.SetFlowRouter(router);
     }
     topology->ConfigureCollectives(collectives);
+    collectives.SetNicNodes(nicOf);
     Ptr<WorkloadRunner> workload;
     Ptr<InferenceRunner> serving;
     if (m_inference)
@@ -490,7 +510,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
 
     FailureWatch watch;
     std::string error;
-    if (!FailureReport::Arm(fabric, ranks, isDone, m_faults, inject, 1 + streams, watch, error))
+    if (!FailureReport::Arm(fabric, nics, isDone, m_faults, inject, 1 + streams, watch, error))
     {
         FailClean("--failures=" + o.Get("failures") + ": " + error);
     }

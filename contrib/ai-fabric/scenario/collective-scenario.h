@@ -116,6 +116,9 @@ class ScenarioTopology
     /// \return the GPUs in rank order; after Install() and FabricHelper::AssignStreams()
     virtual NodeContainer GetRanks() const = 0;
 
+    /// \return the node of each rank's NIC, in rank order (default: the GPU's own)
+    virtual NodeContainer GetNicNodes() const;
+
     /**
      * \param fabric the fabric, built
      * \return the one-way latency of the longest path between two GPUs' NICs: the switches'

@@ -110,7 +110,7 @@ class FailureReport
      *        the fabric's detection and reroute delays; with inject, the failures are scheduled
      *        and the detector allows for their recovery. The detector is started.
      * \param fabric the fabric (its routes are recomputed after each failure)
-     * \param gpus the GPUs
+     * \param gpus the nodes with a NIC (the GPUs, or those that hold a NIC their peers share)
      * \param done returns true once the workload finished
      * \param events the failures (checked even when not injected)
      * \param inject schedule them

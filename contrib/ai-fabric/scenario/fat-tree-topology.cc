@@ -57,10 +57,12 @@ class FatTreeTopology : public ScenarioTopology
     {
         o.Use("fabric");
         o.Use("servers", "", "default 2; 16 with --server=none");
-        o.Add("gpusPerServer",
-              "GPUs per server, each with its own NIC (default: the preset's; 1 with "
-              "--server=none)",
-              "1");
+        o.Add(
+            "gpusPerServer", "GPUs per server (default: the preset's; 1 with --server=none)", "1");
+        o.Add("nicsPerServer",
+              "NICs per server, each shared by gpusPerServer / nicsPerServer GPUs (NCCL's "
+              "GPU-NIC affinity; default: one per GPU)",
+              "");
         o.Add("nicRate", "NIC and link rate, e.g. 400Gbps or 400G", "400Gbps");
         o.Add("tiers",
               "switch tiers: 2 (leaf-spine) or 3 (k-ary fat-tree) (default: 2 if the radix "
@@ -135,6 +137,16 @@ class FatTreeTopology : public ScenarioTopology
         const bool rail = o.Bool("rail");
         m_tree.SetServers(servers);
         m_tree.SetGpusPerServer(gpus);
+        if (!o.Get("nicsPerServer").empty())
+        {
+            const uint32_t nics = o.Whole("nicsPerServer", 1, 1024);
+            if (gpus % nics != 0)
+            {
+                o.Fail("--nicsPerServer=" + o.Get("nicsPerServer") + " must divide the "
+                       + std::to_string(gpus) + " GPUs per server");
+            }
+            m_tree.SetNicsPerServer(nics);
+        }
         m_tree.SetOversubscription(m_down, m_up);
         m_tree.SetRailOptimized(rail);
         m_tree.SetLinkRate(m_rate);
@@ -203,11 +215,11 @@ class FatTreeTopology : public ScenarioTopology
         const DataRate pcie = m_server.GetPcieRate();
         if (pcie < m_rate)
         {
-            for (uint32_t g = 0; g < m_tree.GetNGpus(); ++g)
+            const NodeContainer nics = m_tree.GetNics();
+            for (uint32_t h = 0; h < nics.GetN(); ++h)
             {
-                Ptr<Node> gpu = m_tree.GetGpuByRank(g);
-                fabric.GetTransport(gpu)->SetAttribute("PcieRate", DataRateValue(pcie));
-                fabric.SetHostRate(gpu, pcie);
+                fabric.GetTransport(nics.Get(h))->SetAttribute("PcieRate", DataRateValue(pcie));
+                fabric.SetHostRate(nics.Get(h), pcie);
             }
         }
     }
@@ -215,6 +227,11 @@ class FatTreeTopology : public ScenarioTopology
     NodeContainer GetRanks() const override
     {
         return m_tree.GetGpus();
+    }
+
+    NodeContainer GetNicNodes() const override
+    {
+        return m_tree.GetNicNodes();
     }
 
     Time GetPathLatency(const FabricHelper& fabric) const override
@@ -297,6 +314,7 @@ class FatTreeTopology : public ScenarioTopology
         j["nvlink_GBps_per_gpu"] = out.facts["nvlink_GBps_per_gpu"];
         j["nvswitches"] = out.facts["nvswitches"];
         j["gpusPerServer"] = m_tree.GetGpusPerServer();
+        j["nicsPerServer"] = m_tree.GetNicsPerServer();
         j["gpus"] = m_tree.GetNGpus();
         j["nicRate_gbps"] = m_rate.GetBitRate() / 1e9;
         j["radix"] = m_tree.GetRadix();

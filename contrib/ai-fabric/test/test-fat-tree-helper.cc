@@ -636,6 +636,40 @@ TEST_F(FatTreeHelperTest, RailOptimized)
     }
 }
 
+// Four NICs for eight GPUs (rail-optimized, 4 servers, k = 8): NIC j of a server sits on its
+// GPU 2j and serves GPUs 2j and 2j + 1 (NCCL's GPU pair under one PCIe switch); the tree has
+// 4 rails, one host link per NIC, and the odd GPUs' nodes have no NIC. The bisection counts
+// NICs. A count that does not divide the GPUs is refused.
+TEST_F(FatTreeHelperTest, NicsSharedByGpus)
+{
+    FatTreeHelper tree = MakeTree({2, 4, 8, 8, 1, 1, true});
+    tree.SetNicsPerServer(4);
+    ASSERT_EQ(tree.Check(), "");
+    EXPECT_EQ(tree.GetNGpus(), 32u);
+    EXPECT_EQ(tree.GetNicsPerServer(), 4u);
+    EXPECT_EQ(tree.GetNLeaves(), 4u);
+    EXPECT_EQ(tree.GetNLinks(), 16u + 4 * 4); // 16 NIC links, 4 uplinks per leaf
+    EXPECT_NE(tree.Summary().find("4 servers x 8, 4 NICs each"), std::string::npos)
+        << tree.Summary();
+    tree.Install(m_fabric);
+    ASSERT_EQ(tree.GetNics().GetN(), 16u);
+    for (uint32_t r = 0; r < 32; ++r)
+    {
+        const uint32_t server = r / 8;
+        const uint32_t nic = (r % 8) / 2;
+        EXPECT_EQ(tree.GetNicNode(r), tree.GetGpu(server, 2 * nic)) << r;
+        EXPECT_EQ(tree.GetLeafOfGpu(r), nic) << r;
+        EXPECT_EQ(Peer(m_fabric.GetNic(tree.GetNicNode(r))), tree.GetLeaf(nic)) << r;
+        EXPECT_EQ(tree.GetGpuByRank(r)->GetNDevices(), r % 2 == 0 ? 1u : 0u) << r;
+    }
+    EXPECT_EQ(tree.GetBisectionBandwidth().GetBitRate(), 8 * tree.GetLinkRate().GetBitRate());
+    FatTreeHelper bad = MakeTree({2, 4, 8, 8, 1, 1, true});
+    bad.SetNicsPerServer(3);
+    EXPECT_EQ(bad.Check(),
+              "nicsPerServer 3 must divide gpusPerServer 8 (each NIC serves the same number of "
+              "GPUs)");
+}
+
 // The helper's bisection formula equals a max-flow computed by Boost on the built graph, for
 // trees with partly filled leaves and pods, an odd GPU count, oversubscription in 2 and 3
 // tiers, and rail groups; leaf port counts match the placement.

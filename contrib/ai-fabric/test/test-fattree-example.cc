@@ -377,6 +377,46 @@ TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
     EXPECT_EQ(full["fabric"]["drops"], 0);
 }
 
+// Two DGX A100 with 4 NICs for their 8 GPUs (--nicsPerServer=4): the ring's 8 channels cross
+// the servers through half the NICs, so a 64 MiB all-reduce's busbw is half the 8-NIC one
+// (within 2%: 0.506, the latencies do not halve), at both engines; the leaves carry the NICs' links
+// only; nothing drops. A count that does not divide the GPUs is refused with one line.
+TEST_F(FattreeExampleTest, SharedNicsHalveTheRing)
+{
+    auto run = [](const std::string& args)
+    {
+        char dir[] = "/tmp/ai-fabric-fattree-nics-XXXXXX";
+        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const Outcome o = Fattree(
+            "--server=dgx-a100 --servers=2 --algo=ring --protocol=simple "
+            "--minBytes=64M --maxBytes=64M --iters=1 --warmup=0 --quiet "
+            + args + " --json=" + json);
+        EXPECT_EQ(o.status, 0) << o.err;
+        return nlohmann::json::parse(Slurp(json));
+    };
+    for (const char* mode : {"packet", "flow"})
+    {
+        const std::string m = std::string(" --mode=") + mode;
+        const nlohmann::json eight = run("--nicsPerServer=8" + m);
+        const nlohmann::json four = run("--nicsPerServer=4" + m);
+        EXPECT_EQ(four["scenario"]["nicsPerServer"], 4);
+        EXPECT_EQ(four["scenario"]["links"].get<uint64_t>(),
+                  eight["scenario"]["links"].get<uint64_t>() / 2); // 8 NIC links, 8 uplinks
+        EXPECT_NEAR(four["results"][0]["busbw_GBps"].get<double>()
+                        / eight["results"][0]["busbw_GBps"].get<double>(),
+                    0.5,
+                    0.01)
+            << mode;
+        EXPECT_EQ(four["fabric"]["drops"], 0);
+    }
+    const Outcome bad = Fattree("--server=dgx-a100 --servers=2 --nicsPerServer=3 --quiet");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--nicsPerServer=3 must divide the 8 GPUs per server"),
+              std::string::npos)
+        << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
 // A spine-leaf link fails 200 us into an 8 MiB all-reduce: the table shows the sweep with
 // the failure, the lines after it the failure's detection and reroute and the slowdown, and
 // the JSON's failures section and failure_impact the same. RoCEv2 (BFD 30 ms, ECMP 5 ms) and
