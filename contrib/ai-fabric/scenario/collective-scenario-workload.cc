@@ -97,9 +97,9 @@ CollectiveScenario::DeclareWorkloadOptions()
           "with --moe: groups of consecutive experts (0: one per server, as DeepEP's tests)",
           "0");
     o.Add("topkGroups",
-          "with --moe: groups a token chooses its experts in (at most the groups: DeepEP's "
-          "min(servers, 4))",
-          "4");
+          "with --moe: groups a token chooses its experts in (default: min(groups, 4), as "
+          "DeepEP's tests)",
+          "");
     o.Add("dispatchDtype",
           "with --moe: a dispatched token's type: fp8 (e4m3 values and an fp32 scale per 128, "
           "DeepEP's) or bf16",
@@ -126,6 +126,20 @@ CollectiveScenario::ConfigureServing(const TrainingConfig& model)
 {
     ScenarioOptions& o = m_options;
     const std::string& serve = o.Get("serve");
+    // What a serving run does not use.
+    for (const auto& [flag, unused] : {std::make_pair("pp", "1"),
+                                       std::make_pair("ep", "1"),
+                                       std::make_pair("microBatch", "1"),
+                                       std::make_pair("globalBatch", "0"),
+                                       std::make_pair("seqLength", "0"),
+                                       std::make_pair("dispatcher", "flat")})
+    {
+        if (o.Get(flag) != unused)
+        {
+            o.Fail(std::string("--") + flag + "=" + o.Get(flag) + " trains; --serve=" + serve
+                   + " serves (its instances are --tp GPUs each)");
+        }
+    }
     InferenceConfig c;
     c.model = model.model;
     c.dtype = model.dtype;
@@ -174,14 +188,15 @@ CollectiveScenario::MakeMoeWorkload()
     m_topology->ConfigureSweep(servers);
     const uint32_t perServer = std::max<uint32_t>(1, servers.gpusPerServer);
     MoeRoutingConfig config;
-    config.tokens = o.Whole("tokens", 0, 1 << 24);
+    config.tokens = o.Whole("tokens", 1, 1 << 24);
     const uint32_t hidden = o.Whole("hidden", 1, 1 << 24);
     config.experts = o.Whole("experts", 1, 1 << 24);
     config.topk = o.Whole("topk", 1, 1 << 16);
     config.expertGroups = o.Whole("expertGroups", 0, 1 << 24);
     const uint32_t groups
         = config.expertGroups > 0 ? config.expertGroups : (gpus + perServer - 1) / perServer;
-    config.topkGroups = std::min(o.Whole("topkGroups", 1, 1 << 24), groups);
+    config.topkGroups
+        = o.Get("topkGroups").empty() ? std::min(groups, 4U) : o.Whole("topkGroups", 1, 1 << 24);
     // A token's bytes: fp8 values with one fp32 scale per 128 (DeepEP's per-token cast), or
     // two bytes a value.
     uint64_t bytes[2] = {0, 0};
@@ -559,12 +574,16 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
             char line[240];
             std::snprintf(line,
                           sizeof(line),
-                          "# model %s: tp %u, pp %u, dp %u, %llu micro-batches of %u x %llu "
+                          "# model %s: tp %u, pp %u, dp %u%s, %llu micro-batches of %u x %llu "
                           "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
                           c.model.name.c_str(),
                           c.tp,
                           c.pp,
                           dp,
+                          c.ep > 1 ? (", ep " + std::to_string(c.ep) + " ("
+                                      + MoeDispatcherName(c.dispatcher) + ")")
+                                         .c_str()
+                                   : "",
                           static_cast<unsigned long long>(m),
                           c.microBatch,
                           static_cast<unsigned long long>(c.model.seqLength),
@@ -637,9 +656,12 @@ CollectiveScenario::ReportServing(const InferenceRunner& serving,
     for (const InferenceRunner::Request& r : serving.GetRequests())
     {
         auto us = [](Time t) { return t.IsNegative() ? -1.0 : t.GetSeconds() * 1e6; };
+        const nlohmann::ordered_json decode = r.kvArrived.IsNegative()
+                                                  ? nlohmann::ordered_json()
+                                                  : nlohmann::ordered_json(r.decode);
         requests.push_back({{"arrival_us", us(r.arrival)},
                             {"prefill", r.prefill},
-                            {"decode", r.decode},
+                            {"decode", decode},
                             {"prefill_start_us", us(r.prefillStart)},
                             {"first_token_us", us(r.firstToken)},
                             {"kv_arrived_us", us(r.kvArrived)},
@@ -665,51 +687,66 @@ CollectiveScenario::ReportServing(const InferenceRunner& serving,
     const double throughput = span > 0 ? done * static_cast<double>(c.outputTokens) / span : 0;
     const uint64_t steps = serving.GetDecodeSteps();
     const double batch = steps > 0 ? static_cast<double>(serving.GetDecodeBatchSum()) / steps : 0;
-    nlohmann::ordered_json j = {{"model", c.model.name},
-                                {"prefill_instances", c.prefillInstances},
-                                {"decode_instances", c.decodeInstances},
-                                {"gpus_per_instance", c.tp},
-                                {"requests", c.requests},
-                                {"done", done},
-                                {"rate", c.rate},
-                                {"input_tokens", c.inputTokens},
-                                {"output_tokens", c.outputTokens},
-                                {"max_batch", c.maxBatch},
-                                {"kv_bytes_per_request", serving.GetKvBytes()},
-                                {"ttft_us", Summary(ttft)},
-                                {"tpot_us", Summary(tpot)},
-                                {"output_tokens_per_s", throughput},
-                                {"decode_steps", steps},
-                                {"mean_decode_batch", batch},
-                                {"per_request", requests}};
+    nlohmann::ordered_json j
+        = {{"model", c.model.name},
+           {"prefill_instances", c.prefillInstances},
+           {"decode_instances", c.decodeInstances},
+           {"gpus_per_instance", c.tp},
+           {"requests", c.requests},
+           {"done", done},
+           {"rate", c.rate},
+           {"input_tokens", c.inputTokens},
+           {"output_tokens", c.outputTokens},
+           {"max_batch", c.maxBatch},
+           {"kv_bytes_per_request", serving.GetKvBytes()},
+           {"kv_bytes_sent_per_request", serving.GetKvBytesSent()},
+           {"ttft_us", Summary(ttft)},
+           {"tpot_us", c.outputTokens > 1 ? Summary(tpot) : nlohmann::ordered_json()},
+           {"output_tokens_per_s", throughput},
+           {"decode_steps", steps},
+           {"decode_tokens", serving.GetDecodeBatchSum()},
+           {"mean_decode_batch", batch},
+           {"per_request", requests}};
     if (print)
     {
         const nlohmann::ordered_json& t = j["ttft_us"];
-        const nlohmann::ordered_json& p = j["tpot_us"];
         char line[400];
         std::snprintf(line,
                       sizeof(line),
                       "# serving: %u of %u requests done in %.2f us; time to first token (us): "
-                      "mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f; time per output token (us): "
-                      "mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f\n",
+                      "mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f; ",
                       done,
                       c.requests,
                       serving.GetEndTime().GetSeconds() * 1e6,
                       t["mean"].get<double>(),
                       t["p50"].get<double>(),
                       t["p90"].get<double>(),
-                      t["p99"].get<double>(),
-                      p["mean"].get<double>(),
-                      p["p50"].get<double>(),
-                      p["p90"].get<double>(),
-                      p["p99"].get<double>());
+                      t["p99"].get<double>());
         std::cout << line;
+        if (c.outputTokens > 1)
+        {
+            const nlohmann::ordered_json& p = j["tpot_us"];
+            std::snprintf(line,
+                          sizeof(line),
+                          "time per output token (us): mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f\n",
+                          p["mean"].get<double>(),
+                          p["p50"].get<double>(),
+                          p["p90"].get<double>(),
+                          p["p99"].get<double>());
+            std::cout << line;
+        }
+        else
+        {
+            std::cout << "time per output token: n/a (one token each)\n";
+        }
+        const uint64_t sent = serving.GetKvBytesSent();
         std::snprintf(line,
                       sizeof(line),
-                      "# %.1f output tokens/s; KV cache %.2f MB per request over the fabric; "
-                      "%llu decode steps, %.2f requests per step on average\n",
+                      "# %.1f output tokens/s; KV cache %.2f MB per request, %.2f MB of it sent "
+                      "over the fabric; %llu decode steps, %.2f requests per step on average\n",
                       throughput,
                       serving.GetKvBytes() / 1e6,
+                      sent / 1e6,
                       static_cast<unsigned long long>(steps),
                       batch);
         std::cout << line;

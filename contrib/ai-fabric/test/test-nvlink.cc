@@ -98,6 +98,16 @@ struct OneServer
     Time end;                     //!< run end
 };
 
+/**
+ * \param whole when each tag's message was whole
+ * \param tag the message's tag
+ */
+void
+RecordWhole(std::map<uint32_t, Time>* whole, uint16_t /* src */, uint32_t tag, uint64_t /* n */)
+{
+    (*whole)[tag] = Simulator::Now();
+}
+
 } // namespace
 
 /**
@@ -241,20 +251,10 @@ TEST_F(NvLinkTest, ThroughputFollowsTheCreditLaw)
     }
 }
 
-/**
- * \param whole when each tag's message was whole
- * \param tag the message's tag
- */
-void
-RecordWhole(std::map<uint32_t, Time>* whole, uint16_t /* src */, uint32_t tag, uint64_t /* n */)
-{
-    (*whole)[tag] = Simulator::Now();
-}
-
 // Two 16 MiB messages to one GPU: on one queue (a channel) the first is whole after half the
 // time of both and the second at the end; on two queues, or none, they take turns packet by
 // packet and are whole together, at the end.
-TEST_F(NvLinkTest, AQueuesMessagesLeaveInOrder)
+TEST_F(NvLinkTest, OneQueuesMessagesLeaveInOrder)
 {
     const uint64_t bytes = 16ULL << 20;
     for (const auto& [q0, q1] : std::vector<std::pair<uint32_t, uint32_t>>{

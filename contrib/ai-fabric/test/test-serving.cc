@@ -74,7 +74,8 @@ TEST_F(ServingTest, QueuesTokensAndBytesFollowTheModel)
     }
     EXPECT_EQ(s["decode_steps"].get<uint64_t>() > 0, true);
     // Every decode step gives each of its requests one token: 31 each after the first.
-    EXPECT_EQ(s["mean_decode_batch"].get<double>() * s["decode_steps"].get<double>(), 4 * 31);
+    EXPECT_EQ(s["decode_tokens"].get<uint64_t>(), 4u * 31);
+    EXPECT_EQ(s["kv_bytes_sent_per_request"], s["kv_bytes_per_request"]);
     const uint64_t kv = 2ULL * 8 * 128 * 2 * 32 * 1024;
     EXPECT_EQ(s["kv_bytes_per_request"].get<uint64_t>(), kv);
     for (const auto& r : req)
@@ -119,6 +120,46 @@ TEST_F(ServingTest, EnginesAgreeAndRunsRepeat)
     }
 }
 
+// Two prefill and two decode instances of one GPU (4 servers): six requests arriving together
+// spread over both of each (fewest requests first), a decode step holds at most --maxBatch = 2
+// of them, and every request gets all its tokens. With one output token nothing is decoded:
+// no cache moves, no decode instance, no time per output token.
+TEST_F(ServingTest, InstancesShareTheLoadAndTheBatchIsCapped)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string base
+        = "--model=llama3-8b --server=dgx-h100 --servers=4 --gpusPerServer=1 "
+          "--tp=1 --serve=2x2 --requests=6 --rate=1e9 --inputTokens=256 "
+          "--mode=flow";
+    const nlohmann::json s = Serve(base + " --outputTokens=8 --maxBatch=2");
+    ASSERT_EQ(s["done"], 6);
+    uint32_t prefill[2] = {0, 0};
+    uint32_t decode[2] = {0, 0};
+    for (const auto& r : s["per_request"])
+    {
+        ++prefill[r["prefill"].get<uint32_t>()];
+        ++decode[r["decode"].get<uint32_t>()];
+        EXPECT_GE(r["last_token_us"].get<double>(), r["kv_arrived_us"].get<double>());
+    }
+    EXPECT_EQ(prefill[0], 3u);
+    EXPECT_EQ(prefill[1], 3u);
+    EXPECT_EQ(decode[0], 3u);
+    EXPECT_EQ(decode[1], 3u);
+    EXPECT_EQ(s["decode_tokens"].get<uint64_t>(), 6u * 7);
+    EXPECT_LE(s["mean_decode_batch"].get<double>(), 2.0);
+    EXPECT_GT(s["decode_steps"].get<uint64_t>(), 6u * 7 / 2 - 1);
+    const nlohmann::json one = Serve(base + " --outputTokens=1");
+    EXPECT_EQ(one["done"], 6);
+    EXPECT_TRUE(one["tpot_us"].is_null());
+    EXPECT_EQ(one["kv_bytes_sent_per_request"], 0);
+    EXPECT_EQ(one["decode_steps"], 0);
+    for (const auto& r : one["per_request"])
+    {
+        EXPECT_TRUE(r["decode"].is_null());
+        EXPECT_EQ(r["last_token_us"], r["first_token_us"]);
+    }
+}
+
 // Bad serving flags: one line, exit status 2.
 TEST_F(ServingTest, BadFlags)
 {
@@ -136,7 +177,9 @@ TEST_F(ServingTest, BadFlags)
              {"--model=llama3-8b --tp=3 --serve=1x1", "of 3 GPUs need 6 GPUs; the fabric has 16"},
              {"--model=llama3-8b --gpusPerServer=3 --tp=3 --serve=1x1", "tp = 3 does not divide"},
              {"--model=mixtral-8x7b --tp=8 --serve=1x1", "dense models only"},
-             {"--model=llama3-8b --tp=8 --serve=1x1 --outputTokens=0", "--outputTokens=0"}})
+             {"--model=llama3-8b --tp=8 --serve=1x1 --outputTokens=0", "--outputTokens=0"},
+             {"--model=llama3-8b --tp=8 --serve=1x1 --pp=2", "--pp=2 trains; --serve=1x1 serves"},
+             {"--model=llama3-8b --tp=8 --serve=1x1 --maxBatch=5000", "--maxBatch=5000"}})
     {
         const CommandResult bad = RunCommand(base + args);
         EXPECT_EQ(bad.status, 2) << args;

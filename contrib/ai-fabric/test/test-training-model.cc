@@ -378,10 +378,33 @@ TEST_F(TrainingModelTest, MixtureOfExpertsStep)
     EXPECT_EQ(combines, dispatches);
     EXPECT_GE(expertReductions, 1u);
     EXPECT_GE(reductions, 1u);
+    // Rank 0's gradients: its 4 experts of each of its 2 MoE layers over the EDP pair, the
+    // rest of its stage (embedding, attention, routers, the 2 dense layers' MLPs) over DP.
+    const TransformerModel model(c.model);
+    uint64_t expertBytes = 0;
+    uint64_t denseBytes = 0;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        if (op.kind == WorkloadOpKind::COLLECTIVE && op.moe == 0)
+        {
+            (w.groupNames[op.group].rfind("edp", 0) == 0 ? expertBytes : denseBytes) += op.bytes;
+        }
+    }
+    EXPECT_EQ(expertBytes, 2u * 4 * model.ExpertParameters() * 4);
+    const uint64_t stage = model.EmbeddingParameters() + 4 * model.AttentionParameters()
+                           + 2 * model.DenseMlpParameters() + 2 * model.RouterParameters();
+    EXPECT_NEAR(static_cast<double>(denseBytes), 4.0 * stage, 4.0 * 8); // buckets round down
     Workload again;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, again, error)) << error;
     for (uint32_t i = 0; i < w.moe.size(); ++i)
     {
-        EXPECT_EQ(again.moe[i].routing->GetTokens(0, 1), w.moe[i].routing->GetTokens(0, 1));
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            for (uint32_t d = 0; d < 2; ++d)
+            {
+                EXPECT_EQ(again.moe[i].routing->GetTokens(s, d), w.moe[i].routing->GetTokens(s, d));
+            }
+            EXPECT_EQ(again.moe[i].routing->GetAssignments(s), w.moe[i].routing->GetAssignments(s));
+        }
     }
 }

@@ -25,11 +25,11 @@ NS_OBJECT_ENSURE_REGISTERED(InferenceRunner);
 
 namespace
 {
-/// Bytes of one cached key or value element (BF16).
-constexpr double KV_ELEMENT_BYTES = 2;
 /// The most requests a run serves, and the longest prompt and answer.
 constexpr uint64_t MAX_REQUESTS = 1 << 20;
 constexpr uint64_t MAX_TOKENS = 1 << 20;
+/// The largest decode batch.
+constexpr uint32_t MAX_BATCH = 4096;
 } // namespace
 
 TypeId
@@ -40,6 +40,12 @@ InferenceRunner::GetTypeId()
               .SetParent<Object>()
               .SetGroupName("AiFabric")
               .AddConstructor<InferenceRunner>()
+              .AddAttribute("KvElementBytes",
+                            "Bytes of one cached key or value element (bytes): 2 for a BF16 "
+                            "cache (the default), 1 for FP8.",
+                            DoubleValue(2),
+                            MakeDoubleAccessor(&InferenceRunner::m_kvElementBytes),
+                            MakeDoubleChecker<double>(0.125, 8))
               .AddTraceSource("FirstToken",
                               "A request's first token is out (its prompt is done).",
                               MakeTraceSourceAccessor(&InferenceRunner::m_firstTokenTrace),
@@ -113,11 +119,15 @@ InferenceRunner::Check(const InferenceConfig& c,
         return false;
     }
     if (c.requests == 0 || c.requests > MAX_REQUESTS || c.inputTokens == 0
-        || c.inputTokens > MAX_TOKENS || c.outputTokens == 0 || c.outputTokens > MAX_TOKENS
-        || c.maxBatch == 0)
+        || c.inputTokens > MAX_TOKENS || c.outputTokens == 0 || c.outputTokens > MAX_TOKENS)
     {
-        error = "requests, prompt and output tokens and the batch must be from 1 to "
-                + std::to_string(MAX_TOKENS);
+        error
+            = "requests, prompt and output tokens must be from 1 to " + std::to_string(MAX_TOKENS);
+        return false;
+    }
+    if (c.maxBatch == 0 || c.maxBatch > MAX_BATCH)
+    {
+        error = "the decode batch must be from 1 to " + std::to_string(MAX_BATCH) + " requests";
         return false;
     }
     if (!(c.rate > 0))
@@ -144,10 +154,13 @@ InferenceRunner::Setup(const InferenceConfig& config, Ptr<GpuComputeModel> gpu)
     const uint32_t kv = s.kvHeads > 0 ? s.kvHeads : s.heads;
     const double headsPerRank = std::max(1.0, static_cast<double>(kv) / config.tp);
     const TransformerModel model(s);
-    // A rank's share of a request's cache: keys and values of every layer and prompt token.
-    m_kvShareBytes = static_cast<uint64_t>(2 * headsPerRank * static_cast<double>(model.HeadDim())
-                                           * KV_ELEMENT_BYTES * s.layers
-                                           * static_cast<double>(config.inputTokens));
+    // A request's cache: keys and values of every layer, KV head and prompt token. A rank
+    // holds its heads' share; with more ranks than KV heads each rank holds one head, a copy
+    // of it on tp / kv ranks, and each copy is sent.
+    const double perHead = 2 * static_cast<double>(model.HeadDim()) * m_kvElementBytes * s.layers
+                           * static_cast<double>(config.inputTokens);
+    m_kvBytes = static_cast<uint64_t>(perHead * kv);
+    m_kvShareBytes = static_cast<uint64_t>(perHead * headsPerRank);
     m_prefill.assign(config.prefillInstances, Instance());
     m_decode.assign(config.decodeInstances, Instance());
     for (uint32_t i = 0; i < config.prefillInstances; ++i)
@@ -170,6 +183,7 @@ InferenceRunner::GetConfig() const
 void
 InferenceRunner::AddGroups(CollectiveHelper& helper)
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t tp = m_config.tp;
     for (std::vector<Instance>* pool : {&m_prefill, &m_decode})
     {
@@ -232,12 +246,14 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
             helper.Connect(*m_prefillReduce[i], m_prefill[i].group);
         }
     }
+    // A decode step holds at most maxBatch requests, and never more than there are.
+    const uint32_t batches = std::min(m_config.maxBatch, m_config.requests);
     for (uint32_t j = 0; j < m_decode.size(); ++j)
     {
         const std::vector<uint32_t> ranks = comms(m_decode[j]);
         if (m_config.tp > 1)
         {
-            for (uint32_t b = 1; b <= m_config.maxBatch; ++b)
+            for (uint32_t b = 1; b <= batches; ++b)
             {
                 m_decodeReduce[j].push_back(
                     make(m_decode[j].group, ranks, static_cast<uint64_t>(a * h * b)));
@@ -279,7 +295,7 @@ InferenceRunner::Start()
     for (uint32_t r = 0; r < m_requests.size(); ++r)
     {
         t += Seconds(gap->GetValue());
-        m_requests[r].arrival = t;
+        m_requests[r].arrival = Simulator::Now() + t;
         Simulator::Schedule(t, &InferenceRunner::Arrive, this, r);
     }
 }
@@ -287,6 +303,7 @@ InferenceRunner::Start()
 void
 InferenceRunner::Arrive(uint32_t r)
 {
+    NS_LOG_FUNCTION(this << r);
     uint32_t best = 0;
     for (uint32_t i = 1; i < m_prefill.size(); ++i)
     {
@@ -301,6 +318,7 @@ InferenceRunner::Arrive(uint32_t r)
 void
 InferenceRunner::TryPrefill(uint32_t i)
 {
+    NS_LOG_FUNCTION(this << i);
     Instance& inst = m_prefill[i];
     if (inst.busy || inst.queue.empty())
     {
@@ -319,6 +337,7 @@ InferenceRunner::TryPrefill(uint32_t i)
 void
 InferenceRunner::TryDecode(uint32_t j)
 {
+    NS_LOG_FUNCTION(this << j);
     Instance& inst = m_decode[j];
     if (inst.busy)
     {
@@ -393,6 +412,7 @@ InferenceRunner::ReduceDone(InferenceRunner* runner,
 void
 InferenceRunner::PassDone(bool decode, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << decode << index);
     const Time now = Simulator::Now();
     Instance& inst = decode ? m_decode[index] : m_prefill[index];
     inst.busy = false;
@@ -455,6 +475,7 @@ InferenceRunner::PassDone(bool decode, uint32_t index)
 void
 InferenceRunner::TrySend(uint32_t p)
 {
+    NS_LOG_FUNCTION(this << p);
     KvPair& pair = m_pairs[p];
     if (pair.busy || pair.queue.empty())
     {
@@ -475,6 +496,7 @@ InferenceRunner::ShareSent(InferenceRunner* runner, uint32_t p, uint32_t /* comm
 void
 InferenceRunner::SideDone(uint32_t p)
 {
+    NS_LOG_FUNCTION(this << p);
     // A pair's communicators run one schedule at a time: the next share waits for both
     // sides of this one (the sender's ends when its write is acknowledged).
     KvPair& pair = m_pairs[p];
@@ -516,8 +538,10 @@ InferenceRunner::Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) co
     const double kvWidth = std::max(1.0, static_cast<double>(kv) / tp) * d;
     const double ffn = static_cast<double>(s.ffnHidden) / tp;
     const double gates = s.gatedMlp ? 2 : 1;
-    // Score products: QK^T and AV of every token over its context (a prompt: the prompt).
-    double contextTokens = T * T;
+    // Score products: QK^T and AV of every token over its context: a prompt's token over the
+    // tokens up to it (causal: T (T + 1) / 2 pairs, as FlashAttention skips the masked
+    // blocks), a decode step's over its request's whole context.
+    double contextTokens = T * (T + 1) / 2;
     double cacheRead = 0;
     if (!contexts.empty())
     {
@@ -526,7 +550,7 @@ InferenceRunner::Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) co
         {
             contextTokens += static_cast<double>(c);
         }
-        cacheRead = contextTokens * 2 * kvWidth * KV_ELEMENT_BYTES;
+        cacheRead = contextTokens * 2 * kvWidth * m_kvElementBytes;
     }
     GpuComputeModel::BlockCost attn;
     attn.gemmFlops = 2 * T * static_cast<double>(model.AttentionParameters()) / tp;
@@ -591,7 +615,13 @@ InferenceRunner::GetRequests() const
 uint64_t
 InferenceRunner::GetKvBytes() const
 {
-    return m_kvShareBytes * m_config.tp;
+    return m_kvBytes;
+}
+
+uint64_t
+InferenceRunner::GetKvBytesSent() const
+{
+    return m_config.outputTokens > 1 ? m_kvShareBytes * m_config.tp : 0;
 }
 
 uint64_t

@@ -74,8 +74,9 @@ struct InferenceConfig
  *   layer; every request gets a token. Done requests leave after the step. A request's time
  *   per output token (TPOT) is (last token - first token) / (outputTokens - 1).
  * - **Kernels**: GpuComputeModel::BlockTime on the instance's GPU, per layer attention and
- *   MLP as the training step costs them (GEMMs, score products, element-wise traffic), with a
- *   decode step's score products reading each request's cache.
+ *   MLP as the training step costs them (GEMMs, score products, element-wise traffic); a
+ *   prompt's score products are causal (T (T + 1) / 2 token pairs, as FlashAttention skips the
+ *   masked blocks), a decode step's read each request's cache.
  *
  * Left out: prompt batching and chunked prefill, speculative decoding, paged-memory limits
  * (the batch is limited by maxBatch, not by HBM), preemption, prefix caching, the
@@ -156,12 +157,16 @@ class InferenceRunner : public Object
 
     /// \return true when every request has its last token
     bool IsDone() const;
-    /// \return the last token's time (or the last event's, if not done)
+    /// \return the time of the last token out so far
     Time GetEndTime() const;
     /// \return every request, in arrival order
     const std::vector<Request>& GetRequests() const;
-    /// \return bytes of one request's KV cache (all ranks' shares)
+    /// \return bytes of one request's KV cache (every layer's keys and values of its prompt)
     uint64_t GetKvBytes() const;
+    /// \return bytes sent for one request's cache: every decode rank's share, so a KV head
+    ///         held by several ranks (tp above the KV heads) is sent to each (0 with one
+    ///         output token: no cache moves)
+    uint64_t GetKvBytesSent() const;
     /// \return decode steps run
     uint64_t GetDecodeSteps() const;
     /// \return requests in decode steps, summed over the steps
@@ -272,6 +277,8 @@ class InferenceRunner : public Object
     std::vector<std::vector<Ptr<CollectiveSchedule>>> m_decodeReduce; //!< by instance, batch
     Ptr<CollectiveSchedule> m_kvPlan;                 //!< one rank's share of a cache
     uint64_t m_kvShareBytes{0};                       //!< its bytes
+    uint64_t m_kvBytes{0};                            //!< a request's whole cache
+    double m_kvElementBytes{2};                       //!< KvElementBytes
     uint32_t m_done{0};                               //!< requests with their last token
     Time m_end;                                       //!< the last token
     uint64_t m_steps{0};                              //!< decode steps

@@ -125,28 +125,61 @@ MoeRouting::Draw(const MoeRoutingConfig& config,
     std::vector<uint32_t> scratch;
     std::vector<uint32_t> hitRanks;
     std::vector<uint32_t> hitNodes;
+    std::vector<double> scores(c.experts);
+    std::vector<double> best(c.expertGroups);
+    std::vector<uint32_t> experts;
+    const bool limited = c.topkGroups < c.expertGroups;
     for (uint32_t src = 0; src < ranks; ++src)
     {
         for (uint32_t t = 0; t < c.tokens; ++t)
         {
-            if (c.topkGroups < c.expertGroups)
+            picks.clear();
+            if (limited)
             {
-                DrawDistinct(*rng, c.expertGroups, c.topkGroups, groups, scratch);
-            }
-            else if (groups.size() != c.expertGroups)
-            {
-                groups.resize(c.expertGroups); // every group, in order
+                // Group-limited: every expert a score; the groups with the best top score;
+                // the best experts among theirs.
+                for (uint32_t e = 0; e < c.experts; ++e)
+                {
+                    scores[e] = rng->GetValue();
+                }
+                for (uint32_t g = 0; g < c.expertGroups; ++g)
+                {
+                    best[g] = *std::max_element(scores.begin() + g * perGroup,
+                                                scores.begin() + (g + 1) * perGroup);
+                }
+                groups.resize(c.expertGroups);
                 for (uint32_t g = 0; g < c.expertGroups; ++g)
                 {
                     groups[g] = g;
                 }
+                std::partial_sort(groups.begin(),
+                                  groups.begin() + c.topkGroups,
+                                  groups.end(),
+                                  [&best](uint32_t a, uint32_t b) { return best[a] > best[b]; });
+                experts.clear();
+                for (uint32_t i = 0; i < c.topkGroups; ++i)
+                {
+                    for (uint32_t e = groups[i] * perGroup; e < (groups[i] + 1) * perGroup; ++e)
+                    {
+                        experts.push_back(e);
+                    }
+                }
+                std::partial_sort(experts.begin(),
+                                  experts.begin() + c.topk,
+                                  experts.end(),
+                                  [&scores](uint32_t a, uint32_t b)
+                                  { return scores[a] > scores[b]; });
+                picks.assign(experts.begin(), experts.begin() + c.topk);
             }
-            DrawDistinct(*rng, pool, c.topk, picks, scratch);
+            else
+            {
+                // No limit: k distinct experts uniformly, as the top k of independent scores.
+                DrawDistinct(*rng, c.experts, c.topk, picks, scratch);
+            }
             hitRanks.clear();
             hitNodes.clear();
-            for (uint32_t p : picks)
+            for (uint32_t expert : picks)
             {
-                const uint32_t expert = groups[p / perGroup] * perGroup + p % perGroup;
                 const uint32_t dst = expert / perRank;
                 ++r->m_assignments[dst];
                 if (std::find(hitRanks.begin(), hitRanks.end(), dst) == hitRanks.end())

@@ -42,13 +42,14 @@ struct MoeRoutingConfig
  * (a token with experts on several GPUs of a node crosses the network to it once, as DeepEP's
  * node-level deduplication sends it).
  *
- * Expert e lives on rank e / (experts / ranks), as in Megatron-Core and DeepEP. A token
- * chooses topkGroups of the expertGroups groups of consecutive experts uniformly at random,
- * then topk distinct experts uniformly among the experts of those groups. This is the
- * distribution of DeepSeek-V3's group-limited routing (top-k groups by their best score, then
- * top-k experts among them) when every score is independent and identically distributed, which
- * is how DeepEP's tests draw them (tests/test_internode.py: |N(0,1)| + 1, groups = nodes,
- * top-k groups = min(nodes, 4)); real routers are less balanced, which is left out.
+ * Expert e lives on rank e / (experts / ranks), as in Megatron-Core and DeepEP. Every expert
+ * gets an independent uniform score; a group's score is its best expert's; a token goes to
+ * the topk best experts of the topkGroups best groups. That is DeepEP's tests' draw
+ * (tests/test_internode.py: |N(0,1)| + 1 scores, a group per node, groups by their amax,
+ * top-k groups = min(nodes, 4)): only the scores' order matters, and any independent
+ * continuous scores order alike. Without a group limit it is k distinct experts uniformly,
+ * drawn so. Real routers are less balanced (DeepSeek-V3 itself ranks a group by its two best
+ * scores and adds a learned bias), which is left out.
  *
  * Memory: two counts per (rank, rank) and (rank, node) pair, O(ranks^2).
  */

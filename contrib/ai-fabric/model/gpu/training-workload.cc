@@ -28,6 +28,9 @@ constexpr uint64_t GRADIENT_BYTES = 4;
 constexpr uint64_t MAX_MICRO_BATCHES = 65536;
 /// The longest sequence a generated step takes.
 constexpr uint64_t MAX_SEQUENCE = 1 << 20;
+/// The most tokens a micro-batch of a mixture of experts routes (its routing is drawn token by
+/// token).
+constexpr uint64_t MAX_MOE_TOKENS = 1 << 24;
 
 /// What one block (attention or MLP) of a layer costs a TP rank, forward.
 using Block = GpuComputeModel::BlockCost;
@@ -130,6 +133,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 + std::to_string(MAX_SEQUENCE) + " tokens per sequence";
         return false;
     }
+    if (moe && static_cast<uint64_t>(config.microBatch) * seq > MAX_MOE_TOKENS)
+    {
+        error = "a mixture of experts routes at most " + std::to_string(MAX_MOE_TOKENS)
+                + " tokens per micro-batch here; asked for "
+                + std::to_string(static_cast<uint64_t>(config.microBatch) * seq);
+        return false;
+    }
     const TransformerModel model(spec);
     // Weights in the compute's data type; activations, their all-reduces and transfers in
     // BF16 when the GEMMs run in FP8 (Transformer Engine's FP8 recipes keep them so).
@@ -137,7 +147,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const double a = config.dtype == ComputeDataType::FP8 ? 2 : e;
     const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq);
     const double h = static_cast<double>(spec.hidden);
-    const double d = static_cast<double>(spec.hidden / spec.heads);
+    const double d = static_cast<double>(model.HeadDim());
     const double qWidth = spec.heads * d / tp;
     const double kvWidth = std::max(1.0, static_cast<double>(kv) / tp) * d;
     const double ffn = static_cast<double>(spec.ffnHidden) / tp;
