@@ -131,8 +131,7 @@ CollectiveScenario::ConfigureServing(const TrainingConfig& model)
                                        std::make_pair("ep", "1"),
                                        std::make_pair("microBatch", "1"),
                                        std::make_pair("globalBatch", "0"),
-                                       std::make_pair("seqLength", "0"),
-                                       std::make_pair("dispatcher", "flat")})
+                                       std::make_pair("seqLength", "0")})
     {
         if (o.Get(flag) != unused)
         {
@@ -144,6 +143,8 @@ CollectiveScenario::ConfigureServing(const TrainingConfig& model)
     c.model = model.model;
     c.dtype = model.dtype;
     c.tp = model.tp;
+    c.gpusPerServer = model.gpusPerServer;
+    c.dispatcher = model.dispatcher;
     const std::size_t x = serve.find('x');
     uint64_t p = 0;
     uint64_t d = 0;
@@ -474,11 +475,14 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner* runner,
     {
         // An instance's TP all-reduces, as a workload's collective on its group.
         serving->Prepare(collectives,
-                         [&make](uint32_t group, const std::vector<uint32_t>& ranks, uint64_t bytes)
+                         [&make](CollectiveType type,
+                                 uint32_t group,
+                                 const std::vector<uint32_t>& ranks,
+                                 uint64_t bytes)
                          {
                              WorkloadOp op;
                              op.kind = WorkloadOpKind::COLLECTIVE;
-                             op.collective = CollectiveType::ALL_REDUCE;
+                             op.collective = type;
                              op.bytes = bytes;
                              return make(op, group, ranks);
                          });
@@ -698,6 +702,9 @@ CollectiveScenario::ReportServing(const InferenceRunner& serving,
            {"input_tokens", c.inputTokens},
            {"output_tokens", c.outputTokens},
            {"max_batch", c.maxBatch},
+           {"dispatcher",
+            c.model.experts > 0 ? nlohmann::ordered_json(MoeDispatcherName(c.dispatcher))
+                                : nlohmann::ordered_json()},
            {"kv_bytes_per_request", serving.GetKvBytes()},
            {"kv_bytes_sent_per_request", serving.GetKvBytesSent()},
            {"ttft_us", Summary(ttft)},

@@ -87,9 +87,10 @@ InferenceRunner::Check(const InferenceConfig& c,
                        std::string& error)
 {
     const TransformerSpec& s = c.model;
-    if (s.experts > 0)
+    if (s.experts > 0 && (c.tp == 0 || s.experts % c.tp != 0))
     {
-        error = s.name + " is a mixture of experts: serving is generated for dense models only";
+        error = std::to_string(s.experts) + " experts of " + s.name
+                + " do not spread evenly over instances of " + std::to_string(c.tp) + " GPUs";
         return false;
     }
     if (s.kvLoraRank > 0)
@@ -242,7 +243,7 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
         {
             const auto bytes
                 = static_cast<uint64_t>(a * h * static_cast<double>(m_config.inputTokens));
-            m_prefillReduce[i] = make(m_prefill[i].group, ranks, bytes);
+            m_prefillReduce[i] = make(CollectiveType::ALL_REDUCE, m_prefill[i].group, ranks, bytes);
             helper.Connect(*m_prefillReduce[i], m_prefill[i].group);
         }
     }
@@ -255,9 +256,83 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
         {
             for (uint32_t b = 1; b <= batches; ++b)
             {
-                m_decodeReduce[j].push_back(
-                    make(m_decode[j].group, ranks, static_cast<uint64_t>(a * h * b)));
+                m_decodeReduce[j].push_back(make(CollectiveType::ALL_REDUCE,
+                                                 m_decode[j].group,
+                                                 ranks,
+                                                 static_cast<uint64_t>(a * h * b)));
                 helper.Connect(*m_decodeReduce[j].back(), m_decode[j].group);
+            }
+        }
+    }
+    // A mixture of experts: each instance's routing, dispatch, combine and all-gather for each
+    // slice size its passes have (the prompt's; each decode batch's).
+    if (s.experts > 0 && m_config.tp > 1)
+    {
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(m_config.stream + 1);
+        auto plans = [&](Instance& inst, uint64_t tokens)
+        {
+            const uint64_t t = TokensPerRank(tokens);
+            if (inst.moe.count(t) > 0)
+            {
+                return;
+            }
+            const std::vector<uint32_t> ranks = helper.GetGroupRanks(inst.group);
+            std::vector<uint32_t> nodeOf;
+            std::map<uint32_t, uint32_t> nodes; // server -> node of the routing
+            for (uint32_t g : ranks)
+            {
+                const uint32_t server = m_config.gpusPerServer > 0 ? g / m_config.gpusPerServer : 0;
+                nodeOf.push_back(
+                    nodes.emplace(server, static_cast<uint32_t>(nodes.size())).first->second);
+            }
+            MoeRoutingConfig rc;
+            rc.tokens = static_cast<uint32_t>(t);
+            rc.experts = s.experts;
+            rc.topk = s.topK;
+            rc.expertGroups = 1; // no group limit
+            rc.topkGroups = 1;
+            std::string why;
+            MoePlans p;
+            p.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
+            NS_ABORT_MSG_IF(!p.routing, "InferenceRunner: " << why);
+            const auto perToken = static_cast<uint64_t>(a * h);
+            p.dispatch = MoeAllToAll::Build(*p.routing,
+                                            m_config.dispatcher,
+                                            false,
+                                            perToken,
+                                            helper.GetChunkBytes(NCCL_SIMPLE),
+                                            helper.GetChannels());
+            p.combine = MoeAllToAll::Build(*p.routing,
+                                           m_config.dispatcher,
+                                           true,
+                                           perToken,
+                                           helper.GetChunkBytes(NCCL_SIMPLE),
+                                           helper.GetChannels());
+            p.dispatch->SetProtocol(NCCL_SIMPLE);
+            p.combine->SetProtocol(NCCL_SIMPLE);
+            p.gather = make(CollectiveType::ALL_GATHER,
+                            inst.group,
+                            ranks,
+                            static_cast<uint64_t>(a * h * static_cast<double>(tokens)));
+            for (uint32_t k = 0; k < ranks.size(); ++k)
+            {
+                p.maxPairs = std::max(p.maxPairs, p.routing->GetAssignments(k));
+            }
+            helper.Connect(*p.dispatch, inst.group);
+            helper.Connect(*p.combine, inst.group);
+            helper.Connect(*p.gather, inst.group);
+            inst.moe[t] = p;
+        };
+        for (Instance& inst : m_prefill)
+        {
+            plans(inst, m_config.inputTokens);
+        }
+        for (Instance& inst : m_decode)
+        {
+            for (uint32_t b = 1; b <= batches; ++b)
+            {
+                plans(inst, b);
             }
         }
     }
@@ -328,7 +403,10 @@ InferenceRunner::TryPrefill(uint32_t i)
     inst.queue.pop_front();
     inst.running = {r};
     m_requests[r].prefillStart = Simulator::Now();
-    inst.stages = Pass(m_config.inputTokens, {});
+    inst.stages
+        = Pass(m_config.inputTokens,
+               {},
+               inst.moe.empty() ? nullptr : &inst.moe.at(TokensPerRank(m_config.inputTokens)));
     inst.stage = 0;
     inst.busy = true;
     RunStage(inst, false, i);
@@ -357,7 +435,10 @@ InferenceRunner::TryDecode(uint32_t j)
     {
         contexts.push_back(m_config.inputTokens + m_requests[r].generated);
     }
-    inst.stages = Pass(inst.running.size(), contexts);
+    inst.stages
+        = Pass(inst.running.size(),
+               contexts,
+               inst.moe.empty() ? nullptr : &inst.moe.at(TokensPerRank(inst.running.size())));
     inst.stage = 0;
     inst.busy = true;
     ++m_steps;
@@ -374,13 +455,28 @@ InferenceRunner::RunStage(Instance& inst, bool decode, uint32_t index)
         return;
     }
     const Stage& s = inst.stages[inst.stage];
-    if (s.bytes == 0)
+    if (s.kind == StageKind::COMPUTE)
     {
         Simulator::Schedule(s.compute, &InferenceRunner::StageDone, this, decode, index);
         return;
     }
-    const Ptr<CollectiveSchedule>& schedule
-        = decode ? m_decodeReduce[index][inst.running.size() - 1] : m_prefillReduce[index];
+    const uint64_t tokens = decode ? inst.running.size() : m_config.inputTokens;
+    Ptr<CollectiveSchedule> schedule;
+    switch (s.kind)
+    {
+    case StageKind::ALL_REDUCE:
+        schedule = decode ? m_decodeReduce[index][tokens - 1] : m_prefillReduce[index];
+        break;
+    case StageKind::DISPATCH:
+        schedule = inst.moe.at(TokensPerRank(tokens)).dispatch;
+        break;
+    case StageKind::COMBINE:
+        schedule = inst.moe.at(TokensPerRank(tokens)).combine;
+        break;
+    default:
+        schedule = inst.moe.at(TokensPerRank(tokens)).gather;
+        break;
+    }
     inst.left = static_cast<uint32_t>(inst.comms.size());
     for (const Ptr<Communicator>& comm : inst.comms)
     {
@@ -522,8 +618,16 @@ InferenceRunner::ShareArrived(InferenceRunner* runner, uint32_t p, uint32_t /* c
     runner->SideDone(p);
 }
 
+uint64_t
+InferenceRunner::TokensPerRank(uint64_t tokens) const
+{
+    return (tokens + m_config.tp - 1) / m_config.tp;
+}
+
 std::vector<InferenceRunner::Stage>
-InferenceRunner::Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) const
+InferenceRunner::Pass(uint64_t tokens,
+                      const std::vector<uint64_t>& contexts,
+                      const MoePlans* moe) const
 {
     const TransformerSpec& s = m_config.model;
     const TransformerModel model(s);
@@ -572,25 +676,66 @@ InferenceRunner::Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) co
     output.gemmFlops = 2 * out * h * static_cast<double>(s.vocab) / tp;
     output.gemmBytes = e * (static_cast<double>(s.vocab) * h / tp + out * (h + s.vocab / tp));
     output.elementBytes = a * out * 2.0 * s.vocab / tp;
+    // A MoE layer: the router on a rank's slice of the tokens, then its experts on the
+    // (token, expert) pairs that landed on the busiest rank (all of them with one GPU), and
+    // the shared experts on the slice; the weights of its experts and the shared ones.
+    const bool experts = s.experts > 0;
+    const double slice = experts ? static_cast<double>(TokensPerRank(tokens)) : 0;
+    const double ef = static_cast<double>(s.expertFfnHidden);
+    const double expertWeights = static_cast<double>(model.ExpertParameters());
+    GpuComputeModel::BlockCost router;
+    router.gemmFlops = 2 * slice * static_cast<double>(model.RouterParameters());
+    router.gemmBytes
+        = e * (static_cast<double>(model.RouterParameters()) + slice * h) + a * slice * s.experts;
+    router.elementBytes = a * slice * 2.0 * s.experts + a * slice * 2 * h; // top-k; norm
+    const double pairs = moe ? static_cast<double>(moe->maxPairs) : T * s.topK;
+    const double shared = slice * s.sharedExperts;
+    GpuComputeModel::BlockCost expert;
+    expert.gemmFlops = 2 * (pairs + shared) * expertWeights;
+    expert.gemmBytes = e
+                       * ((static_cast<double>(s.experts) / tp + s.sharedExperts) * expertWeights
+                          + (pairs + shared) * (h + gates * ef + ef + h));
+    expert.elementBytes = a * (pairs + shared) * (gates + 1) * ef + a * slice * 3 * h;
     const Time attnTime = m_gpu->BlockTime(attn, m_config.dtype);
     const Time mlpTime = m_gpu->BlockTime(mlp, m_config.dtype);
+    const Time routerTime = m_gpu->BlockTime(router, m_config.dtype);
+    const Time expertTime = m_gpu->BlockTime(expert, m_config.dtype);
     const Time outTime = m_gpu->BlockTime(output, m_config.dtype);
     std::vector<Stage> stages;
-    if (m_config.tp == 1)
+    auto compute = [&stages](Time t)
     {
-        // Nothing between the kernels: one stage for the pass.
-        stages.push_back({(attnTime + mlpTime) * static_cast<int64_t>(s.layers) + outTime, 0});
-        return stages;
-    }
-    const auto reduce = static_cast<uint64_t>(a * T * h);
+        // Kernels one after another with nothing between them: one stage.
+        if (!stages.empty() && stages.back().kind == StageKind::COMPUTE)
+        {
+            stages.back().compute += t;
+            return;
+        }
+        stages.push_back({StageKind::COMPUTE, t});
+    };
+    auto collective = [&stages, this](StageKind kind)
+    {
+        if (m_config.tp > 1)
+        {
+            stages.push_back({kind, Time(0)});
+        }
+    };
     for (uint32_t l = 0; l < s.layers; ++l)
     {
-        stages.push_back({attnTime, 0});
-        stages.push_back({Time(0), reduce});
-        stages.push_back({mlpTime, 0});
-        stages.push_back({Time(0), reduce});
+        compute(attnTime);
+        collective(StageKind::ALL_REDUCE);
+        if (!model.IsMoeLayer(l))
+        {
+            compute(mlpTime);
+            collective(StageKind::ALL_REDUCE);
+            continue;
+        }
+        compute(routerTime);
+        collective(StageKind::DISPATCH);
+        compute(expertTime);
+        collective(StageKind::COMBINE);
+        collective(StageKind::ALL_GATHER);
     }
-    stages.push_back({outTime, 0});
+    compute(outTime);
     return stages;
 }
 

@@ -7,8 +7,10 @@
 #ifndef INFERENCE_RUNNER_H
 #define INFERENCE_RUNNER_H
 
+#include "collective-plan.h"
 #include "collective-schedule.h"
 #include "gpu-compute-model.h"
+#include "moe-all-to-all.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -16,6 +18,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,7 +45,9 @@ struct InferenceConfig
     uint64_t inputTokens{2048};                   //!< prompt length
     uint64_t outputTokens{128};                   //!< tokens generated per request
     uint32_t maxBatch{64};                        //!< requests a decode step holds at most
-    int64_t stream{(1 << 20) + 1};                //!< the arrivals' random stream
+    uint32_t gpusPerServer{0}; //!< GPUs per server, for the MoE relays (0: one server)
+    MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
+    int64_t stream{(1 << 20) + 1};                 //!< the arrivals' random stream
 };
 
 /**
@@ -78,9 +83,17 @@ struct InferenceConfig
  *   prompt's score products are causal (T (T + 1) / 2 token pairs, as FlashAttention skips the
  *   masked blocks), a decode step's read each request's cache.
  *
+ * - **Mixtures of experts**: attention is tensor-parallel as above; a MoE layer's experts
+ *   are spread over the instance's GPUs (expert parallelism), each rank routes its slice of
+ *   the pass's tokens (ceil(tokens / tp)), dispatches them to their experts' ranks, the experts
+ *   run on the (token, expert) pairs that landed (the busiest rank sets the pace: the ranks
+ *   compute in step), the outputs come back by a combine and an all-gather gives every rank
+ *   every token's (Megatron-Core's TP + EP with sequence-parallel slices). The routing is drawn
+ *   once per instance and slice size (MoeRouting, no group limit), used by every layer.
+ *
  * Left out: prompt batching and chunked prefill, speculative decoding, paged-memory limits
  * (the batch is limited by maxBatch, not by HBM), preemption, prefix caching, the
- * scheduler's own time, and mixtures of experts (Check() refuses them).
+ * scheduler's own time, and multi-head latent attention (Check() refuses it).
  *
  * Call Check(), Setup(), AddGroups() before the helper's Install(), Prepare() after it, then
  * Start().
@@ -139,9 +152,10 @@ class InferenceRunner : public Object
      */
     void AddGroups(CollectiveHelper& helper);
 
-    /// Makes a TP all-reduce's schedule: (the helper's group, its ranks, bytes).
-    using ScheduleMaker
-        = std::function<Ptr<CollectiveSchedule>(uint32_t, const std::vector<uint32_t>&, uint64_t)>;
+    /// Makes a TP collective's schedule: (the collective (all-reduce, or all-gather for a
+    /// MoE layer's outputs), the helper's group, its ranks, bytes).
+    using ScheduleMaker = std::function<Ptr<CollectiveSchedule>(
+        CollectiveType, uint32_t, const std::vector<uint32_t>&, uint64_t)>;
 
     /**
      * \brief Make every schedule the run needs (the prompt's all-reduce, a decode step's for
@@ -183,10 +197,31 @@ class InferenceRunner : public Object
     void DoDispose() override;
 
     /// One kernel group or all-reduce of a pass over the model.
+    /// What a stage does.
+    enum class StageKind : uint8_t
+    {
+        COMPUTE,    //!< a kernel group
+        ALL_REDUCE, //!< the TP all-reduce of the pass's activations
+        DISPATCH,   //!< a MoE layer's tokens to their experts over the instance
+        COMBINE,    //!< their outputs back
+        ALL_GATHER, //!< every rank's slice of the MoE outputs to every rank
+    };
+
+    /// One kernel group or collective of a pass over the model.
     struct Stage
     {
-        Time compute;      //!< a kernel group's time (0 for an all-reduce)
-        uint64_t bytes{0}; //!< an all-reduce's size (0 for a kernel group)
+        StageKind kind{StageKind::COMPUTE}; //!< what it does
+        Time compute;                       //!< a kernel group's time
+    };
+
+    /// A mixture of experts' traffic for one number of tokens per rank, on one instance.
+    struct MoePlans
+    {
+        Ptr<const MoeRouting> routing;  //!< every rank's tokens' experts
+        Ptr<CollectivePlan> dispatch;   //!< the dispatch
+        Ptr<CollectivePlan> combine;    //!< the combine
+        Ptr<CollectiveSchedule> gather; //!< the all-gather of the outputs
+        uint64_t maxPairs{0};           //!< the most (token, expert) pairs on one rank
     };
 
     /// A prefill or decode instance.
@@ -202,6 +237,7 @@ class InferenceRunner : public Object
         std::deque<uint32_t> queue;           //!< prefill: waiting; decode: caches arrived
         std::vector<uint32_t> running;        //!< prefill: the prompt; decode: the batch
         uint32_t load{0};                     //!< requests assigned and not done
+        std::map<uint64_t, MoePlans> moe;     //!< by tokens per rank (a MoE model)
     };
 
     /// A (prefill rank, decode rank) pair's cache transfers.
@@ -263,9 +299,17 @@ class InferenceRunner : public Object
     /**
      * \param tokens tokens in the pass
      * \param contexts each request's context (decode), or empty (prefill of tokens)
+     * \param moe the instance's MoE traffic for this pass (nullptr: a dense model)
      * \return a pass's stages
      */
-    std::vector<Stage> Pass(uint64_t tokens, const std::vector<uint64_t>& contexts) const;
+    std::vector<Stage> Pass(uint64_t tokens,
+                            const std::vector<uint64_t>& contexts,
+                            const MoePlans* moe) const;
+    /**
+     * \param tokens tokens in a pass
+     * \return the tokens each rank routes (the pass's split over the instance)
+     */
+    uint64_t TokensPerRank(uint64_t tokens) const;
 
     InferenceConfig m_config;                             //!< the configuration
     Ptr<GpuComputeModel> m_gpu;                           //!< the kernels' costs
