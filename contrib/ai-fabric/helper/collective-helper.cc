@@ -164,7 +164,10 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         else
         {
             Ptr<PacketGpuTransport> packet = CreateObject<PacketGpuTransport>();
-            Ptr<Node> nic = m_nicNodes.GetN() > rank ? m_nicNodes.Get(rank) : gpu;
+            NS_ABORT_MSG_IF(m_nicNodes.GetN() != 0 && m_nicNodes.GetN() != n,
+                            "CollectiveHelper: " << m_nicNodes.GetN() << " NIC nodes for " << n
+                                                 << " GPUs");
+            Ptr<Node> nic = m_nicNodes.GetN() > 0 ? m_nicNodes.Get(rank) : gpu;
             packet->Setup(rank, n, transportChannels, fabric ? fabric->GetTransport(nic) : nullptr);
             if (Ptr<NvLinkTransport> nvlink = gpu->GetObject<NvLinkTransport>())
             {

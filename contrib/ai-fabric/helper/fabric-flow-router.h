@@ -61,6 +61,8 @@ class FabricFlowRouter : public FlowRouter
      * \param fabric the fabric (built and routed; kept, not owned: it must outlive the run),
      *        or nullptr for GPUs on NVLink alone
      * \param ranks the GPUs, by rank
+     * \param nics the node of each rank's NIC, by rank (empty: every GPU's own; GPUs that share
+     *        a NIC share its port and PCIe link)
      */
     void Setup(const FabricHelper* fabric,
                NodeContainer ranks,

@@ -456,7 +456,7 @@ FatTreeHelper::Install(FabricHelper& fabric)
     NS_ABORT_MSG_IF(m_installed, "FatTreeHelper: Install() called twice");
     NS_ABORT_MSG_IF(fabric.GetTopology()->GetNVertices() != 0,
                     "FatTreeHelper: the fabric helper already holds nodes; Install() builds on a "
-                    "fresh one (GPU rank r gets its (r + 1)-th host address)");
+                    "fresh one (NIC h, server by server, gets its (h + 1)-th host address)");
     if (m_linkRateSet)
     {
         fabric.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
@@ -475,6 +475,9 @@ FatTreeHelper::Install(FlowFabric& flow)
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_installed, "FatTreeHelper: Install() called twice");
+    NS_ABORT_MSG_IF(HostsPerServer() != m_gpusPerServer,
+                    "FatTreeHelper: the flow-only fabric has a NIC per GPU; NICs shared by GPUs "
+                    "need Install(FabricHelper&)");
     Wire(flow);
     flow.ComputeRoutes();
     m_installed = true;

@@ -44,20 +44,21 @@ class FlowFabric;
  *   switch j of every pod links to cores j*(k/2) .. j*(k/2) + k/2 - 1, so a core has one link
  *   per pod and the core holds at most k pods. At 1:1 this is Al-Fares' tree: k^3/4 GPUs.
  *
- * Placement:
- * - Without rail optimization, GPUs fill leaves in rank order: GPU r is on leaf r / down. The
+ * Placement (of NICs: one per GPU, or SetNicsPerServer()'s, NIC h = server x NICs per server +
+ * its index; with a NIC per GPU, NIC h is GPU h's):
+ * - Without rail optimization, NICs fill leaves in order: NIC h is on leaf h / down. The
  *   last leaf may be partly filled.
  * - Rail-optimized: servers form groups of `down` servers (one leaf's worth), and a group has
- *   gpusPerServer leaves (its rails): local GPU i of every server of group g attaches to leaf
- *   g * gpusPerServer + i. The last group may hold fewer servers. In 3 tiers a group's rails
- *   stay in one pod, so a pod holds floor((k/2) / gpusPerServer) groups.
+ *   one leaf per NIC of a server (its rails): NIC i of every server of group g attaches to
+ *   leaf g * nicsPerServer + i. The last group may hold fewer servers. In 3 tiers a group's
+ *   rails stay in one pod, so a pod holds floor((k/2) / nicsPerServer) groups.
  *
  * Only the pods needed are built (3 tiers): ceil(leaves / leaves per pod), the last one
  * possibly with fewer leaves; every pod has all its aggregation switches and all cores are
  * built. In 2 tiers all `up` spines are built.
  *
- * Install() creates the nodes (the GPUs first, in rank order, so that GPU r gets the fabric's
- * (r + 1)-th host address), installs the NICs and switches, cables them and computes the
+ * Install() creates the nodes (the GPUs first, in rank order; NIC h gets the fabric's
+ * (h + 1)-th host address), installs the NICs and switches, cables them and computes the
  * routes. Nodes are given ns-3 names (Names::Add): "gpu<rank>", "leaf<i>", "spine<j>",
  * "pod<p>-agg<i>", "core<c>". A name already in use is left alone (ns-3 keeps names across
  * Simulator::Destroy until Names::Clear()), so a second fat-tree in one process still builds.
@@ -111,7 +112,7 @@ class FatTreeHelper
     void SetOversubscription(uint32_t down, uint32_t up);
 
     /**
-     * \param rail true for the rail-optimized attachment (local GPU i of every server of a
+     * \param rail true for the rail-optimized attachment (NIC i of every server of a
      *        group on the group's leaf i); default false
      */
     void SetRailOptimized(bool rail);

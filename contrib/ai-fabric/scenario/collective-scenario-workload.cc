@@ -484,6 +484,9 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner* runner,
                              op.kind = WorkloadOpKind::COLLECTIVE;
                              op.collective = type;
                              op.bytes = bytes;
+                             // A MoE layer's all-gather runs as a ring, whatever --algo names
+                             // for the all-reduces.
+                             op.algorithm = type == CollectiveType::ALL_GATHER ? "ring" : "";
                              return make(op, group, ranks);
                          });
     }

@@ -398,9 +398,17 @@ CollectiveScenario::MakeTuner(const FabricHelper& fabric,
     // The tuner's alpha: both NICs + the longest path (its switches
     // and cables); beta from the goodput at the MTU.
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
-    Ptr<RdmaTransport> nic = fabric.GetTransport(topology.GetNicNodes().Get(0));
+    const NodeContainer nics = topology.GetNicNodes();
+    Ptr<RdmaTransport> nic = fabric.GetTransport(nics.Get(0));
     const Time alpha = nic->GetTxLatency() + nic->GetRxLatency() + topology.GetPathLatency(fabric);
-    CollectiveTuner tuner(alpha, topology.GetLinkRate(), fabric.GetRdmaWireEfficiency(4096));
+    // Each GPU's share of the network: its NIC's rate over the GPUs that share the NIC.
+    std::set<uint32_t> distinct;
+    for (uint32_t r = 0; r < nics.GetN(); ++r)
+    {
+        distinct.insert(nics.Get(r)->GetId());
+    }
+    const DataRate perGpu(topology.GetLinkRate().GetBitRate() * distinct.size() / nics.GetN());
+    CollectiveTuner tuner(alpha, perGpu, fabric.GetRdmaWireEfficiency(4096));
     tuner.SetProtocols(*comm);
     topology.ConfigureTuner(tuner, *comm);
     return tuner;

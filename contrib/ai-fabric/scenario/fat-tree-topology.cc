@@ -74,7 +74,7 @@ class FatTreeTopology : public ScenarioTopology
               "servers; with --server=none, 8 first");
         o.Add("oversubscription", "leaf down:up ratio, e.g. 1:1, 4:1 or 3", "1:1");
         o.Add("rail",
-              "rail-optimized: local GPU i of every server on leaf i (default true; false "
+              "rail-optimized: NIC i of every server on leaf i (default true; false "
               "with --server=none)",
               "");
         o.Add("server",
@@ -144,6 +144,12 @@ class FatTreeTopology : public ScenarioTopology
             {
                 o.Fail("--nicsPerServer=" + o.Get("nicsPerServer") + " must divide the "
                        + std::to_string(gpus) + " GPUs per server");
+            }
+            if (nics < gpus && !m_scaleUp)
+            {
+                o.Fail("--nicsPerServer=" + o.Get("nicsPerServer")
+                       + " shares NICs between GPUs, which then talk over NVLink: give a "
+                         "--server preset, not --server=none");
             }
             m_tree.SetNicsPerServer(nics);
         }

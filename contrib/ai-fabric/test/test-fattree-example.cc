@@ -415,6 +415,11 @@ TEST_F(FattreeExampleTest, SharedNicsHalveTheRing)
               std::string::npos)
         << bad.err;
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    // GPUs without NVLink cannot share a NIC.
+    const Outcome none
+        = Fattree("--server=none --servers=2 --gpusPerServer=2 --nicsPerServer=1 --quiet");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("give a --server preset"), std::string::npos) << none.err;
 }
 
 // A spine-leaf link fails 200 us into an 8 MiB all-reduce: the table shows the sweep with

@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -314,7 +315,8 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
             p.gather = make(CollectiveType::ALL_GATHER,
                             inst.group,
                             ranks,
-                            static_cast<uint64_t>(a * h * static_cast<double>(tokens)));
+                            static_cast<uint64_t>(a * h * static_cast<double>(t)
+                                                  * m_config.tp)); // every rank's slice
             for (uint32_t k = 0; k < ranks.size(); ++k)
             {
                 p.maxPairs = std::max(p.maxPairs, p.routing->GetAssignments(k));
@@ -690,10 +692,16 @@ InferenceRunner::Pass(uint64_t tokens,
     router.elementBytes = a * slice * 2.0 * s.experts + a * slice * 2 * h; // top-k; norm
     const double pairs = moe ? static_cast<double>(moe->maxPairs) : T * s.topK;
     const double shared = slice * s.sharedExperts;
+    // The weights of the local experts some token uses: each of the pass's T tokens picks a
+    // given expert with probability topk / experts.
+    const double touched
+        = experts ? static_cast<double>(s.experts) / tp
+                        * (1 - std::pow(1 - static_cast<double>(s.topK) / s.experts, T))
+                  : 0;
     GpuComputeModel::BlockCost expert;
     expert.gemmFlops = 2 * (pairs + shared) * expertWeights;
     expert.gemmBytes = e
-                       * ((static_cast<double>(s.experts) / tp + s.sharedExperts) * expertWeights
+                       * ((touched + s.sharedExperts) * expertWeights
                           + (pairs + shared) * (h + gates * ef + ef + h));
     expert.elementBytes = a * (pairs + shared) * (gates + 1) * ef + a * slice * 3 * h;
     const Time attnTime = m_gpu->BlockTime(attn, m_config.dtype);

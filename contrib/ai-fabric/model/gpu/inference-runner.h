@@ -87,9 +87,13 @@ struct InferenceConfig
  *   are spread over the instance's GPUs (expert parallelism), each rank routes its slice of
  *   the pass's tokens (ceil(tokens / tp)), dispatches them to their experts' ranks, the experts
  *   run on the (token, expert) pairs that landed (the busiest rank sets the pace: the ranks
- *   compute in step), the outputs come back by a combine and an all-gather gives every rank
- *   every token's (Megatron-Core's TP + EP with sequence-parallel slices). The routing is drawn
- *   once per instance and slice size (MoeRouting, no group limit), used by every layer.
+ *   compute in step; the weights read are those of the local experts some token of the pass
+ *   uses, in expectation), the outputs come back by a combine and an all-gather gives every
+ *   rank every token's. Attention's all-reduce stays whole (Megatron-Core's sequence
+ *   parallelism would reduce-scatter it instead). A slice is ceil(tokens / tp) on every rank,
+ *   so a decode batch below tp routes padding tokens. The routing is drawn once per instance
+ *   and slice size (MoeRouting, no group limit) and used by every layer; the plans are built
+ *   for every slice size up front. Tokens travel as BF16 activations (no FP8 dispatch).
  *
  * Left out: prompt batching and chunked prefill, speculative decoding, paged-memory limits
  * (the batch is limited by maxBatch, not by HBM), preemption, prefix caching, the
@@ -196,7 +200,6 @@ class InferenceRunner : public Object
   private:
     void DoDispose() override;
 
-    /// One kernel group or all-reduce of a pass over the model.
     /// What a stage does.
     enum class StageKind : uint8_t
     {
