@@ -160,7 +160,7 @@ TEST_F(MoeTest, RoutingFollowsTheCombinatorics)
 TEST_F(MoeTest, GroupLimitedRoutingIsDeepEpsDraw)
 {
     MoeRoutingConfig c;
-    c.tokens = 1024;
+    c.tokens = 512;
     c.topkGroups = 4;
     Ptr<MoeRouting> r = Draw(64, 8, c);
     ASSERT_TRUE(r);

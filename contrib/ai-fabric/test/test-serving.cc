@@ -102,7 +102,8 @@ TEST_F(ServingTest, QueuesTokensAndBytesFollowTheModel)
 
 // TP 8 instances on two DGX H100: both engines within 10% on the time to first token and per
 // output token (5.4% and 0.8% here: the prompts' 8 MiB NVLink all-reduces differ most); the same
-// flags give the same output; another RngRun other arrivals.
+// flags give the same output (at the flow level: the packet level's determinism is the
+// fattree example's test); another RngRun other arrivals.
 TEST_F(ServingTest, EnginesAgreeAndRunsRepeat)
 {
     AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
@@ -111,10 +112,10 @@ TEST_F(ServingTest, EnginesAgreeAndRunsRepeat)
           "--rate=50 --outputTokens=8 --inputTokens=1024";
     const nlohmann::json packet = Serve(args);
     const nlohmann::json flow = Serve(args + " --mode=flow");
-    const nlohmann::json again = Serve(args);
-    const nlohmann::json other = Serve(args + " --RngRun=2");
-    EXPECT_EQ(packet.dump(), again.dump());
-    EXPECT_NE(packet["per_request"][0]["arrival_us"], other["per_request"][0]["arrival_us"]);
+    const nlohmann::json again = Serve(args + " --mode=flow");
+    const nlohmann::json other = Serve(args + " --mode=flow --RngRun=2");
+    EXPECT_EQ(flow.dump(), again.dump());
+    EXPECT_NE(flow["per_request"][0]["arrival_us"], other["per_request"][0]["arrival_us"]);
     for (const char* m : {"ttft_us", "tpot_us"})
     {
         EXPECT_NEAR(flow[m]["mean"].get<double>() / packet[m]["mean"].get<double>(), 1.0, 0.1) << m;
