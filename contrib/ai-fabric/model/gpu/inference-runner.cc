@@ -279,14 +279,7 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
                 return;
             }
             const std::vector<uint32_t> ranks = helper.GetGroupRanks(inst.group);
-            std::vector<uint32_t> nodeOf;
-            std::map<uint32_t, uint32_t> nodes; // server -> node of the routing
-            for (uint32_t g : ranks)
-            {
-                const uint32_t server = m_config.gpusPerServer > 0 ? g / m_config.gpusPerServer : 0;
-                nodeOf.push_back(
-                    nodes.emplace(server, static_cast<uint32_t>(nodes.size())).first->second);
-            }
+            const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(ranks, m_config.gpusPerServer);
             MoeRoutingConfig rc;
             rc.tokens = static_cast<uint32_t>(t);
             rc.experts = s.experts;

@@ -10,6 +10,7 @@
 #include "ns3/random-variable-stream.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -197,6 +198,19 @@ MoeRouting::Draw(const MoeRoutingConfig& config,
         }
     }
     return r;
+}
+
+std::vector<uint32_t>
+MoeRouting::NodesOf(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer)
+{
+    std::vector<uint32_t> nodeOf;
+    std::map<uint32_t, uint32_t> nodes; // server -> node of the routing
+    for (uint32_t g : gpus)
+    {
+        const uint32_t server = gpusPerServer > 0 ? g / gpusPerServer : 0;
+        nodeOf.push_back(nodes.emplace(server, static_cast<uint32_t>(nodes.size())).first->second);
+    }
+    return nodeOf;
 }
 
 const MoeRoutingConfig&

@@ -69,6 +69,14 @@ class MoeRouting : public SimpleRefCount<MoeRouting>
                                 Ptr<UniformRandomVariable> rng,
                                 std::string& error);
 
+    /**
+     * \param gpus the GPUs of a group, in its rank order
+     * \param gpusPerServer GPUs per server (0: one server)
+     * \return each rank's node for Draw(): the servers the group touches, numbered 0, 1, ...
+     *         in the order the group first meets them
+     */
+    static std::vector<uint32_t> NodesOf(const std::vector<uint32_t>& gpus, uint32_t gpusPerServer);
+
     /// \return the configuration drawn from
     const MoeRoutingConfig& GetConfig() const;
     /// \return ranks

@@ -306,14 +306,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                                  static_cast<uint32_t>(w.moe.size()));
             if (added)
             {
-                std::vector<uint32_t> nodeOf;
-                std::map<uint32_t, uint32_t> nodes; // server -> node of the routing
-                for (uint32_t g : epRanks)
-                {
-                    const uint32_t server = config.gpusPerServer > 0 ? g / config.gpusPerServer : 0;
-                    nodeOf.push_back(
-                        nodes.emplace(server, static_cast<uint32_t>(nodes.size())).first->second);
-                }
+                const std::vector<uint32_t> nodeOf
+                    = MoeRouting::NodesOf(epRanks, config.gpusPerServer);
                 MoeRoutingConfig rc;
                 rc.tokens = static_cast<uint32_t>(T);
                 rc.experts = spec.experts;
