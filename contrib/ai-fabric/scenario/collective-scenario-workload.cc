@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <numeric>
 
 namespace ns3
 {
@@ -213,11 +214,9 @@ CollectiveScenario::MakeMoeWorkload()
     }
     layer.dispatchBytesPerToken = bytes[0];
     layer.combineBytesPerToken = bytes[1];
-    std::vector<uint32_t> nodeOf(gpus);
-    for (uint32_t r = 0; r < gpus; ++r)
-    {
-        nodeOf[r] = r / perServer;
-    }
+    std::vector<uint32_t> all(gpus);
+    std::iota(all.begin(), all.end(), 0);
+    const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(all, perServer);
     // The routing's own stream (no model part assigns streams this high); RngRun varies it.
     constexpr int64_t MOE_STREAM = 1 << 20;
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();

@@ -36,6 +36,23 @@ CollectivePlan::AddTransfer(uint32_t src,
     return Add(src, dst, channel, bytes, step, reduce, deps);
 }
 
+Ptr<CollectivePlan>
+CollectivePlan::PointToPoint(uint64_t bytes, std::string name)
+{
+    constexpr uint64_t PIECE = 1ULL << 30;
+    Ptr<CollectivePlan> plan
+        = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, bytes, std::move(name));
+    uint64_t left = bytes;
+    do
+    {
+        const uint64_t piece = std::min(left, PIECE);
+        plan->AddTransfer(0, 1, 0, piece, 0, false, {});
+        left -= piece;
+    } while (left > 0);
+    plan->Finalize();
+    return plan;
+}
+
 uint32_t
 CollectivePlan::AddNvlsReduce(uint32_t dst,
                               uint32_t channel,

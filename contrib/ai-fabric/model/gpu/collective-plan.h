@@ -106,6 +106,16 @@ class CollectivePlan : public CollectiveSchedule
     void Finalize();
 
     /**
+     * \brief A point-to-point transfer as a plan of two ranks: rank 0 writes bytes to rank 1,
+     *        in pieces of at most 1 GiB (an RDMA write moves less than 2 GiB), one after
+     *        another on channel 0.
+     * \param bytes the bytes (0: one empty message)
+     * \param name the plan's algorithm name
+     * \return the finalized plan
+     */
+    static Ptr<CollectivePlan> PointToPoint(uint64_t bytes, std::string name);
+
+    /**
      * \brief Run this schedule when the plan runs (a plan materialized from it).
      * \param source the schedule
      */

@@ -332,19 +332,8 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
         }
     }
     // One rank's share of a cache: one message from the pair's prefill rank to its decode
-    // rank, in pieces of at most 1 GiB (an RDMA write moves less than 2 GiB).
-    Ptr<CollectivePlan> plan
-        = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, m_kvShareBytes, "kv-cache");
-    constexpr uint64_t PIECE = 1ULL << 30;
-    uint64_t left = m_kvShareBytes;
-    do
-    {
-        const uint64_t piece = std::min(left, PIECE);
-        plan->AddTransfer(0, 1, 0, piece, 0, false, {});
-        left -= piece;
-    } while (left > 0);
-    plan->Finalize();
-    m_kvPlan = plan;
+    // rank.
+    m_kvPlan = CollectivePlan::PointToPoint(m_kvShareBytes, "kv-cache");
     for (KvPair& pair : m_pairs)
     {
         helper.Connect(*m_kvPlan, pair.group);

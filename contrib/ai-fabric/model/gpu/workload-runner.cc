@@ -111,17 +111,7 @@ WorkloadRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
         Ptr<CollectivePlan>& plan = transfers[bytes];
         if (!plan)
         {
-            // Pieces of at most 1 GiB: an RDMA write moves less than 2 GiB.
-            constexpr uint64_t PIECE = 1ULL << 30;
-            plan = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, bytes, "p2p");
-            uint64_t left = bytes;
-            do
-            {
-                const uint64_t piece = std::min(left, PIECE);
-                plan->AddTransfer(0, 1, 0, piece, 0, false, {});
-                left -= piece;
-            } while (left > 0);
-            plan->Finalize();
+            plan = CollectivePlan::PointToPoint(bytes, "p2p");
         }
         return plan;
     };
