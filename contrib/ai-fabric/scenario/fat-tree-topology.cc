@@ -193,12 +193,12 @@ class FatTreeTopology : public ScenarioTopology
         if (algo == "nvlstree" && !nvls)
         {
             return "--algo=nvlstree needs servers whose NVSwitches reduce in the switch: "
-                   "--server=dgx-h100, hgx-b200 or gb200-nvl72";
+                   "--server=dgx-h100, hgx-h800, hgx-b200 or gb200-nvl72";
         }
         if (algo == "nvls" && (!nvls || m_tree.GetNServers() != 1))
         {
             return "--algo=nvls needs one server whose NVSwitches reduce in the switch: "
-                   "--servers=1 and --server=dgx-h100, hgx-b200 or gb200-nvl72";
+                   "--servers=1 and --server=dgx-h100, hgx-h800, hgx-b200 or gb200-nvl72";
         }
         return "";
     }

@@ -130,7 +130,7 @@ class GraphTopology : public ScenarioTopology
         if ((algo == "nvlstree" || algo == "nvls") && !nvls)
         {
             return "--algo=" + algo + " needs servers whose NVSwitches reduce in the switch "
-                   "(kind server, preset dgx-h100, hgx-b200 or gb200-nvl72)";
+                   "(kind server, preset dgx-h100, hgx-h800, hgx-b200 or gb200-nvl72)";
         }
         if (algo == "nvls" && m_gpuIndex.size() != 1)
         {
