@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -67,6 +68,19 @@ CollectiveHelper::SetNicNodes(NodeContainer nics)
 {
     NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: set the NICs before Install()");
     m_nicNodes = nics;
+}
+
+void
+CollectiveHelper::SetPxn(bool pxn)
+{
+    NS_ABORT_MSG_IF(!m_transports.empty(), "CollectiveHelper: set PXN before Install()");
+    m_pxn = pxn;
+}
+
+bool
+CollectiveHelper::GetPxn() const
+{
+    return m_pxn;
 }
 
 Ptr<FlowRouter>
@@ -182,6 +196,40 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         m_transports.push_back(transport);
         m_communicators.push_back(comm);
     }
+    // PXN: each rank's server, device index and NIC, for every communicator's relay.
+    std::vector<PxnPlace> places(n);
+    bool nvlink = false;
+    if (m_pxn)
+    {
+        std::unordered_map<int64_t, uint32_t> devices; // by domain: GPUs seen
+        for (uint32_t rank = 0; rank < n; ++rank)
+        {
+            Ptr<Node> gpu = gpus.Get(rank);
+            PxnPlace& p = places[rank];
+            if (m_flowRouter)
+            {
+                p.domain = m_flowRouter->GetNvLinkDomain(rank);
+            }
+            else if (Ptr<NvLinkTransport> nv = gpu->GetObject<NvLinkTransport>())
+            {
+                p.domain = nv->GetDomain();
+            }
+            if (p.domain >= 0)
+            {
+                p.device = devices[p.domain]++;
+                nvlink = true;
+            }
+            p.nic = m_nicNodes.GetN() > 0 ? m_nicNodes.Get(rank)->GetId() : gpu->GetId();
+        }
+    }
+    if (nvlink)
+    {
+        Ptr<PxnRelay> all = Create<PxnRelay>(places);
+        for (const Ptr<Communicator>& comm : m_communicators)
+        {
+            comm->SetPxn(all);
+        }
+    }
     if (!m_groups.empty())
     {
         // Every GPU hands arrivals to its communicators by the slot in the tag.
@@ -202,11 +250,22 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         {
             const uint32_t slot = m_groupSlot[g];
             const std::vector<uint32_t>& ranks = m_groups[g];
+            Ptr<PxnRelay> pxn;
+            if (nvlink)
+            {
+                std::vector<PxnPlace> own;
+                for (uint32_t r : ranks)
+                {
+                    own.push_back(places[r]);
+                }
+                pxn = Create<PxnRelay>(std::move(own));
+            }
             for (uint32_t i = 0; i < ranks.size(); ++i)
             {
                 Ptr<Communicator> comm = m_communicatorFactory.Create<Communicator>();
                 comm->Setup(i, static_cast<uint32_t>(ranks.size()), m_transports[ranks[i]]);
                 comm->SetGroup(ranks, slot * m_channels, slot, idBits);
+                comm->SetPxn(pxn);
                 m_dispatch[ranks[i]]->bySlot[slot] = comm;
                 m_groupComms[g].push_back(comm);
             }
@@ -381,14 +440,24 @@ CollectiveHelper::Connect(const CollectiveSchedule& schedule, uint32_t group)
     NS_ABORT_MSG_IF(schedule.GetNRanks() != ranks.size() || schedule.GetNChannels() > m_channels,
                     "CollectiveHelper: the schedule does not fit group " << group);
     const uint32_t base = m_groupSlot[group - 1] * m_channels;
+    const Ptr<const CollectiveSchedule> routed = Routed(schedule, m_groupComms[group - 1][0]);
     for (uint32_t r = 0; r < ranks.size(); ++r)
     {
-        for (const auto& [peer, channel] : schedule.GetConnections(r))
+        for (const auto& [peer, channel] : routed->GetConnections(r))
         {
             GpuTransport::Connect(
                 m_transports[ranks[r]], m_transports[ranks[peer]], base + channel);
         }
     }
+}
+
+Ptr<const CollectiveSchedule>
+CollectiveHelper::Routed(const CollectiveSchedule& schedule, const Ptr<Communicator>& comm)
+{
+    // Schedules are reference counted (Create<>()): the relay keeps the one it routed.
+    Ptr<const CollectiveSchedule> s(&schedule);
+    Ptr<PxnRelay> pxn = comm->GetPxn();
+    return pxn ? pxn->Route(s) : s;
 }
 
 void
@@ -410,9 +479,10 @@ CollectiveHelper::Connect(const CollectiveSchedule& schedule)
 {
     NS_ABORT_MSG_IF(schedule.GetNRanks() != GetNRanks() || schedule.GetNChannels() > m_channels,
                     "CollectiveHelper: the schedule does not fit these ranks and channels");
+    const Ptr<const CollectiveSchedule> routed = Routed(schedule, m_communicators.at(0));
     for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        for (const auto& [peer, channel] : schedule.GetConnections(r))
+        for (const auto& [peer, channel] : routed->GetConnections(r))
         {
             GpuTransport::Connect(m_transports[r], m_transports[peer], channel);
         }

@@ -86,6 +86,17 @@ class CollectiveHelper
      */
     void SetNicNodes(NodeContainer nics);
 
+    /**
+     * \brief NCCL's PXN (NCCL_PXN_DISABLE=0, its default): point-to-point plans (all-to-all,
+     *        send/receive) send to a GPU of another server through the NIC of this server
+     *        that serves the destination's device index, relayed over NVLink (PxnRelay).
+     *        On by default; before Install().
+     * \param pxn true to relay, false to send every transfer by its sender's NIC
+     */
+    void SetPxn(bool pxn);
+    /// \return true if point-to-point plans are relayed as PXN does
+    bool GetPxn() const;
+
     /// \return channels
     uint32_t GetChannels() const;
     /// \return pipelining unit of Simple (bytes)
@@ -216,6 +227,14 @@ class CollectiveHelper
      */
     void Install(NodeContainer gpus, const FabricHelper* fabric);
 
+    /**
+     * \param schedule a schedule of a communicator
+     * \param comm one of that communicator's ranks
+     * \return what its ranks run for it (its PXN form, PxnRelay::Route())
+     */
+    static Ptr<const CollectiveSchedule> Routed(const CollectiveSchedule& schedule,
+                                                const Ptr<Communicator>& comm);
+
     /// \param rank a rank that finished its part
     void RankDone(uint32_t rank);
 
@@ -270,6 +289,7 @@ class CollectiveHelper
     uint64_t m_chunkBytes[NCCL_PROTOCOL_COUNT]{512 * 1024, 32 * 1024, 576000}; //!< by protocol
     Ptr<FlowRouter> m_flowRouter;                   //!< the flow engine's (none: packets)
     NodeContainer m_nicNodes;                       //!< each rank's NIC's node (empty: its own)
+    bool m_pxn{true};                               //!< SetPxn()
     std::vector<Ptr<GpuTransport>> m_transports;    //!< by rank
     std::vector<Ptr<Communicator>> m_communicators; //!< by rank
     uint32_t m_running{0};                          //!< this process's ranks still running

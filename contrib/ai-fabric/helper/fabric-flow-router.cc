@@ -211,6 +211,12 @@ FabricFlowRouter::SetupNvLink(Gpu& g)
     r.lanePorts = lanes;
 }
 
+int64_t
+FabricFlowRouter::GetNvLinkDomain(uint32_t rank) const
+{
+    return m_gpus.at(rank).domain;
+}
+
 bool
 FabricFlowRouter::IsNvLinkPeer(uint32_t a, uint32_t b) const
 {

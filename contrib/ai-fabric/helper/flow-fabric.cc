@@ -346,6 +346,13 @@ FlowFabric::GetNetwork() const
     return m_network;
 }
 
+int64_t
+FlowFabric::GetNvLinkDomain(uint32_t rank) const
+{
+    const uint32_t g = m_parameters.gpusPerDomain;
+    return g > 0 ? static_cast<int64_t>(rank / g) : -1;
+}
+
 bool
 FlowFabric::IsNvLinkPeer(uint32_t a, uint32_t b) const
 {

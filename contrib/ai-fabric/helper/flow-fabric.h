@@ -119,6 +119,7 @@ class FlowFabric : public FlowRouter
 
     Ptr<FlowNetwork> GetNetwork() const override;
     bool IsNvLinkPeer(uint32_t a, uint32_t b) const override;
+    int64_t GetNvLinkDomain(uint32_t rank) const override;
     bool GetNvls(uint32_t rank, uint32_t& out, uint32_t& in, FlowRoute& route) override;
     bool Resolve(uint32_t a,
                  uint32_t b,

@@ -229,6 +229,7 @@ CollectiveScenario::Configure(int argc, char* argv[], const std::string& usage)
                              "iters",
                              "warmup",
                              "channels",
+                             "pxn",
                              "mode",
                              "failures",
                              "json",
@@ -473,6 +474,7 @@ CollectiveScenario::Simulate(bool inject, bool print)
     }
     topology->ConfigureCollectives(collectives);
     collectives.SetNicNodes(nicOf);
+    collectives.SetPxn(o.GetFlag("pxn"));
     Ptr<WorkloadRunner> workload;
     Ptr<InferenceRunner> serving;
     if (m_inference)
@@ -701,6 +703,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
         j["serve"] = o.Get("serve");
         j["algo"] = o.Get("algo");
         j["channels"] = m_channels;
+        j["pxn"] = o.GetFlag("pxn");
         j["mode"] = m_options.Get("mode");
         j["protocol"] = out.protocol;
         j["RngRun"] = RngSeedManager::GetRun();
@@ -709,6 +712,7 @@ CollectiveScenario::AddSweepJson(nlohmann::ordered_json& j, const FailureRunOutp
     j["collective"] = o.Get("collective");
     j["algo"] = o.Get("algo");
     j["channels"] = m_channels;
+    j["pxn"] = o.GetFlag("pxn");
     j["mode"] = m_options.Get("mode");
     j["protocol"] = out.protocol;
     j["minBytes"] = m_sweep.minBytes;

@@ -100,6 +100,12 @@ ScenarioOptions::Catalogue()
             {"iters", "timed iterations per size (nccl-tests -n)", "5", false},
             {"warmup", "untimed iterations per size first (nccl-tests -w)", "1", false},
             {"channels", "channels (NCCL's nChannels), each with its own QPs", "1", false},
+            {"pxn",
+             "NCCL's PXN: all-to-all and send/receive to another server leave by the NIC "
+             "serving the destination's GPU index, relayed over NVLink (NCCL_PXN_DISABLE=0, "
+             "NCCL's default); false: by the sender's own NIC",
+             "true",
+             true},
             {"servers", "servers", "16", false},
             {"radix", "ports per switch", "8", false},
             {"failures",

@@ -137,6 +137,12 @@ class FlowRouter : public Object
     virtual bool IsNvLinkPeer(uint32_t a, uint32_t b) const = 0;
 
     /**
+     * \param rank a rank
+     * \return its NVLink domain (its server; -1: it has no NVLink)
+     */
+    virtual int64_t GetNvLinkDomain(uint32_t rank) const = 0;
+
+    /**
      * \brief A rank's NVLink ports as links, for NVLS (reductions and multicasts in the
      *        switch).
      * \param rank a rank

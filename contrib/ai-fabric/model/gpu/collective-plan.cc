@@ -42,6 +42,7 @@ CollectivePlan::PointToPoint(uint64_t bytes, std::string name)
     constexpr uint64_t PIECE = 1ULL << 30;
     Ptr<CollectivePlan> plan
         = Create<CollectivePlan>(CollectiveType::BROADCAST, 2, bytes, std::move(name));
+    plan->SetPeerToPeer(true); // ncclSend/ncclRecv
     uint64_t left = bytes;
     do
     {

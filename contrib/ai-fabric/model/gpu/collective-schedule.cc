@@ -181,6 +181,18 @@ CollectiveSchedule::UsesTreeLatency() const
 }
 
 void
+CollectiveSchedule::SetPeerToPeer(bool p2p)
+{
+    m_peerToPeer = p2p;
+}
+
+bool
+CollectiveSchedule::IsPeerToPeer() const
+{
+    return m_peerToPeer;
+}
+
+void
 CollectiveSchedule::GetRecv(uint32_t rank,
                             uint32_t stream,
                             uint64_t index,
@@ -328,6 +340,7 @@ CollectiveSchedule::Materialize() const
         plan->SetProtocol(GetProtocol());
     }
     plan->SetTreeLatency(UsesTreeLatency());
+    plan->SetPeerToPeer(IsPeerToPeer());
     // ids[r][j][i]: the plan's transfer that message i of rank r's receive stream j is.
     constexpr uint32_t NONE = UINT32_MAX;
     std::vector<std::vector<std::vector<uint32_t>>> ids(n);

@@ -207,6 +207,14 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     /// \return true if the messages pay NCCL's tree latencies per step
     bool UsesTreeLatency() const;
 
+    /**
+     * \param p2p the transfers are NCCL point-to-point operations (ncclSend/ncclRecv, which
+     *        all-to-all is made of), which PXN may route through a peer GPU's NIC (PxnRelay)
+     */
+    void SetPeerToPeer(bool p2p);
+    /// \return true if the transfers are point-to-point operations (SetPeerToPeer())
+    bool IsPeerToPeer() const;
+
     /// \return the number of channels used (highest channel + 1; 0 if nothing moves)
     virtual uint32_t GetNChannels() const = 0;
     /// \return the number of steps (highest step + 1)
@@ -338,6 +346,7 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     NcclProtocol m_protocol{NCCL_SIMPLE};         //!< SetProtocol()
     bool m_hasProtocol{false};                    //!< SetProtocol() was called
     bool m_treeLatency{false};                    //!< SetTreeLatency()
+    bool m_peerToPeer{false};                     //!< SetPeerToPeer()
     mutable uint32_t m_tagCodeBits{TAG_BITS + 1}; //!< bits of the tag codes (TAG_BITS + 1: not yet)
 };
 

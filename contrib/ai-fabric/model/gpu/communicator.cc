@@ -417,10 +417,27 @@ Communicator::IsRunning() const
 }
 
 void
+Communicator::SetPxn(Ptr<PxnRelay> pxn)
+{
+    NS_ABORT_MSG_IF(IsRunning(), "Communicator: SetPxn() while a collective runs");
+    m_pxn = pxn;
+}
+
+Ptr<PxnRelay>
+Communicator::GetPxn() const
+{
+    return m_pxn;
+}
+
+void
 Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
 {
     NS_LOG_FUNCTION(this << m_rank);
     NS_ABORT_MSG_IF(IsRunning(), "Communicator: rank " << m_rank << " is already running");
+    if (m_pxn)
+    {
+        schedule = m_pxn->Route(schedule);
+    }
     NS_ABORT_MSG_IF(schedule->GetNRanks() != m_nRanks,
                     "Communicator: a schedule for " << schedule->GetNRanks() << " ranks on a "
                                                     << m_nRanks << "-rank communicator");

@@ -15,6 +15,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "pxn-relay.h"
 
 #include <vector>
 
@@ -105,6 +106,15 @@ class Communicator : public Object
      * \param tag the transfer's tag
      */
     void SendCompleted(uint32_t tag);
+
+    /**
+     * \brief Route point-to-point plans as NCCL's PXN does (PxnRelay::Route(), shared by the
+     *        communicator's ranks). Not running.
+     * \param pxn the communicator's relay (null: every rank sends by its own NIC)
+     */
+    void SetPxn(Ptr<PxnRelay> pxn);
+    /// \return the relay SetPxn() gave (null: none)
+    Ptr<PxnRelay> GetPxn() const;
 
     /**
      * \brief Run this rank's part of a collective.
@@ -305,6 +315,7 @@ class Communicator : public Object
     uint32_t m_nRanks{0};                    //!< ranks
     Ptr<GpuTransport> m_transport;           //!< this GPU's transport
     NcclProtocol m_protocol{NCCL_SIMPLE};    //!< Protocol attribute
+    Ptr<PxnRelay> m_pxn;                     //!< SetPxn()
     NcclProtocol m_running{NCCL_SIMPLE};     //!< protocol of the running collective
     Time m_simpleLatency;                    //!< Simple: latency per step
     Time m_llLatency;                        //!< LL: latency per step

@@ -44,6 +44,7 @@ DirectAllToAllAlgorithm::DoBuild(CollectivePlan& plan,
 {
     const uint32_t n = plan.GetNRanks();
     const std::vector<uint64_t> parts = Split(bytes, n);
+    plan.SetPeerToPeer(true); // ncclSend/ncclRecv: PXN may relay them
     for (uint32_t r = 0; r < n; ++r)
     {
         for (uint32_t s = 0; s + 1 < n; ++s)

@@ -55,6 +55,9 @@ MoeAllToAll::Build(const MoeRouting& routing,
         = std::string(combine ? "combine-" : "dispatch-") + MoeDispatcherName(dispatcher);
     Ptr<CollectivePlan> plan
         = Create<CollectivePlan>(CollectiveType::ALL_TO_ALL, n, tokens * bytesPerToken, name);
+    // The flat dispatcher is NCCL's all-to-all (PXN may relay it); DeepEP's kernels write
+    // over their own NIC and relay on the receiving server (no PXN).
+    plan->SetPeerToPeer(dispatcher == MoeDispatcher::FLAT);
     // Every rank's routes, then their pieces round by round (piece 0 of every route, then
     // piece 1, ...): a connection's pieces leave in the order they are listed, so every route
     // advances at once, as DeepEP's channels each take a slice of every destination's tokens.

@@ -44,6 +44,7 @@ PairwiseAllToAllAlgorithm::DoBuild(CollectivePlan& plan,
 {
     NS_LOG_FUNCTION(this << channel << bytes << chunkBytes);
     const uint32_t n = plan.GetNRanks();
+    plan.SetPeerToPeer(true); // ncclSend/ncclRecv: PXN may relay them
     const std::vector<uint64_t> parts = Split(bytes, n);
     // received[r]: the transfers that arrived at rank r in the previous step; arriving[r]: in
     // the current one.
