@@ -56,7 +56,7 @@ CollectiveScenario::DeclareWorkloadOptions()
               + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
               + " (TP inside a layer, 1F1B pipeline, bucketed data-parallel gradient "
                 "all-reduce overlapping the backward pass; mixtures of experts with tp 1 and "
-                "--ep; not multi-head latent attention)",
+                "--ep; DeepSeek's multi-head latent attention)",
           "");
     o.Add("tp",
           "with --model: tensor-parallel size (inside a server when it divides "

@@ -189,6 +189,24 @@ TEST_F(ServingTest, MixtureOfExpertsDecodes)
     EXPECT_LT(tpot, 3 * weights);
 }
 
+// DeepSeek-V3 (multi-head latent attention) on two TP 8 instances: a request's cache is each
+// prompt token's latent and RoPE key, (512 + 64) x 61 layers x 2 bytes, whole on every rank
+// of the instance (a grouped-query cache of 128 heads would be 2 x 128 x 128 per token and
+// layer, 57 times more), and each rank sends its copy; the run ends with every token.
+TEST_F(ServingTest, LatentAttentionCachesTheLatent)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const nlohmann::json s = Serve(
+        "--model=deepseek-v3 --servers=2 --tp=8 --serve=1x1 "
+        "--requests=2 --rate=5 --inputTokens=512 --outputTokens=4 "
+        "--mode=flow");
+    ASSERT_EQ(s["done"], 2);
+    EXPECT_EQ(s["decode_tokens"].get<uint64_t>(), 2u * 3);
+    const uint64_t kv = (512ULL + 64) * 61 * 2 * 512;
+    EXPECT_EQ(s["kv_bytes_per_request"].get<uint64_t>(), kv);
+    EXPECT_EQ(s["kv_bytes_sent_per_request"].get<uint64_t>(), 8 * kv);
+}
+
 // Bad serving flags: one line, exit status 2.
 TEST_F(ServingTest, BadFlags)
 {

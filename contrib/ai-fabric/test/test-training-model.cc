@@ -300,9 +300,73 @@ TEST_F(TrainingModelTest, TrainingConfigurationsThatDoNotFit)
     c.ep = 2;
     EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
     EXPECT_EQ(error, "ep = 2 needs a mixture of experts; small is dense");
-    TransformerModel::GetPreset("deepseek-v3", c.model);
-    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
-    EXPECT_EQ(error, "deepseek-v3: multi-head latent attention is not generated yet");
+}
+
+// DeepSeek-V3's step (multi-head latent attention, 3 dense layers then 58 MoE layers of 256
+// experts with a shared one, routed to at most 4 of 8 groups) on one server, EP 8, a
+// 256-token sequence per rank: its FLOPs are the model's (MLA's latent projections and
+// scores included) to 1e-9; every routing keeps each token's 8 experts within 4 groups, so a
+// token reaches at most 4 of the 8 GPUs; the attention of a layer costs its GEMMs'
+// 2 x tokens x AttentionParameters() FLOPs plus its scores' 2 x 2 x tokens x seq x 128 x
+// (192 + 128) / 2.
+TEST_F(TrainingModelTest, DeepSeekV3StepWithLatentAttention)
+{
+    TrainingConfig c;
+    ASSERT_TRUE(TransformerModel::GetPreset("deepseek-v3", c.model));
+    c.model.seqLength = 256;
+    c.seqLength = 256;
+    c.ep = 8;
+    c.microBatch = 1;
+    c.globalBatch = 8;
+    c.gpusPerServer = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
+    double flops = 0;
+    double attention = 0;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        attention += op.name == "fwd0-L0-attn" ? op.flops : 0;
+    }
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    const TransformerModel model(c.model);
+    EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
+    const double T = 256;
+    EXPECT_NEAR(attention,
+                2 * T * model.AttentionParameters() + 2.0 * 2 * T * 256 * 128 * (192 + 128) / 2,
+                1e-6 * attention);
+    ASSERT_EQ(w.moe.size(), 58u); // one routing per MoE layer (one EP group)
+    for (const MoeLayer& layer : w.moe)
+    {
+        uint64_t pairs = 0;
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            pairs += layer.routing->GetAssignments(r);
+        }
+        EXPECT_EQ(pairs, 8u * 256 * 8); // 8 ranks' tokens, 8 experts each
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            uint64_t copies = 0; // (token, GPU) pairs: at most 4 GPUs a token (5.3 unlimited)
+            for (uint32_t d = 0; d < 8; ++d)
+            {
+                copies += layer.routing->GetTokens(r, d);
+            }
+            EXPECT_LE(copies, 4u * 256);
+            EXPECT_GT(copies, 3u * 256);
+        }
+    }
+    // MLA's weights: q 7168 x 1536 + 1536 x 128 x 192, kv 7168 x (512 + 64) + 512 x 128 x
+    // 256, out 128 x 128 x 7168.
+    EXPECT_EQ(model.AttentionParameters(),
+              7168ULL * 1536 + 1536ULL * 128 * 192 + 7168ULL * 576 + 512ULL * 128 * 256
+                  + 128ULL * 128 * 7168);
 }
 
 // A mixture-of-experts step (8 experts, top 2, on 8 GPUs: PP 2, EP 2, DP 4, so expert-data

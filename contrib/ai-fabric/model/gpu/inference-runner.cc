@@ -94,11 +94,6 @@ InferenceRunner::Check(const InferenceConfig& c,
                 + " do not spread evenly over instances of " + std::to_string(c.tp) + " GPUs";
         return false;
     }
-    if (s.kvLoraRank > 0)
-    {
-        error = s.name + ": multi-head latent attention is not generated yet";
-        return false;
-    }
     if (c.prefillInstances == 0 || c.decodeInstances == 0 || c.tp == 0)
     {
         error = "serving needs at least one prefill and one decode instance of at least one GPU";
@@ -113,7 +108,7 @@ InferenceRunner::Check(const InferenceConfig& c,
                 + std::to_string(gpus);
         return false;
     }
-    const uint32_t kv = s.kvHeads > 0 ? s.kvHeads : s.heads;
+    const uint32_t kv = s.kvLoraRank > 0 ? s.heads : (s.kvHeads > 0 ? s.kvHeads : s.heads);
     if (s.heads % c.tp != 0 || s.ffnHidden % c.tp != 0 || (kv % c.tp != 0 && c.tp % kv != 0))
     {
         error = "tp = " + std::to_string(c.tp) + " does not divide the heads and the MLP of "
@@ -163,6 +158,15 @@ InferenceRunner::Setup(const InferenceConfig& config, Ptr<GpuComputeModel> gpu)
                            * static_cast<double>(config.inputTokens);
     m_kvBytes = static_cast<uint64_t>(perHead * kv);
     m_kvShareBytes = static_cast<uint64_t>(perHead * headsPerRank);
+    if (s.kvLoraRank > 0)
+    {
+        // MLA caches each token's compressed latent and its RoPE key, shared by every head:
+        // every rank of the instance holds the whole of it, and each copy is sent.
+        m_kvBytes = static_cast<uint64_t>(static_cast<double>(s.kvLoraRank + s.qkRopeHeadDim)
+                                          * m_kvElementBytes * s.layers
+                                          * static_cast<double>(config.inputTokens));
+        m_kvShareBytes = m_kvBytes;
+    }
     m_prefill.assign(config.prefillInstances, Instance());
     m_decode.assign(config.decodeInstances, Instance());
     for (uint32_t i = 0; i < config.prefillInstances; ++i)
@@ -648,6 +652,39 @@ InferenceRunner::Pass(uint64_t tokens,
     attn.scoreFlops = 2 * contextTokens * s.heads * 2 * d / tp;
     attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth) + cacheRead;
     attn.elementBytes = a * T * 5 * h; // layer norm; residual add
+    if (s.kvLoraRank > 0)
+    {
+        // MLA. The weights cost a token 2 FLOPs each whichever way they are applied. A prompt
+        // expands its latents into per-head keys (nope + rope) and values and scores them; a
+        // decode step absorbs the key and value up-projections into the query and the output
+        // (DeepSeek-V2, section 2.1.3) and scores the cached latents directly, kvLoraRank +
+        // ropeDim for QK^T and kvLoraRank for AV, reading each cached token's latent once.
+        const double heads = static_cast<double>(s.heads) / tp;
+        const double qk = static_cast<double>(s.qkNopeHeadDim + s.qkRopeHeadDim);
+        const double v = static_cast<double>(s.vHeadDim);
+        const double latent = static_cast<double>(s.kvLoraRank + s.qkRopeHeadDim);
+        const double qr = static_cast<double>(s.qLoraRank);
+        const double weights = static_cast<double>(model.AttentionParameters())
+                               - (tp - 1) / tp
+                                     * (static_cast<double>(model.AttentionParameters())
+                                        - (qr > 0 ? h * qr : 0) - h * latent);
+        attn.gemmFlops = 2 * T * weights;
+        const double moved
+            = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h + latent + heads * v + h;
+        attn.gemmBytes = e * (weights + T * moved);
+        if (contexts.empty())
+        {
+            attn.scoreFlops = 2 * contextTokens * heads * (qk + v);
+            attn.scoreBytes = a * T * heads * (2 * qk + 2 * v) + a * T * latent;
+        }
+        else
+        {
+            attn.scoreFlops
+                = 2 * contextTokens * heads * (latent + static_cast<double>(s.kvLoraRank));
+            attn.scoreBytes = a * T * heads * (latent + static_cast<double>(s.kvLoraRank))
+                              + contextTokens * latent * m_kvElementBytes;
+        }
+    }
     GpuComputeModel::BlockCost mlp;
     mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     mlp.gemmBytes = e

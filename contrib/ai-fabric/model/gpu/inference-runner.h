@@ -94,10 +94,15 @@ struct InferenceConfig
  *   so a decode batch below tp routes padding tokens. The routing is drawn once per instance
  *   and slice size (MoeRouting, no group limit) and used by every layer; the plans are built
  *   for every slice size up front. Tokens travel as BF16 activations (no FP8 dispatch).
+ * - **Multi-head latent attention** (DeepSeek-V3): the cache holds each token's latent and
+ *   RoPE key ((kvLoraRank + qkRopeHeadDim) x layers elements), whole on every rank of the
+ *   instance and sent by each; a prompt scores expanded keys and values, a decode step the
+ *   cached latents with the up-projections absorbed (DeepSeek-V2, section 2.1.3); the latent
+ *   down-projections are whole on every rank, the rest split by heads.
  *
  * Left out: prompt batching and chunked prefill, speculative decoding, paged-memory limits
  * (the batch is limited by maxBatch, not by HBM), preemption, prefix caching, the
- * scheduler's own time, and multi-head latent attention (Check() refuses it).
+ * scheduler's own time, and data-parallel attention (DeepSeek's serving runs MLA per GPU).
  *
  * Call Check(), Setup(), AddGroups() before the helper's Install(), Prepare() after it, then
  * Start().

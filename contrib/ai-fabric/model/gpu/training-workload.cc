@@ -56,11 +56,6 @@ TrainingWorkload::Make(const TrainingConfig& config,
                        std::string& error)
 {
     const TransformerSpec& spec = config.model;
-    if (spec.kvLoraRank > 0)
-    {
-        error = spec.name + ": multi-head latent attention is not generated yet";
-        return false;
-    }
     const bool moe = spec.experts > 0;
     if (!moe && config.ep > 1)
     {
@@ -94,7 +89,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 + " layers of " + spec.name;
         return false;
     }
-    const uint32_t kv = spec.kvHeads > 0 ? spec.kvHeads : spec.heads;
+    const bool mla = spec.kvLoraRank > 0;
+    const uint32_t kv = mla ? spec.heads : (spec.kvHeads > 0 ? spec.kvHeads : spec.heads);
     if (spec.heads % tp != 0 || spec.ffnHidden % tp != 0 || (kv % tp != 0 && tp % kv != 0))
     {
         error = "tp = " + std::to_string(tp) + " does not divide the heads and the MLP of "
@@ -160,6 +156,32 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         + T * (h + qWidth + 2 * kvWidth + qWidth + h));
     attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth);
     attn.elementBytes = a * T * (2 * h + 3 * h); // layer norm; residual add
+    if (mla)
+    {
+        // Multi-head latent attention (Megatron-Core's MLASelfAttention): the down-projections
+        // to the query and key-value latents are whole on every TP rank, the up-projections
+        // and the output projection split by heads. Every GEMM reads its input and writes its
+        // output; the scores read queries and keys of nope + rope dimensions per head and
+        // values of vHeadDim, and write outputs of vHeadDim.
+        const double heads = static_cast<double>(spec.heads) / tp;
+        const double qk = static_cast<double>(spec.qkNopeHeadDim + spec.qkRopeHeadDim);
+        const double v = static_cast<double>(spec.vHeadDim);
+        const double qr = static_cast<double>(spec.qLoraRank);
+        const double kvr = static_cast<double>(spec.kvLoraRank);
+        const double rope = static_cast<double>(spec.qkRopeHeadDim);
+        const double nope = static_cast<double>(spec.qkNopeHeadDim);
+        const double qDown = qr > 0 ? h * qr : 0;
+        const double qUp = (qr > 0 ? qr : h) * heads * qk;
+        const double kvDown = h * (kvr + rope);
+        const double kvUp = kvr * heads * (nope + v);
+        const double out = heads * v * h;
+        const double weights = qDown + qUp + kvDown + kvUp + out;
+        attn.gemmFlops = 2 * T * weights;
+        const double moved = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h
+                             + (kvr + rope) + kvr + heads * (nope + v) + heads * v + h;
+        attn.gemmBytes = e * (weights + T * moved);
+        attn.scoreBytes = a * T * heads * (2 * qk + 2 * v);
+    }
     Block mlp;
     mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     mlp.gemmBytes = e
@@ -312,8 +334,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 rc.tokens = static_cast<uint32_t>(T);
                 rc.experts = spec.experts;
                 rc.topk = spec.topK;
-                rc.expertGroups = 1; // no group limit
-                rc.topkGroups = 1;
+                // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
+                rc.expertGroups = spec.expertGroups > 0 ? spec.expertGroups : 1;
+                rc.topkGroups = spec.expertGroups > 0 ? spec.topkGroups : 1;
                 MoeLayer layerMoe;
                 std::string why;
                 layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);

@@ -114,11 +114,14 @@ Presets()
         deepseek.qkNopeHeadDim = 128;
         deepseek.qkRopeHeadDim = 64;
         deepseek.vHeadDim = 128;
+        deepseek.expertGroups = 8;
+        deepseek.topkGroups = 4;
         deepseek.source
             = "DeepSeek-V3 config.json and NVIDIA NeMo DeepSeekV3Config: 61 layers "
               "(the first 3 dense, FFN 18432), hidden 7168, 128 heads with MLA (q "
               "rank 1536, kv rank 512, head dims 128 + 64 RoPE, values 128), 256 "
-              "routed experts of 2048, 8 per token, 1 shared, vocabulary 129,280; "
+              "routed experts of 2048, 8 per token from at most 4 of 8 groups (n_group, "
+              "topk_group), 1 shared, vocabulary 129,280; "
               "sequence 4096; the multi-token-prediction module is left out";
         list.push_back(deepseek);
         return list;

@@ -46,6 +46,8 @@ struct TransformerSpec
     uint64_t qkNopeHeadDim{0};   //!< MLA: per-head query/key dimension without RoPE
     uint64_t qkRopeHeadDim{0};   //!< MLA: per-head query/key dimension with RoPE
     uint64_t vHeadDim{0};        //!< MLA: per-head value dimension
+    uint32_t expertGroups{0};    //!< router: groups of experts (0: no group limit)
+    uint32_t topkGroups{0};      //!< router: groups a token's experts may come from
     std::string source;          //!< the published configuration
 };
 
