@@ -6,6 +6,11 @@
 
 #include "chakra-trace.h"
 
+#include "ns3/abort.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -395,6 +400,19 @@ ChakraTrace::ToOps(const std::vector<Node>& nodes,
                    std::string& error,
                    uint64_t& dropped)
 {
+    return ToOps(nodes, rank, nRanks, gpu, Groups(), ops, error, dropped);
+}
+
+bool
+ChakraTrace::ToOps(const std::vector<Node>& nodes,
+                   uint32_t rank,
+                   uint32_t nRanks,
+                   const GpuComputeModel& gpu,
+                   const Groups& groups,
+                   std::vector<WorkloadOp>& ops,
+                   std::string& error,
+                   uint64_t& dropped)
+{
     dropped = 0;
     const std::string where = "rank " + std::to_string(rank) + " node ";
     std::unordered_map<uint64_t, uint32_t> index; // id -> position in nodes
@@ -510,6 +528,33 @@ ChakraTrace::ToOps(const std::vector<Node>& nodes,
             op.kind = WorkloadOpKind::COLLECTIVE;
             op.collective = t->second;
             op.bytes = kind == 9 ? 0 : size; // a barrier moves nothing
+            const auto pg = n.attrs.find("pg_name");
+            if (pg != n.attrs.end())
+            {
+                const std::string name
+                    = pg->second.isString ? pg->second.text : std::to_string(pg->second.bits);
+                if (!name.empty() && name != "0") // "" and "0": every rank
+                {
+                    const auto g = groups.find(name);
+                    if (g == groups.end())
+                    {
+                        error = at + ": process group \"" + name + "\" (pg_name) is not one of "
+                                + (groups.empty()
+                                       ? std::string("the communicator groups: give "
+                                                     "--commGroups=FILE")
+                                       : std::to_string(groups.size()) + " communicator groups");
+                        return false;
+                    }
+                    const std::vector<uint32_t>& members = g->second.second;
+                    if (std::find(members.begin(), members.end(), rank) == members.end())
+                    {
+                        error = at + ": rank " + std::to_string(rank)
+                                + " is not in its process group \"" + name + "\"";
+                        return false;
+                    }
+                    op.group = g->second.first;
+                }
+            }
             break;
         }
         case COMM_SEND_NODE:
@@ -563,16 +608,93 @@ ChakraTrace::Read(const std::string& prefix,
                   Workload& workload,
                   std::string& error)
 {
+    return Read(prefix, nRanks, gpu, Groups(), workload, error);
+}
+
+bool
+ChakraTrace::ReadCommGroups(const std::string& path,
+                            uint32_t nRanks,
+                            Groups& groups,
+                            std::string& error)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        error = "cannot read it";
+        return false;
+    }
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.empty())
+    {
+        error = "expected a JSON object of group names to ranks, e.g. {\"1\": [0, 1]}";
+        return false;
+    }
+    Groups read;
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        const std::string& name = it.key();
+        const std::string where = "group \"" + name + "\"";
+        if (name.empty() || name == "0")
+        {
+            error = where + " is every rank (PyTorch's default group); name the others";
+            return false;
+        }
+        if (!it.value().is_array() || it.value().empty())
+        {
+            error = where + ": expected a list of ranks";
+            return false;
+        }
+        std::vector<uint32_t> ranks;
+        for (const nlohmann::json& r : it.value())
+        {
+            if (!r.is_number_unsigned() || r.get<uint64_t>() >= nRanks)
+            {
+                error = where + ": " + r.dump() + " is not a rank of the " + std::to_string(nRanks);
+                return false;
+            }
+            const auto rank = r.get<uint32_t>();
+            if (std::find(ranks.begin(), ranks.end(), rank) != ranks.end())
+            {
+                error = where + " names rank " + std::to_string(rank) + " twice";
+                return false;
+            }
+            ranks.push_back(rank);
+        }
+        read[name] = {0, ranks};
+    }
+    uint32_t index = 1;
+    for (auto& [name, group] : read)
+    {
+        group.first = index++;
+    }
+    groups = std::move(read);
+    return true;
+}
+
+bool
+ChakraTrace::Read(const std::string& prefix,
+                  uint32_t nRanks,
+                  const GpuComputeModel& gpu,
+                  const Groups& groups,
+                  Workload& workload,
+                  std::string& error)
+{
     Workload w;
     w.nRanks = nRanks;
     w.ops.assign(nRanks, {});
+    for (const auto& [name, group] : groups)
+    {
+        NS_ABORT_MSG_IF(group.first != w.groups.size(), "ChakraTrace: groups out of order");
+        w.groupNames.push_back("pg " + name);
+        w.groups.push_back(group.second);
+    }
     uint64_t dropped = 0;
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         std::map<std::string, Value> metadata;
         std::vector<Node> nodes;
         if (!ReadFile(prefix + "." + std::to_string(r) + ".et", metadata, nodes, error)
-            || !ToOps(nodes, r, nRanks, gpu, w.ops[r], error, dropped))
+            || !ToOps(nodes, r, nRanks, gpu, groups, w.ops[r], error, dropped))
         {
             return false;
         }

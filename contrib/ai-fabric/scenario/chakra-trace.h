@@ -37,6 +37,11 @@ namespace ns3
  * node itself, on a later one or on one the trace does not hold (real traces have all three:
  * the MLCommons trace has 383 self-dependencies and dependencies both ways between nodes) is
  * dropped. Nodes are listed in dependency order, by id where free.
+ *
+ * A collective's "pg_name" attribute names its process group, as Chakra's PyTorch converter
+ * records it: "" or "0" is every rank (PyTorch's default group); another name is looked up in
+ * the communicator groups given to Read() (ASTRA-sim's --comm-group-configuration file: a JSON
+ * object of group name to ranks, ReadCommGroups()).
  */
 class ChakraTrace
 {
@@ -104,6 +109,47 @@ class ChakraTrace
                       std::string& error,
                       uint64_t& dropped);
 
+    /// Communicator groups by name, each with its workload group index and ranks.
+    using Groups = std::map<std::string, std::pair<uint32_t, std::vector<uint32_t>>>;
+
+    /**
+     * \brief ToOps() with process groups: a collective whose pg_name is a group's name runs on
+     *        that group's communicator (its workload group index).
+     * \param nodes a rank's nodes
+     * \param rank the rank
+     * \param nRanks the ranks of the workload
+     * \param gpu costs nodes given in FLOPs or bytes
+     * \param groups the groups (an unknown pg_name, or a group without this rank, is an error)
+     * \param ops set to the rank's operations
+     * \param error set to one line when it returns false
+     * \param dropped set to the dependencies dropped
+     * \return false if a node cannot be run
+     */
+    static bool ToOps(const std::vector<Node>& nodes,
+                      uint32_t rank,
+                      uint32_t nRanks,
+                      const GpuComputeModel& gpu,
+                      const Groups& groups,
+                      std::vector<WorkloadOp>& ops,
+                      std::string& error,
+                      uint64_t& dropped);
+
+    /**
+     * \brief Read a communicator group file: a JSON object whose keys name groups (the
+     *        pg_name values) and whose values are their ranks, e.g. {"1": [0, 1], "2": [2, 3]}
+     *        (ASTRA-sim's --comm-group-configuration).
+     * \param path the file
+     * \param nRanks the ranks of the workload
+     * \param groups set to the groups, in name order, their indices from 1 (0: every rank)
+     * \param error set to one line when it returns false
+     * \return false if the file cannot be read, is not such an object, names group "" or
+     *         "0" (every rank), a rank twice or one beyond nRanks, or a group of no rank
+     */
+    static bool ReadCommGroups(const std::string& path,
+                               uint32_t nRanks,
+                               Groups& groups,
+                               std::string& error);
+
     /**
      * \brief Read the traces PREFIX.0.et .. PREFIX.(n-1).et into a workload of n ranks.
      * \param prefix the files' prefix
@@ -116,6 +162,24 @@ class ChakraTrace
     static bool Read(const std::string& prefix,
                      uint32_t nRanks,
                      const GpuComputeModel& gpu,
+                     Workload& workload,
+                     std::string& error);
+
+    /**
+     * \brief Read() with process groups (ReadCommGroups()): the workload's communicators are
+     *        every rank (0) and the groups, named "pg NAME".
+     * \param prefix the files' prefix
+     * \param nRanks the ranks
+     * \param gpu costs nodes given in FLOPs or bytes
+     * \param groups the groups
+     * \param workload set to the workload (checked)
+     * \param error set to one line when it returns false
+     * \return false if a file cannot be read or the workload cannot run
+     */
+    static bool Read(const std::string& prefix,
+                     uint32_t nRanks,
+                     const GpuComputeModel& gpu,
+                     const Groups& groups,
                      Workload& workload,
                      std::string& error);
 };

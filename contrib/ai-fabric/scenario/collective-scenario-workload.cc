@@ -51,6 +51,12 @@ CollectiveScenario::DeclareWorkloadOptions()
           "instead of --workload, MLCommons Chakra execution traces: PREFIX.0.et .. "
           "PREFIX.(n-1).et, one per GPU (the manual's \"Chakra traces\")",
           "");
+    o.Add("commGroups",
+          "with --trace: the process groups its collectives' pg_name attributes name, a JSON "
+          "object of group name to ranks such as {\"1\": [0, 1]} (ASTRA-sim's "
+          "--comm-group-configuration); without it every pg_name must be \"\" or \"0\" "
+          "(every rank)",
+          "");
     o.Add("model",
           "instead of --workload, one training step of a model as Megatron-LM runs it: "
               + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
@@ -279,9 +285,20 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
     // The GPUs' compute model: what a trace's or a model's compute costs.
     Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
     gpu->SetAttribute("Gpu", StringValue(m_topology->GetGpuPreset()));
+    const std::string& commGroups = o.Get("commGroups");
+    if (!commGroups.empty() && trace.empty())
+    {
+        o.Fail("--commGroups=" + commGroups + " names a --trace's process groups: give --trace");
+    }
     if (!trace.empty())
     {
-        if (!ChakraTrace::Read(trace, m_topology->GetNGpus(), *gpu, *m_workload, error))
+        ChakraTrace::Groups groups;
+        if (!commGroups.empty()
+            && !ChakraTrace::ReadCommGroups(commGroups, m_topology->GetNGpus(), groups, error))
+        {
+            o.Fail("--commGroups=" + commGroups + ": " + error);
+        }
+        if (!ChakraTrace::Read(trace, m_topology->GetNGpus(), *gpu, groups, *m_workload, error))
         {
             o.Fail("--trace=" + trace + ": " + error);
         }

@@ -83,6 +83,20 @@ IntAttr(const std::string& name, int64_t v)
 }
 
 /**
+ * \param name an attribute's name
+ * \param v its string value
+ * \return the AttributeProto
+ */
+std::string
+StrAttr(const std::string& name, const std::string& v)
+{
+    Proto p;
+    p.Text(1, name);
+    p.Text(29, v);
+    return p.bytes;
+}
+
+/**
  * \param id the node's id
  * \param type its NodeType
  * \param deps its data dependencies
@@ -216,6 +230,99 @@ TEST_F(ChakraTraceTest, OwnTracesRunAsTheirWorkload)
         = RunCommand(ProgramPath("ai-fabric-train") + " --quiet --trace=" + dir + "/none" + fabric);
     EXPECT_EQ(none.status, 2);
     EXPECT_NE(none.err.find("cannot read"), std::string::npos) << none.err;
+    RunCommand("rm -rf " + dir);
+}
+
+// Process groups: four ranks, pg "1" = ranks 0 and 1 and pg "2" = ranks 2 and 3 (a
+// --commGroups file in ASTRA-sim's format), each pair running 100 us of compute and then a
+// 1 MiB all-reduce of its own pg on four one-GPU servers under one leaf (disjoint paths): the
+// step is 100 us plus a two-GPU all-reduce's time in ai-fabric-fattree's sweep on two such
+// servers, exactly; a pg_name of "0" is every rank. Bad groups: one line, exit status 2.
+TEST_F(ChakraTraceTest, ProcessGroupsRunOnTheirRanks)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string dir = TempDir();
+    auto write = [&dir](const std::string& name, const std::string& pgOf)
+    {
+        for (uint32_t r = 0; r < 4; ++r)
+        {
+            const std::string pg = pgOf.empty() ? (r < 2 ? "1" : "2") : pgOf;
+            WriteTrace(dir + "/" + name + "." + std::to_string(r) + ".et",
+                       {Node(1, ChakraTrace::COMP_NODE, {}, 100, {}),
+                        Node(2,
+                             ChakraTrace::COMM_COLL_NODE,
+                             {1},
+                             0,
+                             {IntAttr("comm_type", 0),
+                              IntAttr("comm_size", 1 << 20),
+                              StrAttr("pg_name", pg)})});
+        }
+    };
+    write("p", "");
+    std::ofstream(dir + "/groups.json") << R"({"1": [0, 1], "2": [2, 3]})";
+    ChakraTrace::Groups groups;
+    std::string error;
+    ASSERT_TRUE(ChakraTrace::ReadCommGroups(dir + "/groups.json", 4, groups, error)) << error;
+    Workload w;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    ASSERT_TRUE(ChakraTrace::Read(dir + "/p", 4, *gpu, groups, w, error)) << error;
+    ASSERT_EQ(w.groups.size(), 3u);
+    EXPECT_EQ(w.groups[1], (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(w.groupNames[2], "pg 2");
+    EXPECT_EQ(w.ops[0][1].group, 1u);
+    EXPECT_EQ(w.ops[3][1].group, 2u);
+
+    const std::string fabric = " --server=none --radix=8 --algo=ring --protocol=simple";
+    const CommandResult r = RunCommand(
+        ProgramPath("ai-fabric-train") + " --quiet --servers=4 --trace=" + dir + "/p"
+        + " --commGroups=" + dir + "/groups.json" + fabric + " --json=" + dir + "/out.json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const CommandResult sweep = RunCommand(
+        ProgramPath("ai-fabric-fattree") + " --quiet --servers=2" + fabric
+        + " --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 --json=" + dir + "/s.json");
+    ASSERT_EQ(sweep.status, 0) << sweep.err;
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/out.json"));
+    const nlohmann::json s = nlohmann::json::parse(ReadFile(dir + "/s.json"));
+    EXPECT_NEAR(j["workload"]["step_us"].get<double>(),
+                100 + s["results"][0]["time_us"].get<double>(),
+                1e-6);
+    write("w", "0"); // PyTorch's default group: every rank, no file needed
+    EXPECT_EQ(RunCommand(ProgramPath("ai-fabric-train") + " --quiet --servers=4 --trace=" + dir
+                         + "/w" + fabric)
+                  .status,
+              0);
+
+    write("x", "7");
+    std::ofstream(dir + "/far.json") << R"({"1": [0, 9]})";
+    std::ofstream(dir + "/zero.json") << R"({"0": [0, 1]})";
+    std::ofstream(dir + "/twice.json") << R"({"1": [1, 1]})";
+    std::ofstream(dir + "/list.json") << R"([[0, 1]])";
+    std::ofstream(dir + "/short.json") << R"({"1": [0], "2": [2, 3]})";
+    const std::string base = ProgramPath("ai-fabric-train") + " --quiet --servers=4" + fabric;
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {" --trace=" + dir + "/p",
+              "process group \"1\" (pg_name) is not one of the "
+              "communicator groups: give --commGroups=FILE"},
+             {" --trace=" + dir + "/x --commGroups=" + dir + "/groups.json",
+              "process group \"7\" (pg_name) is not one of 2 communicator groups"},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/far.json",
+              "group \"1\": 9 is not a rank of the 4"},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/zero.json",
+              "group \"0\" is every rank"},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/twice.json",
+              "group \"1\" names rank 1 twice"},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/list.json",
+              "expected a JSON object of group names to ranks"},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/short.json",
+              "rank 1 is not in its process group \"1\""},
+             {" --trace=" + dir + "/p --commGroups=" + dir + "/none.json", "cannot read it"},
+             {" --model=llama3-8b --commGroups=" + dir + "/groups.json", "give --trace"}})
+    {
+        const CommandResult bad = RunCommand(base + args);
+        EXPECT_EQ(bad.status, 2) << args;
+        EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+        EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    }
     RunCommand("rm -rf " + dir);
 }
 
