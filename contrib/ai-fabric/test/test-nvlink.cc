@@ -756,7 +756,9 @@ TEST_F(NvLinkTest, ServerTreeChainsInsideAndTreesAcross)
 // One server: the chain alone, headed by local GPU c, with no tree across servers (this
 // aborted, asking for the binary tree of one server). ai-fabric-fattree's tree on one DGX
 // H100 runs in both modes and moves 128 MiB at the ring's pace over NVLink (the chain
-// pipelines as the ring does: within 1% of the ring's 365-367 GB/s).
+// pipelines as the ring does: within 1% of the ring's 365-367 GB/s at the packet level; the
+// flow level within 3% of the packet level, its error where a GPU's channels queue messages to
+// one peer, the manual's "The flow level").
 TEST_F(NvLinkTest, TreeOnOneServerIsTheChain)
 {
     for (uint32_t t = 0; t < 2; ++t)
@@ -769,6 +771,7 @@ TEST_F(NvLinkTest, TreeOnOneServerIsTheChain)
         }
     }
     AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");
+    double packetBusbw = 0;
     for (const std::string mode : {"packet", "flow"})
     {
         const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree")
@@ -792,7 +795,15 @@ TEST_F(NvLinkTest, TreeOnOneServerIsTheChain)
                 busbw = std::stod(cells[6]);
             }
         }
-        EXPECT_NEAR(busbw, 366.0, 0.01 * 366.0) << mode << "\n" << r.out;
+        if (mode == "packet")
+        {
+            EXPECT_NEAR(busbw, 366.0, 0.01 * 366.0) << r.out;
+            packetBusbw = busbw;
+        }
+        else
+        {
+            EXPECT_NEAR(busbw, packetBusbw, 0.03 * packetBusbw) << r.out;
+        }
     }
 }
 

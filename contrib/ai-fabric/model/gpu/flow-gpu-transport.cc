@@ -46,6 +46,7 @@ FlowGpuTransport::DoDispose()
     m_shared = nullptr;
     m_routes.clear();
     m_connections.clear();
+    m_nvRoutes.clear();
     GpuTransport::DoDispose();
 }
 
@@ -86,8 +87,8 @@ FlowGpuTransport::IsConnected(uint32_t peer, uint32_t channel) const
     {
         return m_hasNvls;
     }
-    return m_connections.count(Key(peer, channel)) > 0
-           || (IsNvLinkPeer(peer) && m_connections.count(Key(peer, 0)) > 0);
+    // Over NVLink a channel's queue is made when first used.
+    return m_connections.count(Key(peer, channel)) > 0 || m_nvRoutes.count(peer) > 0;
 }
 
 void
@@ -99,27 +100,75 @@ FlowGpuTransport::DoConnect(Ptr<GpuTransport> other, uint32_t channel)
         NS_ABORT_MSG_IF(!m_hasNvls, "GpuTransport: rank " << GetRank() << " to itself");
         return;
     }
-    // Over NVLink every channel shares the ports: one route, kept as channel 0's.
-    const uint32_t ch = IsNvLinkPeer(peer->GetRank()) ? 0 : channel;
-    if (m_connections.count(Key(peer->GetRank(), ch)) > 0)
+    AddQueue(PeekPointer(peer), channel);
+}
+
+uint32_t
+FlowGpuTransport::AddQueue(FlowGpuTransport* peer, uint32_t channel)
+{
+    const uint32_t other = peer->GetRank();
+    auto known = m_connections.find(Key(other, channel));
+    if (known != m_connections.end())
     {
-        return;
+        return known->second;
     }
-    FlowRoute ab;
-    FlowRoute ba;
-    std::string error;
-    NS_ABORT_MSG_IF(!m_router->Resolve(GetRank(), peer->GetRank(), ch, ab, ba, error),
-                    "GpuTransport: " << error);
-    m_connections[Key(peer->GetRank(), ch)] = static_cast<uint32_t>(m_routes.size());
-    m_routes.push_back(std::move(ab));
-    m_waiting.emplace_back();
-    m_busy.push_back(0);
-    m_costs.emplace_back();
-    peer->m_connections[peer->Key(GetRank(), ch)] = static_cast<uint32_t>(peer->m_routes.size());
-    peer->m_routes.push_back(std::move(ba));
-    peer->m_waiting.emplace_back();
-    peer->m_busy.push_back(0);
-    peer->m_costs.emplace_back();
+    const bool nvlink = IsNvLinkPeer(other);
+    auto shared = m_nvRoutes.find(other);
+    if (!nvlink || shared == m_nvRoutes.end())
+    {
+        // A new route both ways (over NVLink the peer's, channel 0's, for every channel).
+        FlowRoute ab;
+        FlowRoute ba;
+        std::string error;
+        NS_ABORT_MSG_IF(!m_router->Resolve(GetRank(), other, nvlink ? 0 : channel, ab, ba, error),
+                        "GpuTransport: " << error);
+        const auto mine = static_cast<uint32_t>(m_routes.size());
+        m_routes.push_back(std::move(ab));
+        m_costs.emplace_back();
+        m_busy.push_back(0);
+        m_routeQueues.emplace_back();
+        m_nextQueue.push_back(0);
+        const auto theirs = static_cast<uint32_t>(peer->m_routes.size());
+        peer->m_routes.push_back(std::move(ba));
+        peer->m_costs.emplace_back();
+        peer->m_busy.push_back(0);
+        peer->m_routeQueues.emplace_back();
+        peer->m_nextQueue.push_back(0);
+        if (nvlink)
+        {
+            shared = m_nvRoutes.emplace(other, mine).first;
+            peer->m_nvRoutes.emplace(GetRank(), theirs);
+        }
+        else
+        {
+            auto queue = [](FlowGpuTransport* t, uint32_t route, uint64_t key)
+            {
+                t->m_connections[key] = static_cast<uint32_t>(t->m_queueRoute.size());
+                t->m_routeQueues[route].push_back(static_cast<uint32_t>(t->m_queueRoute.size()));
+                t->m_queueRoute.push_back(route);
+                t->m_waiting.emplace_back();
+            };
+            queue(this, mine, Key(other, channel));
+            queue(peer, theirs, peer->Key(GetRank(), channel));
+            return m_connections[Key(other, channel)];
+        }
+    }
+    // An NVLink queue of this channel on the peer's route, both ways.
+    auto queue = [channel](FlowGpuTransport* t, uint32_t to)
+    {
+        const uint64_t key = t->Key(to, channel);
+        if (t->m_connections.count(key) == 0)
+        {
+            const uint32_t route = t->m_nvRoutes.at(to);
+            t->m_connections[key] = static_cast<uint32_t>(t->m_queueRoute.size());
+            t->m_routeQueues[route].push_back(static_cast<uint32_t>(t->m_queueRoute.size()));
+            t->m_queueRoute.push_back(route);
+            t->m_waiting.emplace_back();
+        }
+        return t->m_connections[key];
+    };
+    queue(peer, GetRank());
+    return queue(this, other);
 }
 
 uint32_t
@@ -150,20 +199,21 @@ FlowGpuTransport::NewTransfer(
 void
 FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t tag)
 {
-    const bool nvlink = IsNvLinkPeer(peer);
-    const uint32_t route = RouteOf(peer, nvlink ? 0 : channel);
-    CountSent(bytes, nvlink);
+    const uint32_t queue = QueueOf(peer, channel);
+    const uint32_t route = m_queueRoute[queue];
+    CountSent(bytes, m_routes[route].nvlink);
     const uint32_t slot = NewTransfer(Kind::UNICAST, route, peer, bytes, tag);
-    if (!m_waiting[route].empty() || !Fits(slot))
+    m_transfers[slot].queue = queue;
+    if (!m_waiting[queue].empty() || !Fits(slot))
     {
-        m_waiting[route].push_back(slot); // behind the messages on the wire
+        m_waiting[queue].push_back(slot); // behind the messages on the wire
         return;
     }
     StartUnicast(slot);
 }
 
 uint32_t
-FlowGpuTransport::RouteOf(uint32_t peer, uint32_t channel)
+FlowGpuTransport::QueueOf(uint32_t peer, uint32_t channel)
 {
     // A channel sends to few peers, mostly the one of its last message (a ring's next rank):
     // one entry per channel saves most lookups in the connections' table.
@@ -175,9 +225,14 @@ FlowGpuTransport::RouteOf(uint32_t peer, uint32_t channel)
         return last.second;
     }
     auto it = m_connections.find(Key(peer, channel));
-    NS_ABORT_MSG_IF(it == m_connections.end(),
-                    "GpuTransport: rank " << GetRank() << " has no connection to rank " << peer
-                                          << " on channel " << channel);
+    if (it == m_connections.end())
+    {
+        NS_ABORT_MSG_IF(m_nvRoutes.count(peer) == 0,
+                        "GpuTransport: rank " << GetRank() << " has no connection to rank " << peer
+                                              << " on channel " << channel);
+        last = {peer, AddQueue(m_shared->peers[peer], channel)}; // another NVLink channel
+        return last.second;
+    }
     last = {peer, it->second};
     return it->second;
 }
@@ -210,8 +265,8 @@ FlowGpuTransport::Lanes(uint32_t slot)
 bool
 FlowGpuTransport::Fits(uint32_t slot)
 {
-    const uint32_t route = m_transfers[slot].route;
-    return m_busy[route] == 0 || m_busy[route] + Lanes(slot) <= m_routes[route].lanes;
+    const Transfer& t = m_transfers[slot];
+    return m_busy[t.route] == 0 || m_busy[t.route] + Lanes(slot) <= m_routes[t.route].lanes;
 }
 
 void
@@ -367,12 +422,33 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
             dst->m_node, c.arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
         const Time completion = c.completion;
         m_busy[t.route] -= c.lanes;
-        FabricFifo<uint32_t>& waiting = m_waiting[t.route];
-        while (!waiting.empty() && Fits(waiting.front()))
+        // The next messages follow the last packet out: each queue's in order, the route's
+        // queues (an NVLink peer's channels) in turn, as many as the ports take.
+        const std::vector<uint32_t>& queues = m_routeQueues[t.route];
+        uint32_t& turn = m_nextQueue[t.route];
+        for (uint32_t tried = 0; tried < queues.size(); ++tried)
         {
+            const uint32_t q = queues[turn];
+            turn = turn + 1 == queues.size() ? 0 : turn + 1;
+            FabricFifo<uint32_t>& waiting = m_waiting[q];
+            if (waiting.empty())
+            {
+                continue;
+            }
+            if (!Fits(waiting.front()))
+            {
+                // The ports free for the first that does not fit: its turn comes back first.
+                turn = turn == 0 ? static_cast<uint32_t>(queues.size() - 1) : turn - 1;
+                break;
+            }
             const uint32_t next = waiting.front();
             waiting.pop_front();
-            StartUnicast(next); // the next message follows the last packet out
+            StartUnicast(next);
+            tried = UINT32_MAX; // scan again from the next queue: ports may be left
+            if (m_busy[t.route] >= m_routes[t.route].lanes)
+            {
+                break;
+            }
         }
         CompleteAfter(completion, t.tag);
         return;

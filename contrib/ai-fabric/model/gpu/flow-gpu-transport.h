@@ -131,6 +131,7 @@ class FlowGpuTransport
     {
         Kind kind{Kind::UNICAST};  //!< what
         uint32_t route{0};         //!< index in m_routes
+        uint32_t queue{0};         //!< unicast: index in m_waiting and m_busy
         uint32_t peer{0};          //!< receiving rank
         uint64_t bytes{0};         //!< payload
         uint32_t tag{0};           //!< tag
@@ -239,10 +240,21 @@ class FlowGpuTransport
 
     /**
      * \param peer a connected rank
-     * \param channel the connection's channel (0 for an NVLink peer)
-     * \return its route (aborts if not connected)
+     * \param channel the connection's channel
+     * \return its queue (aborts if not connected)
      */
-    uint32_t RouteOf(uint32_t peer, uint32_t channel);
+    uint32_t QueueOf(uint32_t peer, uint32_t channel);
+
+    /**
+     * \brief The queue of a connection, made with its route if new: one route per channel to
+     *        a peer over the network; over NVLink one route per peer, shared by its channels'
+     *        queues (each channel's messages in order, the channels side by side, as the
+     *        packet level's NVLink queues).
+     * \param peer the peer
+     * \param channel the channel
+     * \return the queue
+     */
+    uint32_t AddQueue(FlowGpuTransport* peer, uint32_t channel);
 
     /**
      * \param peer a rank
@@ -257,10 +269,14 @@ class FlowGpuTransport
     uint32_t m_node{0};                                     //!< node id
     std::vector<FlowRoute> m_routes;                        //!< this GPU's, as the sender
     std::vector<Costs> m_costs;                             //!< by route: the last size's
-    std::vector<FabricFifo<uint32_t>> m_waiting;            //!< by route: transfers queued
+    std::vector<uint32_t> m_queueRoute;                     //!< by queue: its route
+    std::vector<FabricFifo<uint32_t>> m_waiting;            //!< by queue: transfers queued
     std::vector<uint32_t> m_busy;                           //!< by route: lanes its messages hold
-    std::unordered_map<uint64_t, uint32_t> m_connections;   //!< (peer, channel) -> route
-    std::vector<std::pair<uint32_t, uint32_t>> m_lastRoute; //!< by channel: (peer, route) last sent
+    std::vector<std::vector<uint32_t>> m_routeQueues;       //!< by route: its queues
+    std::vector<uint32_t> m_nextQueue;                      //!< by route: the queue whose turn
+    std::unordered_map<uint64_t, uint32_t> m_connections;   //!< (peer, channel) -> queue
+    std::unordered_map<uint32_t, uint32_t> m_nvRoutes;      //!< NVLink peer -> route
+    std::vector<std::pair<uint32_t, uint32_t>> m_lastRoute; //!< by channel: (peer, queue) last sent
     std::vector<Transfer> m_transfers;                      //!< in flight, by slot
     std::vector<uint32_t> m_freeTransfers;                  //!< slots to reuse
     bool m_hasNvls{false};                                  //!< NVLS engines in its switch
