@@ -128,12 +128,14 @@ FlowGpuTransport::AddQueue(FlowGpuTransport* peer, uint32_t channel)
         m_busy.push_back(0);
         m_routeQueues.emplace_back();
         m_nextQueue.push_back(0);
+        m_routeWaiting.push_back(0);
         const auto theirs = static_cast<uint32_t>(peer->m_routes.size());
         peer->m_routes.push_back(std::move(ba));
         peer->m_costs.emplace_back();
         peer->m_busy.push_back(0);
         peer->m_routeQueues.emplace_back();
         peer->m_nextQueue.push_back(0);
+        peer->m_routeWaiting.push_back(0);
         if (nvlink)
         {
             shared = m_nvRoutes.emplace(other, mine).first;
@@ -207,6 +209,7 @@ FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t
     if (!m_waiting[queue].empty() || !Fits(slot))
     {
         m_waiting[queue].push_back(slot); // behind the messages on the wire
+        ++m_routeWaiting[route];
         return;
     }
     StartUnicast(slot);
@@ -426,7 +429,8 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
         // queues (an NVLink peer's channels) in turn, as many as the ports take.
         const std::vector<uint32_t>& queues = m_routeQueues[t.route];
         uint32_t& turn = m_nextQueue[t.route];
-        for (uint32_t tried = 0; tried < queues.size(); ++tried)
+        uint32_t& left = m_routeWaiting[t.route];
+        for (uint32_t tried = 0; left > 0 && tried < queues.size(); ++tried)
         {
             const uint32_t q = queues[turn];
             turn = turn + 1 == queues.size() ? 0 : turn + 1;
@@ -443,6 +447,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
             }
             const uint32_t next = waiting.front();
             waiting.pop_front();
+            --left;
             StartUnicast(next);
             tried = UINT32_MAX; // scan again from the next queue: ports may be left
             if (m_busy[t.route] >= m_routes[t.route].lanes)

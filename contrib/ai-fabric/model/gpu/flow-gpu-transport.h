@@ -274,6 +274,7 @@ class FlowGpuTransport
     std::vector<uint32_t> m_busy;                           //!< by route: lanes its messages hold
     std::vector<std::vector<uint32_t>> m_routeQueues;       //!< by route: its queues
     std::vector<uint32_t> m_nextQueue;                      //!< by route: the queue whose turn
+    std::vector<uint32_t> m_routeWaiting;                   //!< by route: messages its queues hold
     std::unordered_map<uint64_t, uint32_t> m_connections;   //!< (peer, channel) -> queue
     std::unordered_map<uint32_t, uint32_t> m_nvRoutes;      //!< NVLink peer -> route
     std::vector<std::pair<uint32_t, uint32_t>> m_lastRoute; //!< by channel: (peer, queue) last sent
