@@ -8,6 +8,7 @@
 // progressive filling from scratch, a ring all-reduce against the alpha-beta model and against
 // the packet level, and the programs' --mode flag.
 
+#include "ai-fabric-test-collective.h"
 #include "ai-fabric-test-command.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
@@ -314,16 +315,7 @@ RunRing(bool flow, uint32_t servers, uint64_t bytes, uint32_t radix, Time* alpha
     Ptr<CollectivePlan> plan = CreateObject<RingAlgorithm>()->Build(
         CollectiveType::ALL_REDUCE, servers, bytes, 1, collectives.GetChunkBytes());
     collectives.Connect(*plan);
-    Time start;
-    Time end;
-    collectives.Run(plan,
-                    MakeCallback(+[](Time* s, Time* e, Time a, Time b)
-                                 {
-                                     *s = a;
-                                     *e = b;
-                                 })
-                        .Bind(&start, &end));
-    Simulator::Run();
+    const Time time = RunCollectiveNow(collectives, plan);
     Ptr<Communicator> comm = collectives.GetCommunicator(0);
     Ptr<RdmaTransport> nic = fabric.GetTransport(tree.GetGpuByRank(0));
     const uint32_t mtu = nic->GetQueuePair(RdmaTransport::FIRST_QPN)->GetMtu();
@@ -338,7 +330,7 @@ RunRing(bool flow, uint32_t servers, uint64_t bytes, uint32_t radix, Time* alpha
              + fabric.GetChannels()[0]->GetDelay() * 4 + nic->GetRxLatency();
     Simulator::Destroy();
     Names::Clear();
-    return end - start;
+    return time;
 }
 
 } // namespace

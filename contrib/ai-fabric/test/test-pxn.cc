@@ -7,6 +7,7 @@
 // NCCL's PXN: point-to-point transfers to another server leave by the NIC that serves the
 // destination's GPU index, relayed over NVLink, at the packet and the flow level.
 
+#include "ai-fabric-test-collective.h"
 #include "ai-fabric-test-fixture.h"
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective-helper.h"
@@ -192,17 +193,7 @@ RunAllToAll(bool pxn, bool flow, uint64_t part)
         CollectiveType::ALL_TO_ALL, n, n * part, 1, collectives.GetChunkBytes());
     collectives.Connect(*plan);
     AllToAllRun run;
-    Time start;
-    Time end;
-    collectives.Run(plan,
-                    MakeCallback(+[](Time* s, Time* e, Time a, Time b)
-                                 {
-                                     *s = a;
-                                     *e = b;
-                                 })
-                        .Bind(&start, &end));
-    Simulator::Run();
-    run.time = end - start;
+    run.time = RunCollectiveNow(collectives, plan);
     for (uint32_t r = 0; r < n; ++r)
     {
         Ptr<GpuTransport> t = collectives.GetTransport(r);
