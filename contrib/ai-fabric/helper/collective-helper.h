@@ -88,7 +88,8 @@ class CollectiveHelper
 
     /**
      * \brief NCCL's PXN (NCCL_PXN_DISABLE=0, its default): point-to-point plans (all-to-all,
-     *        send/receive) send to a GPU of another server through the NIC of this server
+     *        send/receive on communicators with more ranks than the pair) send to a GPU of
+     *        another server through the NIC of this server
      *        that serves the destination's device index, relayed over NVLink (PxnRelay).
      *        On by default; before Install().
      * \param pxn true to relay, false to send every transfer by its sender's NIC
@@ -140,8 +141,10 @@ class CollectiveHelper
     Ptr<Communicator> GetGroupCommunicator(uint32_t group, uint32_t groupRank) const;
 
     /**
-     * \brief Open every connection a schedule of a group uses (idempotent).
-     * \param schedule a schedule of the group's size
+     * \brief Open every connection a schedule of a group uses (idempotent), its PXN form's
+     *        for a point-to-point plan (the communicators keep that form for the schedule).
+     * \param schedule a schedule of the group's size, made with Create<>() (reference
+     *        counted: the group's PXN relay holds it)
      * \param group the group (0: every rank)
      */
     void Connect(const CollectiveSchedule& schedule, uint32_t group);
@@ -179,8 +182,10 @@ class CollectiveHelper
     Ptr<GpuTransport> GetTransport(uint32_t rank) const;
 
     /**
-     * \brief Open every connection the schedule uses (idempotent).
-     * \param schedule a schedule (or plan) for these ranks
+     * \brief Open every connection the schedule uses (idempotent), its PXN form's for a
+     *        point-to-point plan.
+     * \param schedule a schedule (or plan) for these ranks, made with Create<>() (reference
+     *        counted: the PXN relay holds it)
      */
     void Connect(const CollectiveSchedule& schedule);
 

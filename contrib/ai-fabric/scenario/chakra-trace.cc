@@ -23,6 +23,23 @@ namespace ns3
 namespace
 {
 
+/**
+ * \param text a name from a file
+ * \return it with control characters as '?', so that a message stays one line
+ */
+std::string
+Printable(std::string text)
+{
+    for (char& c : text)
+    {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        {
+            c = '?';
+        }
+    }
+    return text;
+}
+
 /// Protobuf's wire types.
 enum WireType : uint32_t
 {
@@ -532,13 +549,15 @@ ChakraTrace::ToOps(const std::vector<Node>& nodes,
             if (pg != n.attrs.end())
             {
                 const std::string name
-                    = pg->second.isString ? pg->second.text : std::to_string(pg->second.bits);
+                    = pg->second.isString ? pg->second.text
+                                          : std::to_string(static_cast<int64_t>(pg->second.bits));
                 if (!name.empty() && name != "0") // "" and "0": every rank
                 {
                     const auto g = groups.find(name);
                     if (g == groups.end())
                     {
-                        error = at + ": process group \"" + name + "\" (pg_name) is not one of "
+                        error = at + ": process group \"" + Printable(name)
+                                + "\" (pg_name) is not one of "
                                 + (groups.empty()
                                        ? std::string("the communicator groups: give "
                                                      "--commGroups=FILE")
@@ -549,7 +568,7 @@ ChakraTrace::ToOps(const std::vector<Node>& nodes,
                     if (std::find(members.begin(), members.end(), rank) == members.end())
                     {
                         error = at + ": rank " + std::to_string(rank)
-                                + " is not in its process group \"" + name + "\"";
+                                + " is not in its process group \"" + Printable(name) + "\"";
                         return false;
                     }
                     op.group = g->second.first;
@@ -633,7 +652,7 @@ ChakraTrace::ReadCommGroups(const std::string& path,
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         const std::string& name = it.key();
-        const std::string where = "group \"" + name + "\"";
+        const std::string where = "group \"" + Printable(name) + "\"";
         if (name.empty() || name == "0")
         {
             error = where + " is every rank (PyTorch's default group); name the others";

@@ -101,7 +101,7 @@ ScenarioOptions::Catalogue()
             {"warmup", "untimed iterations per size first (nccl-tests -w)", "1", false},
             {"channels", "channels (NCCL's nChannels), each with its own QPs", "1", false},
             {"pxn",
-             "NCCL's PXN: all-to-all and send/receive to another server leave by the NIC "
+             "NCCL's PXN: an all-to-all's transfers to another server leave by the NIC "
              "serving the destination's GPU index, relayed over NVLink (NCCL_PXN_DISABLE=0, "
              "NCCL's default); false: by the sender's own NIC",
              "true",

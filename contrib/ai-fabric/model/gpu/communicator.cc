@@ -219,6 +219,7 @@ Communicator::DoDispose()
     m_lastDue[0] = -1;
     m_lastDue[1] = -1;
     m_done = DoneCallback();
+    m_pxn = nullptr; // the relay and the plans it keeps
     Object::DoDispose();
 }
 

@@ -205,7 +205,6 @@ FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t
     const uint32_t route = m_queueRoute[queue];
     CountSent(bytes, m_routes[route].nvlink);
     const uint32_t slot = NewTransfer(Kind::UNICAST, route, peer, bytes, tag);
-    m_transfers[slot].queue = queue;
     if (!m_waiting[queue].empty() || !Fits(slot))
     {
         m_waiting[queue].push_back(slot); // behind the messages on the wire

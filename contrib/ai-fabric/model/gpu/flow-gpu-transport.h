@@ -131,7 +131,6 @@ class FlowGpuTransport
     {
         Kind kind{Kind::UNICAST};  //!< what
         uint32_t route{0};         //!< index in m_routes
-        uint32_t queue{0};         //!< unicast: index in m_waiting and m_busy
         uint32_t peer{0};          //!< receiving rank
         uint64_t bytes{0};         //!< payload
         uint32_t tag{0};           //!< tag

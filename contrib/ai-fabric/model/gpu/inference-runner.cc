@@ -288,8 +288,9 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
             rc.tokens = static_cast<uint32_t>(t);
             rc.experts = s.experts;
             rc.topk = s.topK;
-            rc.expertGroups = 1; // no group limit
-            rc.topkGroups = 1;
+            // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
+            rc.expertGroups = s.expertGroups > 0 ? s.expertGroups : 1;
+            rc.topkGroups = s.expertGroups > 0 ? s.topkGroups : 1;
             std::string why;
             MoePlans p;
             p.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
@@ -669,8 +670,16 @@ InferenceRunner::Pass(uint64_t tokens,
                                      * (static_cast<double>(model.AttentionParameters())
                                         - (qr > 0 ? h * qr : 0) - h * latent);
         attn.gemmFlops = 2 * T * weights;
-        const double moved
-            = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h + latent + heads * v + h;
+        const double kvr = static_cast<double>(s.kvLoraRank);
+        const double nope = static_cast<double>(s.qkNopeHeadDim);
+        // Every GEMM's input and output: the query's projections, the latent's, the output's;
+        // a prompt's key-value up-projection (latent in, keys and values out), or a decode
+        // step's absorbed ones (the query's nope part into the latent space, the attention's
+        // output out of it).
+        const double moved = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h + latent
+                             + heads * v + h
+                             + (contexts.empty() ? kvr + heads * (nope + v)
+                                                 : heads * (nope + kvr) + heads * (kvr + v));
         attn.gemmBytes = e * (weights + T * moved);
         if (contexts.empty())
         {

@@ -51,9 +51,9 @@ PxnRelay::GetProxy(uint32_t src, uint32_t dst) const
 {
     const PxnPlace& s = m_places.at(src);
     const PxnPlace& d = m_places.at(dst);
-    if (s.domain < 0 || s.domain == d.domain)
+    if (s.domain < 0 || d.domain < 0 || s.domain == d.domain)
     {
-        return src;
+        return src; // no NVLink on one side, or the same server
     }
     // This server's GPU with the destination's device index, if the communicator has it.
     auto local = m_byDevice.find(DeviceKey(s.domain, d.device));

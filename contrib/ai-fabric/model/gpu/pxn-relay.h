@@ -47,6 +47,8 @@ struct PxnPlace
  * all-to-all, send/receive) once, transfer by transfer: a relayed transfer becomes an NVLink
  * transfer to the proxy and, when it has arrived there, the proxy's transfer to the
  * destination. The relay pipelines at the plan's piece size. Other schedules are unchanged.
+ * The proxy must be one of the communicator's ranks: a send/receive on a communicator of its
+ * two ranks (as the workload runner and the serving run make them) is never relayed.
  */
 class PxnRelay : public SimpleRefCount<PxnRelay>
 {
