@@ -92,8 +92,9 @@ struct InferenceConfig
  *   rank every token's. Attention's all-reduce stays whole (Megatron-Core's sequence
  *   parallelism would reduce-scatter it instead). A slice is ceil(tokens / tp) on every rank,
  *   so a decode batch below tp routes padding tokens. The routing is drawn once per instance
- *   and slice size (MoeRouting, the model's group limit) and used by every layer; the plans are
- * built for every slice size up front. Tokens travel as BF16 activations (no FP8 dispatch).
+ *   and slice size (MoeRouting, the model's group limit) and used by every layer; the plans
+ *   are built for every slice size up front. Tokens travel as BF16 activations (no FP8
+ *   dispatch).
  * - **Multi-head latent attention** (DeepSeek-V3): the cache holds each token's latent and
  *   RoPE key ((kvLoraRank + qkRopeHeadDim) x layers elements), whole on every rank of the
  *   instance and sent by each; a prompt scores expanded keys and values, a decode step the
