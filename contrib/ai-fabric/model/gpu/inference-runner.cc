@@ -665,10 +665,9 @@ InferenceRunner::Pass(uint64_t tokens,
         const double v = static_cast<double>(s.vHeadDim);
         const double latent = static_cast<double>(s.kvLoraRank + s.qkRopeHeadDim);
         const double qr = static_cast<double>(s.qLoraRank);
-        const double weights = static_cast<double>(model.AttentionParameters())
-                               - (tp - 1) / tp
-                                     * (static_cast<double>(model.AttentionParameters())
-                                        - (qr > 0 ? h * qr : 0) - h * latent);
+        const double down = static_cast<double>(model.LatentDownParameters());
+        const double weights
+            = down + (static_cast<double>(model.AttentionParameters()) - down) / tp;
         attn.gemmFlops = 2 * T * weights;
         const double kvr = static_cast<double>(s.kvLoraRank);
         const double nope = static_cast<double>(s.qkNopeHeadDim);

@@ -170,12 +170,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const double kvr = static_cast<double>(spec.kvLoraRank);
         const double rope = static_cast<double>(spec.qkRopeHeadDim);
         const double nope = static_cast<double>(spec.qkNopeHeadDim);
-        const double qDown = qr > 0 ? h * qr : 0;
-        const double qUp = (qr > 0 ? qr : h) * heads * qk;
-        const double kvDown = h * (kvr + rope);
-        const double kvUp = kvr * heads * (nope + v);
-        const double out = heads * v * h;
-        const double weights = qDown + qUp + kvDown + kvUp + out;
+        const double down = static_cast<double>(model.LatentDownParameters());
+        const double weights
+            = down + (static_cast<double>(model.AttentionParameters()) - down) / tp;
         attn.gemmFlops = 2 * T * weights;
         const double moved = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h
                              + (kvr + rope) + kvr + heads * (nope + v) + heads * v + h;

@@ -212,6 +212,17 @@ TransformerModel::AttentionParameters() const
 }
 
 uint64_t
+TransformerModel::LatentDownParameters() const
+{
+    const TransformerSpec& s = m_spec;
+    if (s.kvLoraRank == 0)
+    {
+        return 0;
+    }
+    return s.hidden * s.qLoraRank + s.hidden * (s.kvLoraRank + s.qkRopeHeadDim);
+}
+
+uint64_t
 TransformerModel::DenseMlpParameters() const
 {
     return (m_spec.gatedMlp ? 3 : 2) * m_spec.hidden * m_spec.ffnHidden;

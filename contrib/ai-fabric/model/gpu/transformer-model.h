@@ -87,6 +87,12 @@ class TransformerModel
 
     /// \return weights of one layer's attention
     uint64_t AttentionParameters() const;
+    /**
+     * \return the weights of MLA's down-projections to the query and key-value latents (whole
+     *         on every tensor-parallel rank; the rest of the attention splits by heads); 0
+     *         without MLA
+     */
+    uint64_t LatentDownParameters() const;
     /// \return weights of one dense MLP (ffnHidden)
     uint64_t DenseMlpParameters() const;
     /// \return weights of one expert (expertFfnHidden)
