@@ -216,7 +216,7 @@ ClosDeadlockScenario::Run(bool bottleneck)
         transports.push_back(fabric.GetTransport(tree.GetGpuByRank(g)));
     }
     detector->Install(*fabric.GetTopology(), transports);
-    std::function<bool()> done = [&end]() { return !end.IsNegative(); };
+    std::function<bool()> done = [&end]() { return !end.IsStrictlyNegative(); };
     detector->SetDoneCallback(MakeCallback(&std::function<bool()>::operator(), &done));
     Simulator::Schedule(MilliSeconds(1), &FabricStallDetector::Start, detector);
     Simulator::Schedule(MicroSeconds(500),
@@ -232,7 +232,7 @@ ClosDeadlockScenario::Run(bool bottleneck)
     {
         r.series = sampler.ToJson();
     }
-    r.completed = !end.IsNegative();
+    r.completed = !end.IsStrictlyNegative();
     r.end = r.completed ? end : Simulator::Now();
     r.finding = detector->GetFinding();
     r.cycle = detector->GetCycle();

@@ -535,7 +535,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
         for (const bool combine : {false, true})
         {
             const WorkloadRunner::Record& rec = workload.GetRecords()[0][combine ? 1 : 0];
-            const double t = rec.end.IsNegative() ? 0 : (rec.end - rec.start).GetSeconds();
+            const double t = rec.end.IsStrictlyNegative() ? 0 : (rec.end - rec.start).GetSeconds();
             const uint64_t b = combine ? layer.combineBytesPerToken : layer.dispatchBytesPerToken;
             const uint64_t rdma = routing.GetNodeTokenPairs(0) * b;
             const uint64_t nvl = routing.GetReceivedTokens(0) * b;
@@ -678,8 +678,8 @@ CollectiveScenario::ReportServing(const InferenceRunner& serving,
     nlohmann::ordered_json requests = nlohmann::ordered_json::array();
     for (const InferenceRunner::Request& r : serving.GetRequests())
     {
-        auto us = [](Time t) { return t.IsNegative() ? -1.0 : t.GetSeconds() * 1e6; };
-        const nlohmann::ordered_json decode = r.kvArrived.IsNegative()
+        auto us = [](Time t) { return t.IsStrictlyNegative() ? -1.0 : t.GetSeconds() * 1e6; };
+        const nlohmann::ordered_json decode = r.kvArrived.IsStrictlyNegative()
                                                   ? nlohmann::ordered_json()
                                                   : nlohmann::ordered_json(r.decode);
         requests.push_back({{"arrival_us", us(r.arrival)},
@@ -689,12 +689,12 @@ CollectiveScenario::ReportServing(const InferenceRunner& serving,
                             {"first_token_us", us(r.firstToken)},
                             {"kv_arrived_us", us(r.kvArrived)},
                             {"last_token_us", us(r.lastToken)}});
-        if (r.firstToken.IsNegative())
+        if (r.firstToken.IsStrictlyNegative())
         {
             continue;
         }
         ttft.push_back((r.firstToken - r.arrival).GetSeconds() * 1e6);
-        if (r.lastToken.IsNegative())
+        if (r.lastToken.IsStrictlyNegative())
         {
             continue;
         }
@@ -802,7 +802,7 @@ CollectiveScenario::WriteServingTimeline(std::ostream& os, const InferenceRunner
     }
     auto span = [&events](const std::string& name, uint32_t pid, uint32_t tid, Time from, Time to)
     {
-        if (from.IsNegative() || to.IsNegative())
+        if (from.IsStrictlyNegative() || to.IsStrictlyNegative())
         {
             return;
         }

@@ -375,7 +375,7 @@ FabricCli::CheckKnownOptions(const std::string& program,
         {
             Fail(program, "--maxEvents=" + value + ": expected a whole number of events (0: none)");
         }
-        if (name == "maxWallTime" && (!ParseTime(value, wall) || wall.IsNegative()))
+        if (name == "maxWallTime" && (!ParseTime(value, wall) || wall.IsStrictlyNegative()))
         {
             Fail(program,
                  "--maxWallTime=" + value + ": expected a time with its unit, e.g. 30s or 500ms "

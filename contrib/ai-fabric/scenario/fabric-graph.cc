@@ -243,7 +243,7 @@ FromText(const TextGraph& g, bool dot, FabricGraph& graph)
         }
         if (!t.delay.empty())
         {
-            if (!FabricCli::ParseTime(t.delay, link.delay) || link.delay.IsNegative())
+            if (!FabricCli::ParseTime(t.delay, link.delay) || link.delay.IsStrictlyNegative())
             {
                 return where + ": delay \"" + t.delay + "\": expected a time such as 100ns";
             }
@@ -384,7 +384,7 @@ ReadText(std::istream& in, FabricGraph& graph)
             return "link \"" + line + "\": rate \"" + rate + "\": expected e.g. 100Gbps";
         }
         link.rateSet = true;
-        if (!FabricCli::ParseTime(delay, link.delay) || link.delay.IsNegative())
+        if (!FabricCli::ParseTime(delay, link.delay) || link.delay.IsStrictlyNegative())
         {
             return "link \"" + line + "\": delay \"" + delay + "\": expected e.g. 0.001ms";
         }

@@ -23,7 +23,7 @@ namespace ns3
 double
 FailureReport::Us(Time t)
 {
-    return t.IsNegative() ? -1.0 : static_cast<double>(t.GetPicoSeconds()) / 1e6;
+    return t.IsStrictlyNegative() ? -1.0 : static_cast<double>(t.GetPicoSeconds()) / 1e6;
 }
 
 bool
@@ -264,11 +264,11 @@ FailureReport::Print(std::ostream& os,
     for (const FaultRecord& r : run.records)
     {
         os << "# failure: " << r.what << " at " << Us(r.at) << " us";
-        if (!r.detected.IsNegative())
+        if (!r.detected.IsStrictlyNegative())
         {
             os << ", detected " << Us(r.detected) << " us";
         }
-        if (!r.rerouted.IsNegative())
+        if (!r.rerouted.IsStrictlyNegative())
         {
             os << ", rerouted " << Us(r.rerouted) << " us";
         }

@@ -399,7 +399,7 @@ RoceFlowScenario::Run(const RoceFlowScenarioConfig& cfg)
         fabric.SetDeviceAttribute("DataRate",
                                   DataRateValue(rate && rate->GetBitRate() > 0 ? *rate : cfg.rate));
         const NetDeviceContainer ports = fabric.Connect(a, b);
-        if (delay && !delay->IsNegative())
+        if (delay && !delay->IsStrictlyNegative())
         {
             ports.Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(*delay));
         }

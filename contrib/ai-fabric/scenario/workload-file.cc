@@ -522,7 +522,7 @@ Totals(const WorkloadRunner& runner, uint32_t& slowest)
         {
             KindTotals& t = of(WorkloadRunner::KindName(w.ops[r][i]));
             ++t.ops;
-            if (!recs[i].end.IsNegative())
+            if (!recs[i].end.IsStrictlyNegative())
             {
                 t.time += recs[i].end - recs[i].start;
             }
@@ -669,7 +669,7 @@ WorkloadFile::WriteTimeline(std::ostream& os, const WorkloadRunner& runner)
                                   {"tid", it->second},
                                   {"args", {{"name", stream}}}});
             }
-            if (recs[i].end.IsNegative())
+            if (recs[i].end.IsStrictlyNegative())
             {
                 continue;
             }

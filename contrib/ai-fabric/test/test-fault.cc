@@ -72,7 +72,7 @@ Done(Time /* s */, Time e)
 bool
 IsDone()
 {
-    return !g_end.IsNegative();
+    return !g_end.IsStrictlyNegative();
 }
 
 /**
@@ -313,7 +313,7 @@ TEST_F(FaultTest, BitErrorsSlowButNeverHang)
     EXPECT_GT(r.totals.retransmits, 0u);
     EXPECT_GT(r.time, base.time);
     ASSERT_EQ(r.records.size(), 1u);
-    EXPECT_TRUE(r.records[0].detected.IsNegative());
+    EXPECT_TRUE(r.records[0].detected.IsStrictlyNegative());
 }
 
 // A link flapping four times (down, up, down, up) in the first millisecond: each change is

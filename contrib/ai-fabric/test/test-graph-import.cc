@@ -174,6 +174,12 @@ TEST(GraphImportTest, ReadersAgree)
         }
         EXPECT_EQ(g.nodes[8].name, format == "hpcc" || format == "simai" ? "switch0" : "leaf0");
     }
+    // A delay of zero is a delay (ns-3's Time::IsNegative() is true of zero).
+    Write(dir + "/zero.txt", "3 1 2\n2\n0 2 100Gbps 0ms 0\n1 2 100Gbps 0.001ms 0\n");
+    FabricGraph zero;
+    ASSERT_EQ(FabricGraph::Read(dir + "/zero.txt", "auto", zero), "");
+    ASSERT_TRUE(zero.links[0].delaySet);
+    EXPECT_EQ(zero.links[0].delay, Time(0));
 }
 
 // The same leaf-spine, imported (GraphML, DOT) or built by FatTreeHelper: the same busbw to the

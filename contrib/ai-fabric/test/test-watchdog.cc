@@ -190,6 +190,12 @@ TEST_F(WatchdogTest, ProgramsEndWithExitStatusThree)
         EXPECT_EQ(r.out, "") << bad;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
     }
+    // Zero is no limit, as --help says (ns-3's Time::IsNegative() is true of zero).
+    for (const std::string none : {"--maxWallTime=0s", "--maxWallTime=0ms", "--maxEvents=0"})
+    {
+        const CommandResult r = RunCommand(ProgramPath("ai-fabric-fattree") + " --quiet " + none);
+        EXPECT_EQ(r.status, 0) << none << ": " << r.err;
+    }
 }
 
 } // namespace

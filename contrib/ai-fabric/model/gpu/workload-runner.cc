@@ -361,7 +361,7 @@ WorkloadRunner::Summarize(uint32_t rank) const
     std::vector<Edge> edges;
     for (uint32_t i = 0; i < ops.size(); ++i)
     {
-        if (recs[i].end.IsNegative() || recs[i].end == recs[i].start)
+        if (recs[i].end.IsStrictlyNegative() || recs[i].end == recs[i].start)
         {
             continue; // never ran (the run stopped), or took no time
         }
