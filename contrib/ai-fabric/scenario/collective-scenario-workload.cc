@@ -61,13 +61,18 @@ CollectiveScenario::DeclareWorkloadOptions()
           "instead of --workload, one training step of a model as Megatron-LM runs it: "
               + ScenarioOptions::JoinNames(TransformerModel::GetPresetNames(), "or")
               + " (TP inside a layer, 1F1B pipeline, bucketed data-parallel gradient "
-                "all-reduce overlapping the backward pass; mixtures of experts with tp 1 and "
-                "--ep; DeepSeek's multi-head latent attention)",
+                "all-reduce overlapping the backward pass; mixtures of experts with --ep, their "
+                "experts split over the TP ranks; DeepSeek's multi-head latent attention)",
           "");
     o.Add("tp",
           "with --model: tensor-parallel size (inside a server when it divides "
           "its GPUs)",
           "1");
+    o.AddFlag("sequenceParallel",
+              "with --model: Megatron-LM's sequence parallelism (--sequence-parallel): the "
+              "norms and residuals on 1/tp of the tokens, each TP all-reduce a reduce-scatter "
+              "and an all-gather; a mixture of experts at --tp above 1 needs it",
+              false);
     o.Add("pp", "with --model: pipeline stages", "1");
     o.Add("microBatch", "with --model: sequences per micro-batch", "1");
     o.Add("globalBatch", "with --model: sequences per step (0: one micro-batch per pipeline)", "0");
@@ -313,6 +318,7 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         }
         config.tp = o.Whole("tp", 1, 1 << 16);
         config.pp = o.Whole("pp", 1, 1 << 16);
+        config.sequenceParallel = o.GetFlag("sequenceParallel");
         config.microBatch = o.Whole("microBatch", 1, 1 << 20);
         uint64_t value = 0;
         for (const auto& [flag, target] : {std::make_pair("globalBatch", &config.globalBatch),
@@ -580,6 +586,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
         const double mfu = step > 0 ? flops / (step * gpus * peak) : 0;
         out.extra["workload"]["model"] = {{"name", c.model.name},
                                           {"tp", c.tp},
+                                          {"sequence_parallel", c.sequenceParallel && c.tp > 1},
                                           {"pp", c.pp},
                                           {"ep", c.ep},
                                           {"dispatcher", MoeDispatcherName(c.dispatcher)},
@@ -594,13 +601,14 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"mfu", mfu}};
         if (print)
         {
-            char line[240];
+            char line[320];
             std::snprintf(line,
                           sizeof(line),
-                          "# model %s: tp %u, pp %u, dp %u%s, %llu micro-batches of %u x %llu "
+                          "# model %s: tp %u%s, pp %u, dp %u%s, %llu micro-batches of %u x %llu "
                           "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
                           c.model.name.c_str(),
                           c.tp,
+                          c.sequenceParallel && c.tp > 1 ? " (sequence parallel)" : "",
                           c.pp,
                           dp,
                           c.ep > 1 ? (", ep " + std::to_string(c.ep) + " ("

@@ -252,11 +252,36 @@ TEST_F(TrainProgramTest, ModelSteps)
     EXPECT_EQ(perRank["dispatch"], 32 * 2); // every layer, forward and backward
     EXPECT_EQ(perRank["combine"], 32 * 2);
     std::remove((dir + "/out.json").c_str());
+    // With TP 2 and sequence parallelism (EP 4 inside DP 4): per layer, attention gathers and
+    // scatters forward, gathers twice and scatters backward; the experts gather and scatter
+    // their pairs both ways; the embedding scatters, the output layer gathers and scatters.
+    const CommandResult tp = Train(
+        "--model=mixtral-8x7b --servers=1 --tp=2 --ep=4 "
+        "--sequenceParallel --seqLength=1024 --mode=flow --json="
+        + dir + "/out.json");
+    ASSERT_EQ(tp.status, 0) << tp.err;
+    EXPECT_NE(tp.out.find("# model mixtral-8x7b: tp 2 (sequence parallel), pp 1, dp 4, ep 4"),
+              std::string::npos)
+        << tp.out;
+    const nlohmann::json tj = nlohmann::json::parse(ReadFile(dir + "/out.json"));
+    EXPECT_EQ(tj["workload"]["model"]["sequence_parallel"], true);
+    perRank.clear();
+    for (const auto& k : tj["workload"]["kinds"])
+    {
+        perRank[k["kind"].get<std::string>()] = k["ops_per_rank"].get<double>();
+    }
+    EXPECT_EQ(perRank["allgather"], 32 * (2 + 3) + 1);
+    EXPECT_EQ(perRank["reducescatter"], 32 * (2 + 2) + 2);
+    EXPECT_EQ(perRank["dispatch"], 32 * 2);
+    EXPECT_EQ(perRank.count("allreduce"), 1u); // the gradients' over DP and expert DP
+    std::remove((dir + "/out.json").c_str());
     rmdir(dir.c_str());
     for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
              {"--model=gpt5", "--model=gpt5: expected gpt3-175b, llama3-8b"},
              {"--model=llama3-8b --tp=3", "tp x pp x cp = 3 does not divide the 8 GPUs"},
-             {"--model=mixtral-8x7b --tp=2", "is a mixture of experts"},
+             {"--model=mixtral-8x7b --tp=2", "at tp > 1 it needs sequence parallelism"},
+             {"--model=llama3-8b --tp=8 --sequenceParallel --seqLength=1001",
+              "tp = 8 does not divide 1001 tokens"},
              {"--model=mixtral-8x7b --ep=8 --dispatcher=ring", "--dispatcher=ring: expected"},
              {"--model=llama3-8b --ep=2", "ep = 2 needs a mixture of experts"},
              {"--model=llama3-8b --dtype=int4", "--dtype=int4: expected"},

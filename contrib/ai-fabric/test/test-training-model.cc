@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 using namespace ns3;
@@ -253,13 +254,54 @@ TEST_F(TrainingModelTest, GeneratedStepDoesTheModelsFlops)
         sends += op.kind == WorkloadOpKind::SEND;
         recvs += op.kind == WorkloadOpKind::RECV;
     }
-    EXPECT_EQ(attention, 4u * 4 * 2);    // 4 micro-batches x 4 layers, forward and backward
-    EXPECT_EQ(tpReductions, 4u * 4 * 4); // after each attention and MLP, both ways
+    EXPECT_EQ(attention, 4u * 4 * 2); // 4 micro-batches x 4 layers, forward and backward
+    // After each attention and MLP, both ways, and the embedding's sum of each micro-batch.
+    EXPECT_EQ(tpReductions, 4u * 4 * 4 + 4);
     EXPECT_GE(dpReductions, 1u);
     EXPECT_EQ(sends, 4u); // activations to stage 1
     EXPECT_EQ(recvs, 4u); // their gradients back
     EXPECT_EQ(w.ops[0].back().name, "optimizer");
     EXPECT_EQ(w.groups.size(), 1u + 4 + 4); // every rank's, 4 TP pairs, 4 DP pairs
+
+    // Sequence parallelism: the same FLOPs; each TP all-reduce becomes a reduce-scatter and an
+    // all-gather of the same T x h, the backward pass gathers each block's input again, and a
+    // stage sends its rank's half of the tokens. The last stage's output layer gathers its
+    // input forward and reduce-scatters its gradient backward.
+    c.sequenceParallel = true;
+    Workload sp;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, sp, error)) << error;
+    for (uint32_t rank : {0u, 6u}) // stage 0 and stage 1
+    {
+        std::map<CollectiveType, uint32_t> kinds;
+        for (const WorkloadOp& op : sp.ops[rank])
+        {
+            if (op.kind == WorkloadOpKind::COLLECTIVE && sp.groupNames[op.group][0] == 't')
+            {
+                ++kinds[op.collective];
+                EXPECT_EQ(op.bytes, 2u * 2048 * 1024 * 2) << op.name;
+            }
+            if (op.kind == WorkloadOpKind::SEND || op.kind == WorkloadOpKind::RECV)
+            {
+                EXPECT_EQ(op.bytes, 2u * 2048 * 1024 * 2 / 2) << op.name;
+            }
+        }
+        // 4 micro-batches x 4 layers x 2 blocks: forward a gather and a scatter, backward two
+        // gathers and a scatter; stage 0's embedding scatters, stage 1's output layer gathers
+        // forward and scatters backward.
+        const uint32_t blocks = 4 * 4 * 2;
+        EXPECT_EQ(kinds[CollectiveType::ALL_REDUCE], 0u);
+        EXPECT_EQ(kinds[CollectiveType::ALL_GATHER], 3 * blocks + (rank == 6 ? 4 : 0)) << rank;
+        EXPECT_EQ(kinds[CollectiveType::REDUCE_SCATTER], 2 * blocks + 4) << rank;
+    }
+    flops = 0;
+    for (const auto& ops : sp.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    EXPECT_NEAR(flops / expected, 1.0, 1e-9);
 }
 
 // What does not fit gets one line.
@@ -287,8 +329,16 @@ TEST_F(TrainingModelTest, TrainingConfigurationsThatDoNotFit)
     TransformerModel::GetPreset("mixtral-8x7b", c.model);
     EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
     EXPECT_EQ(error,
-              "mixtral-8x7b is a mixture of experts: its steps are generated with tp = 1 "
-              "(expert layers are not tensor-parallel here)");
+              "mixtral-8x7b is a mixture of experts: at tp > 1 it needs sequence parallelism, "
+              "as Megatron-Core does with tensor and expert parallelism");
+    c.sequenceParallel = true;
+    c.seqLength = 1001;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_EQ(error,
+              "sequence parallelism splits each sequence over the TP ranks: tp = 2 does not "
+              "divide 1001 tokens");
+    c.sequenceParallel = false;
+    c.seqLength = 0;
     c.tp = 1;
     c.ep = 3;
     EXPECT_FALSE(TrainingWorkload::Make(c, 6, *gpu, w, error));
@@ -471,4 +521,102 @@ TEST_F(TrainingModelTest, MixtureOfExpertsStep)
             EXPECT_EQ(again.moe[i].routing->GetAssignments(s), w.moe[i].routing->GetAssignments(s));
         }
     }
+}
+
+// A mixture of experts with tensor parallelism (TP 2, EP 2, sequence parallelism, one shared
+// expert), as Megatron-Core runs it with its default expert tensor parallelism (ETP = TP): the
+// step's FLOPs are the model's to 1e-9; each TP rank routes its half of the tokens over its
+// own EP group (the ranks of its TP index), so every routing covers 2 x T / 2 tokens; the TP
+// pair gathers the pairs both received before the experts and scatters them after, so the
+// gather's bytes are the pair's (token, expert) pairs in BF16; the shared expert runs on every
+// token, split over the pair, between a gather and a scatter of the activations. Without
+// sequence parallelism it is refused, as Megatron-Core refuses it.
+TEST_F(TrainingModelTest, MixtureOfExpertsWithTensorParallelism)
+{
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.model.name = "small-moe";
+    c.model.experts = 8;
+    c.model.topK = 2;
+    c.model.expertFfnHidden = 1408;
+    c.model.sharedExperts = 1;
+    c.model.firstMoeLayer = 2; // layers 0 and 1 dense
+    c.model.seqLength = 512;
+    c.tp = 2;
+    c.ep = 2;
+    c.sequenceParallel = true;
+    c.gpusPerServer = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 4
+    double flops = 0;
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    const TransformerModel model(c.model);
+    EXPECT_NEAR(flops / model.TrainingStepFlops(4), 1.0, 1e-9);
+    // 6 MoE layers, one routing per layer and EP group: {0, 2}, {4, 6}, {1, 3}, {5, 7}.
+    ASSERT_EQ(w.moe.size(), 6u * 4);
+    for (const MoeLayer& layer : w.moe)
+    {
+        EXPECT_EQ(layer.routing->GetAssignments(0) + layer.routing->GetAssignments(1),
+                  2u * 256 * 2); // two ranks of 256 tokens, top 2
+    }
+    // Rank 0's TP pair is {0, 1}: its EP group {0, 2}, its peer's {1, 3}, both EP index 0.
+    std::map<std::string, uint64_t> bytes;
+    uint32_t dispatches = 0;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        if (op.kind != WorkloadOpKind::COLLECTIVE)
+        {
+            continue;
+        }
+        if (op.moe > 0)
+        {
+            dispatches += !op.combine;
+            EXPECT_EQ(w.groups[op.group], (std::vector<uint32_t>{0, 2}));
+            continue;
+        }
+        bytes[op.name] = op.bytes;
+        if (op.name.find("-etp-") != std::string::npos
+            || op.name.find("-shared-") != std::string::npos)
+        {
+            EXPECT_EQ(w.groups[op.group], (std::vector<uint32_t>{0, 1})) << op.name;
+        }
+    }
+    EXPECT_EQ(dispatches, 6u * 2); // forward and backward
+    // Layer 2, forward: the gather carries the pairs ranks 0 and 1 received (each EP index 0
+    // of its own group's routing), in BF16 of h 1024.
+    auto routingOf = [&w](uint32_t rank)
+    {
+        for (const WorkloadOp& op : w.ops[rank])
+        {
+            if (op.name == "fwd0-L2-dispatch")
+            {
+                return w.moe[op.moe - 1].routing;
+            }
+        }
+        return Ptr<const MoeRouting>();
+    };
+    ASSERT_TRUE(routingOf(0) && routingOf(1));
+    EXPECT_NE(routingOf(0), routingOf(1));
+    const uint64_t pairs = routingOf(0)->GetAssignments(0) + routingOf(1)->GetAssignments(0);
+    EXPECT_EQ(bytes.at("fwd0-L2-etp-ag"), pairs * 1024 * 2);
+    EXPECT_EQ(bytes.at("fwd0-L2-etp-rs"), pairs * 1024 * 2);
+    EXPECT_EQ(bytes.at("bwd0-L2-etp-ag"), pairs * 1024 * 2);
+    // The shared expert: the activations gathered and scattered, and gathered again backward.
+    EXPECT_EQ(bytes.at("fwd0-L2-shared-ag"), 512u * 1024 * 2);
+    EXPECT_EQ(bytes.at("fwd0-L2-shared-rs"), 512u * 1024 * 2);
+    EXPECT_EQ(bytes.at("bwd0-L2-shared-wgrad-ag"), 512u * 1024 * 2);
+
+    c.sequenceParallel = false;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+    EXPECT_EQ(error,
+              "small-moe is a mixture of experts: at tp > 1 it needs sequence parallelism, as "
+              "Megatron-Core does with tensor and expert parallelism");
 }

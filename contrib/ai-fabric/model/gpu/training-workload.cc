@@ -63,10 +63,10 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 + " is dense";
         return false;
     }
-    if (moe && config.tp > 1)
+    if (moe && config.tp > 1 && !config.sequenceParallel)
     {
-        error = spec.name + " is a mixture of experts: its steps are generated with tp = 1 "
-                            "(expert layers are not tensor-parallel here)";
+        error = spec.name + " is a mixture of experts: at tp > 1 it needs sequence parallelism, "
+                            "as Megatron-Core does with tensor and expert parallelism";
         return false;
     }
     if (moe && (config.ep == 0 || spec.experts % config.ep != 0))
@@ -117,6 +117,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
         error = spec.name + " has no sequence length: give one";
         return false;
     }
+    // Sequence parallelism splits each sequence's tokens over the TP ranks.
+    const bool sp = config.sequenceParallel && tp > 1;
+    if (sp && seq % tp != 0)
+    {
+        error = "sequence parallelism splits each sequence over the TP ranks: tp = "
+                + std::to_string(tp) + " does not divide " + std::to_string(seq) + " tokens";
+        return false;
+    }
     if (!gpu.Supports(config.dtype))
     {
         error = std::string("the ") + gpu.GetGpu().name + " does not compute in "
@@ -142,6 +150,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const double e = ComputeDataTypeBytes(config.dtype);
     const double a = config.dtype == ComputeDataType::FP8 ? 2 : e;
     const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq);
+    // The tokens a TP rank holds outside the split GEMMs (its norms, residuals and router).
+    const double Tr = sp ? T / tp : T;
     const double h = static_cast<double>(spec.hidden);
     const double d = static_cast<double>(model.HeadDim());
     const double qWidth = spec.heads * d / tp;
@@ -155,7 +165,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                      * (static_cast<double>(model.AttentionParameters()) / tp
                         + T * (h + qWidth + 2 * kvWidth + qWidth + h));
     attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth);
-    attn.elementBytes = a * T * (2 * h + 3 * h); // layer norm; residual add
+    attn.elementBytes = a * Tr * (2 * h + 3 * h); // layer norm; residual add
     if (mla)
     {
         // Multi-head latent attention (Megatron-Core's MLASelfAttention): the down-projections
@@ -184,12 +194,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
     mlp.gemmBytes = e
                     * (static_cast<double>(model.DenseMlpParameters()) / tp
                        + T * (h + gates * ffn + ffn + h));
-    mlp.elementBytes = a * T * (2 * h + (gates + 1) * ffn + 3 * h); // norm, activation, residual
+    mlp.elementBytes = a * (Tr * (2 * h + 3 * h) + T * (gates + 1) * ffn); // norms; activation
     Block output;
     output.gemmFlops = model.OutputForwardFlops(static_cast<uint64_t>(T)) / tp;
     output.gemmBytes = e * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
     output.elementBytes = a * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
     const double activationBytes = a * T * h;
+    // What a stage sends the next: its rank's tokens (1 / tp of them with sequence parallelism).
+    const double stageBytes = activationBytes / (sp ? tp : 1);
     const uint32_t layersPerStage = spec.layers / pp;
     // Attention's score products per layer and TP rank: the layer's FLOPs less its weights'.
     auto scoreFlops = [&](uint32_t layer)
@@ -199,38 +211,43 @@ TrainingWorkload::Make(const TrainingConfig& config,
                / tp;
     };
     attn.scoreFlops = scoreFlops(0);
-    // Mixture of experts (tp = 1): the router, and the experts on the pairs a rank gets.
+    // Mixture of experts: the router on the rank's tokens, and the experts (split over the
+    // TP group: ETP = TP, Megatron-Core's default) on the pairs the rank's TP group gets.
     const double ef = static_cast<double>(spec.expertFfnHidden);
     const double expertWeights = static_cast<double>(model.ExpertParameters());
     const double localExperts = moe ? static_cast<double>(spec.experts) / config.ep : 0;
     Block router;
-    router.gemmFlops = 2 * T * static_cast<double>(model.RouterParameters());
+    router.gemmFlops = 2 * Tr * static_cast<double>(model.RouterParameters());
     router.gemmBytes
-        = e * (static_cast<double>(model.RouterParameters()) + T * h) + a * T * spec.experts;
-    router.elementBytes = a * T * 2.0 * spec.experts + a * T * (2 * h); // softmax, top-k; norm
-    auto expertBlock = [&](double pairs)
+        = e * (static_cast<double>(model.RouterParameters()) + Tr * h) + a * Tr * spec.experts;
+    router.elementBytes = a * Tr * 2.0 * spec.experts + a * Tr * (2 * h); // softmax, top-k; norm
+    // The experts' share of a TP rank: (token, expert) pairs (shared experts' included), the
+    // experts whose weights it reads, and the tokens of the residual add.
+    auto expertBlock = [&](double pairs, double experts, double residualTokens)
     {
         Block b;
-        const double shared = T * spec.sharedExperts;
-        b.gemmFlops = 2 * (pairs + shared) * expertWeights;
-        b.gemmBytes = e
-                      * ((localExperts + spec.sharedExperts) * expertWeights
-                         + (pairs + shared) * (h + gates * ef + ef + h));
-        b.elementBytes = a * (pairs + shared) * (gates + 1) * ef + a * T * 3 * h; // act; residual
+        const double efr = ef / tp;
+        b.gemmFlops = 2 * pairs * expertWeights / tp;
+        b.gemmBytes = e * (experts * expertWeights / tp + pairs * (h + gates * efr + efr + h));
+        b.elementBytes = a * pairs * (gates + 1) * efr + a * residualTokens * 3 * h;
         return b;
     };
-    // A rank's share of a layer's parameters: the experts are split over the EP group.
+    // At tp > 1 the shared experts run apart, on the gathered tokens, split over the TP group.
+    const Block sharedBlock = expertBlock(T * spec.sharedExperts, spec.sharedExperts, 0);
+    // A rank's share of a layer's parameters: the experts are split over the EP group, and
+    // everything over the TP group.
     auto rankParameters = [&](uint32_t layer)
     {
         if (!model.IsMoeLayer(layer))
         {
             return static_cast<double>(model.LayerParameters(layer)) / tp;
         }
-        return static_cast<double>(model.LayerParameters(layer))
-               - (spec.experts - localExperts) * expertWeights;
+        return (static_cast<double>(model.LayerParameters(layer))
+                - (spec.experts - localExperts) * expertWeights)
+               / tp;
     };
     auto rankExpertParameters = [&](uint32_t layer)
-    { return model.IsMoeLayer(layer) ? localExperts * expertWeights : 0.0; };
+    { return model.IsMoeLayer(layer) ? localExperts * expertWeights / tp : 0.0; };
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
     rng->SetStream(config.moeStream);
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> routingOf; // (layer, EP group) -> moe
@@ -248,6 +265,47 @@ TrainingWorkload::Make(const TrainingConfig& config,
         }
         return it->second;
     };
+    // The MoE layer's routing over a rank's EP group (one per layer and group, drawn the first
+    // time it is asked for), as an index in w.moe.
+    auto routingFor = [&](uint32_t layer, uint32_t rank)
+    {
+        const std::vector<uint32_t> epRanks = layout.ExpertGroup(rank);
+        const uint32_t epGroup = groupOf(epRanks, "ep");
+        auto [it, added] = routingOf.emplace(std::make_pair(layer, epGroup),
+                                             static_cast<uint32_t>(w.moe.size()));
+        if (added)
+        {
+            const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(epRanks, config.gpusPerServer);
+            MoeRoutingConfig rc;
+            rc.tokens = static_cast<uint32_t>(Tr);
+            rc.experts = spec.experts;
+            rc.topk = spec.topK;
+            // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
+            rc.expertGroups = spec.expertGroups > 0 ? spec.expertGroups : 1;
+            rc.topkGroups = spec.expertGroups > 0 ? spec.topkGroups : 1;
+            MoeLayer layerMoe;
+            std::string why;
+            layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
+            NS_ABORT_MSG_IF(!layerMoe.routing, "TrainingWorkload: " << why);
+            layerMoe.dispatcher = config.dispatcher;
+            layerMoe.dispatchBytesPerToken = static_cast<uint64_t>(a * h);
+            layerMoe.combineBytesPerToken = layerMoe.dispatchBytesPerToken;
+            w.moe.push_back(layerMoe);
+        }
+        return it->second;
+    };
+    // The (token, expert) pairs a rank's experts get in a MoE layer.
+    auto pairsOf = [&](uint32_t layer, uint32_t rank)
+    {
+        if (config.ep == 1)
+        {
+            return Tr * spec.topK; // every expert is the rank's
+        }
+        const std::vector<uint32_t> epRanks = layout.ExpertGroup(rank);
+        const auto epIndex = static_cast<uint32_t>(std::find(epRanks.begin(), epRanks.end(), rank)
+                                                   - epRanks.begin());
+        return static_cast<double>(w.moe[routingFor(layer, rank)].routing->GetAssignments(epIndex));
+    };
     w.ops.assign(gpus, {});
     for (uint32_t r = 0; r < gpus; ++r)
     {
@@ -259,8 +317,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const uint32_t epGroup = moe && config.ep > 1 ? groupOf(epRanks, "ep") : 0;
         const std::vector<uint32_t> edpRanks = layout.ExpertDataGroup(r);
         const uint32_t edpGroup = moe && edpRanks.size() > 1 ? groupOf(edpRanks, "edp") : 0;
-        const auto epIndex
-            = static_cast<uint32_t>(std::find(epRanks.begin(), epRanks.end(), r) - epRanks.begin());
+        const std::vector<uint32_t> tpRanks = layout.TensorGroup(r);
         ParallelLayout::Coordinates prev = c;
         ParallelLayout::Coordinates next = c;
         prev.pp = s > 0 ? s - 1 : 0;
@@ -290,25 +347,61 @@ TrainingWorkload::Make(const TrainingConfig& config,
             op.flops = flops;
             return add(op);
         };
-        auto tpAllReduce = [&](const std::string& name)
+        // A collective over the TP group, after the last operation (and extra ones).
+        auto tpCollective = [&](CollectiveType type,
+                                double bytes,
+                                const std::string& name,
+                                std::vector<uint32_t> extra = {})
         {
-            if (tp > 1)
+            WorkloadOp op;
+            op.kind = WorkloadOpKind::COLLECTIVE;
+            op.collective = type;
+            op.group = tpGroup;
+            op.bytes = static_cast<uint64_t>(bytes);
+            op.name = name;
+            return add(op, std::move(extra));
+        };
+        // A block split over the TP group, forward (scale 1) or backward (2): its compute and
+        // the all-reduce of its output; with sequence parallelism an all-gather of its input
+        // before and a reduce-scatter of its output after, and backward the input gathered
+        // again for the weight gradients, beside the compute.
+        auto tpBlock = [&](const std::string& name, const Block& b, double scale, double flops)
+        {
+            const Time t = gpu.BlockTime(b, config.dtype, scale);
+            if (tp == 1)
+            {
+                compute(name, t, flops);
+                return;
+            }
+            if (!sp)
+            {
+                compute(name, t, flops);
+                tpCollective(CollectiveType::ALL_REDUCE, activationBytes, name + "-ar");
+                return;
+            }
+            tpCollective(CollectiveType::ALL_GATHER, activationBytes, name + "-ag");
+            std::vector<uint32_t> regather;
+            if (scale > 1)
             {
                 WorkloadOp op;
                 op.kind = WorkloadOpKind::COLLECTIVE;
-                op.collective = CollectiveType::ALL_REDUCE;
+                op.collective = CollectiveType::ALL_GATHER;
                 op.group = tpGroup;
                 op.bytes = static_cast<uint64_t>(activationBytes);
-                op.name = name;
-                add(op);
+                op.name = name + "-wgrad-ag";
+                op.deps.push_back(last);
+                ops.push_back(op);
+                regather.push_back(static_cast<uint32_t>(ops.size() - 1));
             }
+            compute(name, t, flops);
+            tpCollective(CollectiveType::REDUCE_SCATTER, activationBytes, name + "-rs", regather);
         };
         auto p2p = [&](bool send, uint32_t peer, const std::string& name)
         {
             WorkloadOp op;
             op.kind = send ? WorkloadOpKind::SEND : WorkloadOpKind::RECV;
             op.peer = peer;
-            op.bytes = static_cast<uint64_t>(activationBytes);
+            op.bytes = static_cast<uint64_t>(stageBytes);
             op.name = name;
             if (send && any)
             {
@@ -317,33 +410,6 @@ TrainingWorkload::Make(const TrainingConfig& config,
             // A receive waits for nothing of its own rank: posted as soon as listed.
             ops.push_back(op);
             return static_cast<uint32_t>(ops.size() - 1);
-        };
-        // The MoE layer's routing over this rank's EP group (one per layer and group).
-        auto routing = [&](uint32_t layer)
-        {
-            auto [it, added] = routingOf.emplace(std::make_pair(layer, epGroup),
-                                                 static_cast<uint32_t>(w.moe.size()));
-            if (added)
-            {
-                const std::vector<uint32_t> nodeOf
-                    = MoeRouting::NodesOf(epRanks, config.gpusPerServer);
-                MoeRoutingConfig rc;
-                rc.tokens = static_cast<uint32_t>(T);
-                rc.experts = spec.experts;
-                rc.topk = spec.topK;
-                // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
-                rc.expertGroups = spec.expertGroups > 0 ? spec.expertGroups : 1;
-                rc.topkGroups = spec.expertGroups > 0 ? spec.topkGroups : 1;
-                MoeLayer layerMoe;
-                std::string why;
-                layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
-                NS_ABORT_MSG_IF(!layerMoe.routing, "TrainingWorkload: " << why);
-                layerMoe.dispatcher = config.dispatcher;
-                layerMoe.dispatchBytesPerToken = static_cast<uint64_t>(a * h);
-                layerMoe.combineBytesPerToken = layerMoe.dispatchBytesPerToken;
-                w.moe.push_back(layerMoe);
-            }
-            return it->second;
         };
         // A dispatch (or a combine) of the layer's tokens over the EP group.
         auto moeAllToAll = [&](uint32_t index, bool combine, const std::string& name)
@@ -358,22 +424,33 @@ TrainingWorkload::Make(const TrainingConfig& config,
             op.name = name;
             add(op);
         };
-        // The MLP of a layer: dense (TP), or the experts (EP), forward or backward (x2).
+        // The MLP of a layer: dense (TP), or the experts (EP, ETP = TP), forward or backward
+        // (x2).
         auto mlpBlock = [&](uint32_t layer, const std::string& at, double scale)
         {
             if (!model.IsMoeLayer(layer))
             {
-                compute(
-                    at + "-mlp", gpu.BlockTime(mlp, config.dtype, scale), scale * mlp.gemmFlops);
-                tpAllReduce(at + "-mlp-ar");
+                tpBlock(at + "-mlp", mlp, scale, scale * mlp.gemmFlops);
                 return;
             }
             const bool forward = scale == 1;
-            const uint32_t index = config.ep > 1 ? routing(layer) : 0;
-            const double pairs
-                = config.ep > 1 ? static_cast<double>(w.moe[index].routing->GetAssignments(epIndex))
-                                : T * spec.topK;
-            const Block experts = expertBlock(pairs);
+            const uint32_t index = config.ep > 1 ? routingFor(layer, r) : 0;
+            // The pairs of the rank's TP group: each TP rank routes its own tokens over its
+            // own EP group, and the group gathers what its ranks received.
+            double pairs = 0;
+            for (uint32_t peer : tpRanks)
+            {
+                pairs += pairsOf(layer, peer);
+            }
+            const bool shared = spec.sharedExperts > 0 && tp > 1;
+            const Block experts = tp > 1 ? expertBlock(pairs, localExperts, Tr)
+                                         : expertBlock(pairs + T * spec.sharedExperts,
+                                                       localExperts + spec.sharedExperts,
+                                                       T);
+            if (shared && !forward)
+            {
+                tpBlock(at + "-shared", sharedBlock, 2, 2 * sharedBlock.gemmFlops);
+            }
             if (forward)
             {
                 compute(at + "-router", gpu.BlockTime(router, config.dtype, 1), router.gemmFlops);
@@ -383,12 +460,24 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 // Forward: the tokens out; backward: their outputs' gradients, the same way.
                 moeAllToAll(index, false, at + "-dispatch");
             }
+            if (tp > 1)
+            {
+                tpCollective(CollectiveType::ALL_GATHER, pairs * a * h, at + "-etp-ag");
+            }
             compute(at + "-experts",
                     gpu.BlockTime(experts, config.dtype, scale),
                     scale * experts.gemmFlops);
+            if (tp > 1)
+            {
+                tpCollective(CollectiveType::REDUCE_SCATTER, pairs * a * h, at + "-etp-rs");
+            }
             if (config.ep > 1)
             {
                 moeAllToAll(index, true, at + "-combine");
+            }
+            if (shared && forward)
+            {
+                tpBlock(at + "-shared", sharedBlock, 1, sharedBlock.gemmFlops);
             }
             if (!forward)
             {
@@ -412,18 +501,28 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     wait.name = "fwd" + mb + "-in";
                     add(wait, {recv});
                 }
+                else if (tp > 1)
+                {
+                    // The vocabulary-parallel embedding sums its ranks' lookups.
+                    tpCollective(sp ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE,
+                                 activationBytes,
+                                 "fwd" + mb + (sp ? "-emb-rs" : "-emb-ar"));
+                }
                 for (uint32_t l = 0; l < layersPerStage; ++l)
                 {
                     const std::string at
                         = "fwd" + mb + "-L" + std::to_string(s * layersPerStage + l);
-                    compute(at + "-attn",
-                            gpu.BlockTime(attn, config.dtype, 1),
-                            attn.gemmFlops + attn.scoreFlops);
-                    tpAllReduce(at + "-attn-ar");
+                    tpBlock(at + "-attn", attn, 1, attn.gemmFlops + attn.scoreFlops);
                     mlpBlock(s * layersPerStage + l, at, 1);
                 }
                 if (s + 1 == pp)
                 {
+                    if (sp)
+                    {
+                        // The vocabulary-parallel output layer takes every token.
+                        tpCollective(
+                            CollectiveType::ALL_GATHER, activationBytes, "fwd" + mb + "-out-ag");
+                    }
                     compute("fwd" + mb + "-out",
                             gpu.BlockTime(output, config.dtype, 1),
                             output.gemmFlops);
@@ -447,6 +546,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 compute("bwd" + mb + "-out",
                         gpu.BlockTime(output, config.dtype, 2),
                         2 * output.gemmFlops);
+                if (tp > 1)
+                {
+                    // Its input's gradient summed over the TP ranks (each holds a slice of
+                    // the vocabulary).
+                    tpCollective(sp ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE,
+                                 activationBytes,
+                                 "bwd" + mb + (sp ? "-out-rs" : "-out-ar"));
+                }
             }
             const bool lastMicroBatch = po.microbatch + 1 == m;
             for (uint32_t k = layersPerStage; k-- > 0;)
@@ -454,10 +561,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 const uint32_t layer = s * layersPerStage + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
                 mlpBlock(layer, at, 2);
-                compute(at + "-attn",
-                        gpu.BlockTime(attn, config.dtype, 2),
-                        2 * (attn.gemmFlops + attn.scoreFlops));
-                tpAllReduce(at + "-attn-ar");
+                tpBlock(at + "-attn", attn, 2, 2 * (attn.gemmFlops + attn.scoreFlops));
                 // Gradients, once the last micro-batch is done with the layer: the experts'
                 // over their expert-data-parallel group, the rest over the DP group.
                 auto reduce = [&](uint32_t group, double parameters, const std::string& name)

@@ -36,6 +36,10 @@ struct TrainingConfig
     MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
     uint32_t gpusPerServer{0};  //!< GPUs per server, for the MoE relays (0: one server)
     int64_t moeStream{1 << 20}; //!< the random stream the MoE routings are drawn from
+    /// Megatron-LM's sequence parallelism (--sequence-parallel): outside the TP-split GEMMs a
+    /// TP rank holds 1/tp of the tokens, and each TP all-reduce is a reduce-scatter and an
+    /// all-gather. Mixtures of experts at tp > 1 need it, as Megatron-Core does with EP.
+    bool sequenceParallel{false};
 };
 
 /**
@@ -63,16 +67,25 @@ struct TrainingConfig
  * the GEMMs run in FP8 and the attention's score products in BF16, as Transformer Engine's FP8
  * recipes do by default.
  *
- * Mixture-of-experts layers (TP 1; EP ranks as ParallelLayout lays them out, inside the DP
- * dimension): after attention, the router's GEMM, the dispatch of the micro-batch's tokens to
- * their experts' ranks over the EP group (MoeAllToAll, flat or DeepEP's relayed), the local
- * experts' GEMMs on the (token, expert) pairs that landed on the rank (and the shared experts'
- * on every token), and the combine back; backward, the outputs' gradients travel as a dispatch,
- * the experts run at twice the FLOPs, and the inputs' gradients return as a combine. Tokens
- * travel in the activations' type (BF16 under FP8, as Megatron-Core's dispatchers send them).
- * Each MoE layer of each EP group has one MoeRouting (drawn from moeStream), used by every
- * micro-batch. The experts' gradients are all-reduced over the expert-data-parallel group
- * (its own buckets), the rest over the DP group.
+ * With sequence parallelism (sequenceParallel) a TP rank holds T / tp tokens outside the
+ * split GEMMs: the norms and residuals run on them, each block is an all-gather of the
+ * T x hidden activations before it and a reduce-scatter after it, and the backward pass
+ * gathers the block's input again for its weight gradients (beside the block's compute) as
+ * Megatron-LM does; stages exchange T / tp tokens.
+ *
+ * Mixture-of-experts layers (EP ranks as ParallelLayout lays them out, inside the DP
+ * dimension, the experts split over the TP group as Megatron-Core's default expert tensor
+ * parallelism, ETP = TP): after attention, the router's GEMM on the rank's tokens, the
+ * dispatch of its tokens to their experts' ranks over the EP group (MoeAllToAll, flat or
+ * DeepEP's relayed), at tp > 1 an all-gather over the TP group of the (token, expert) pairs its
+ * ranks received, the local experts' share of GEMMs on them, a reduce-scatter back, and the
+ * combine; shared experts at tp > 1 run after the combine as a TP-split MLP on the gathered
+ * tokens (at tp 1 beside the routed experts); backward, the outputs' gradients travel as a
+ * dispatch, the experts run at twice the FLOPs, and the inputs' gradients return as a
+ * combine. Tokens travel in the activations' type (BF16 under FP8, as Megatron-Core's
+ * dispatchers send them). Each MoE layer of each EP group has one MoeRouting (drawn from
+ * moeStream), used by every micro-batch. The experts' gradients are all-reduced over the
+ * expert-data-parallel group (its own buckets), the rest over the DP group.
  */
 class TrainingWorkload
 {
