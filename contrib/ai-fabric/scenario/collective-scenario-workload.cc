@@ -74,6 +74,14 @@ CollectiveScenario::DeclareWorkloadOptions()
               "and an all-gather; a mixture of experts at --tp above 1 needs it",
               false);
     o.Add("pp", "with --model: pipeline stages", "1");
+    o.Add("firstStageLayers",
+          "with --model and --pp: layers of the first stage (0: an even share), the other "
+          "stages sharing the rest evenly (Megatron-Core's --decoder-first-pipeline-num-layers)",
+          "0");
+    o.Add("lastStageLayers",
+          "with --model and --pp: layers of the last stage (0: an even share; "
+          "--decoder-last-pipeline-num-layers)",
+          "0");
     o.Add("microBatch", "with --model: sequences per micro-batch", "1");
     o.Add("globalBatch", "with --model: sequences per step (0: one micro-batch per pipeline)", "0");
     o.Add("seqLength", "with --model: sequence length (0: the model's)", "0");
@@ -319,6 +327,8 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         config.tp = o.Whole("tp", 1, 1 << 16);
         config.pp = o.Whole("pp", 1, 1 << 16);
         config.sequenceParallel = o.GetFlag("sequenceParallel");
+        config.firstStageLayers = o.Whole("firstStageLayers", 0, 1 << 16);
+        config.lastStageLayers = o.Whole("lastStageLayers", 0, 1 << 16);
         config.microBatch = o.Whole("microBatch", 1, 1 << 20);
         uint64_t value = 0;
         for (const auto& [flag, target] : {std::make_pair("globalBatch", &config.globalBatch),
@@ -588,6 +598,8 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"tp", c.tp},
                                           {"sequence_parallel", c.sequenceParallel && c.tp > 1},
                                           {"pp", c.pp},
+                                          {"first_stage_layers", c.firstStageLayers},
+                                          {"last_stage_layers", c.lastStageLayers},
                                           {"ep", c.ep},
                                           {"dispatcher", MoeDispatcherName(c.dispatcher)},
                                           {"dp", dp},
@@ -601,15 +613,35 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"mfu", mfu}};
         if (print)
         {
-            char line[320];
+            // Uneven stages: each stage's layers (the middle ones share the rest evenly).
+            std::string stages;
+            if (c.firstStageLayers > 0 || c.lastStageLayers > 0)
+            {
+                const uint32_t others
+                    = c.pp - (c.firstStageLayers > 0 ? 1 : 0) - (c.lastStageLayers > 0 ? 1 : 0);
+                const uint32_t even
+                    = others > 0
+                          ? (c.model.layers - c.firstStageLayers - c.lastStageLayers) / others
+                          : 0;
+                const uint32_t first = c.firstStageLayers > 0 ? c.firstStageLayers : even;
+                const uint32_t lastN = c.lastStageLayers > 0 ? c.lastStageLayers : even;
+                stages = " (" + std::to_string(first) + " + ";
+                if (c.pp > 2)
+                {
+                    stages += std::to_string(c.pp - 2) + " x " + std::to_string(even) + " + ";
+                }
+                stages += std::to_string(lastN) + " layers)";
+            }
+            char line[400];
             std::snprintf(line,
                           sizeof(line),
-                          "# model %s: tp %u%s, pp %u, dp %u%s, %llu micro-batches of %u x %llu "
+                          "# model %s: tp %u%s, pp %u%s, dp %u%s, %llu micro-batches of %u x %llu "
                           "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
                           c.model.name.c_str(),
                           c.tp,
                           c.sequenceParallel && c.tp > 1 ? " (sequence parallel)" : "",
                           c.pp,
+                          stages.c_str(),
                           dp,
                           c.ep > 1 ? (", ep " + std::to_string(c.ep) + " ("
                                       + MoeDispatcherName(c.dispatcher) + ")")

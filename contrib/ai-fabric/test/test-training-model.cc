@@ -620,3 +620,81 @@ TEST_F(TrainingModelTest, MixtureOfExpertsWithTensorParallelism)
               "small-moe is a mixture of experts: at tp > 1 it needs sequence parallelism, as "
               "Megatron-Core does with tensor and expert parallelism");
 }
+
+// Uneven pipeline stages (Megatron-Core's --decoder-first/last-pipeline-num-layers): 10 layers
+// over 4 stages with 1 on the first and 3 on the last leave 3 for each of the 2 between. Each
+// stage's ranks run their layers (forward and backward per micro-batch), the step's FLOPs stay
+// the model's, and a stage's DP gradients are its layers' parameters (with the embedding on the
+// first and the output layer on the last). What does not split gets one line.
+TEST_F(TrainingModelTest, UnevenPipelineStages)
+{
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.model.layers = 10;
+    c.pp = 4;
+    c.firstStageLayers = 1;
+    c.lastStageLayers = 3;
+    c.globalBatch = 8; // dp 2: 4 micro-batches per pipeline
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
+    double flops = 0;
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    const TransformerModel model(c.model);
+    EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
+    const uint32_t layers[] = {1, 3, 3, 3};
+    const uint32_t first[] = {0, 1, 4, 7};
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        const uint32_t rank = 2 * s; // DP 0 of stage s
+        std::set<std::string> names;
+        uint32_t attention = 0;
+        uint64_t gradientBytes = 0;
+        for (const WorkloadOp& op : w.ops[rank])
+        {
+            if (op.kind == WorkloadOpKind::COMPUTE && op.name.find("-attn") != std::string::npos)
+            {
+                ++attention;
+                names.insert(op.name.substr(op.name.find("-L")));
+            }
+            if (op.kind == WorkloadOpKind::COLLECTIVE)
+            {
+                gradientBytes += op.bytes;
+            }
+        }
+        EXPECT_EQ(attention, layers[s] * 4 * 2) << s; // forward and backward, 4 micro-batches
+        std::set<std::string> expected;
+        for (uint32_t l = first[s]; l < first[s] + layers[s]; ++l)
+        {
+            expected.insert("-L" + std::to_string(l) + "-attn");
+        }
+        EXPECT_EQ(names, expected) << s;
+        double parameters = 0;
+        for (uint32_t l = first[s]; l < first[s] + layers[s]; ++l)
+        {
+            parameters += static_cast<double>(model.LayerParameters(l));
+        }
+        parameters += s == 0 ? static_cast<double>(model.EmbeddingParameters()) : 0;
+        parameters += s == 3 ? static_cast<double>(model.OutputParameters()) : 0;
+        EXPECT_NEAR(static_cast<double>(gradientBytes), 4 * parameters, 4.0 * 4) << s;
+    }
+    c.lastStageLayers = 2; // 7 left for 2 stages
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+    EXPECT_EQ(error,
+              "the 10 layers of small less 3 on the first and last stages do not split evenly "
+              "over the 2 other stages");
+    c.pp = 1;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+    EXPECT_EQ(error, "the first and last stages' layers need pp > 1");
+    c.pp = 2;
+    c.firstStageLayers = 10; // nothing for the last
+    c.lastStageLayers = 0;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+}

@@ -83,11 +83,48 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const uint32_t tp = config.tp;
     const uint32_t pp = config.pp;
     const uint32_t dp = layout.GetDp();
-    if (spec.layers % pp != 0)
+    // Each stage's first layer and layer count: the first and last stages' as asked (0: an
+    // even share), the others' the rest evenly (Megatron-Core's
+    // --decoder-first/last-pipeline-num-layers).
+    std::vector<uint32_t> stageFirst(pp + 1, 0);
     {
-        error = "pp = " + std::to_string(pp) + " does not divide the " + std::to_string(spec.layers)
-                + " layers of " + spec.name;
-        return false;
+        const uint32_t first = config.firstStageLayers;
+        const uint32_t lastLayers = config.lastStageLayers;
+        const bool uneven = first > 0 || lastLayers > 0;
+        if (uneven && pp == 1)
+        {
+            error = "the first and last stages' layers need pp > 1";
+            return false;
+        }
+        const uint64_t fixed = static_cast<uint64_t>(first) + lastLayers;
+        const uint32_t others = pp - (first > 0 ? 1 : 0) - (lastLayers > 0 ? 1 : 0);
+        if (fixed > spec.layers || (others == 0 && fixed != spec.layers)
+            || (others > 0 && (spec.layers - fixed) % others != 0)
+            || (others > 0 && spec.layers - fixed < others))
+        {
+            error = uneven ? "the " + std::to_string(spec.layers) + " layers of " + spec.name
+                                 + " less " + std::to_string(fixed)
+                                 + " on the first and last stages do not split evenly over the "
+                                 + std::to_string(others) + " other stages"
+                           : "pp = " + std::to_string(pp) + " does not divide the "
+                                 + std::to_string(spec.layers) + " layers of " + spec.name;
+            return false;
+        }
+        const uint32_t even
+            = others > 0 ? static_cast<uint32_t>((spec.layers - fixed) / others) : 0;
+        for (uint32_t stage = 0; stage < pp; ++stage)
+        {
+            uint32_t n = even;
+            if (stage == 0 && first > 0)
+            {
+                n = first;
+            }
+            else if (stage + 1 == pp && lastLayers > 0)
+            {
+                n = lastLayers;
+            }
+            stageFirst[stage + 1] = stageFirst[stage] + n;
+        }
     }
     const bool mla = spec.kvLoraRank > 0;
     const uint32_t kv = mla ? spec.heads : (spec.kvHeads > 0 ? spec.kvHeads : spec.heads);
@@ -202,7 +239,6 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const double activationBytes = a * T * h;
     // What a stage sends the next: its rank's tokens (1 / tp of them with sequence parallelism).
     const double stageBytes = activationBytes / (sp ? tp : 1);
-    const uint32_t layersPerStage = spec.layers / pp;
     // Attention's score products per layer and TP rank: the layer's FLOPs less its weights'.
     auto scoreFlops = [&](uint32_t layer)
     {
@@ -508,12 +544,11 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                  activationBytes,
                                  "fwd" + mb + (sp ? "-emb-rs" : "-emb-ar"));
                 }
-                for (uint32_t l = 0; l < layersPerStage; ++l)
+                for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
                 {
-                    const std::string at
-                        = "fwd" + mb + "-L" + std::to_string(s * layersPerStage + l);
+                    const std::string at = "fwd" + mb + "-L" + std::to_string(l);
                     tpBlock(at + "-attn", attn, 1, attn.gemmFlops + attn.scoreFlops);
-                    mlpBlock(s * layersPerStage + l, at, 1);
+                    mlpBlock(l, at, 1);
                 }
                 if (s + 1 == pp)
                 {
@@ -556,9 +591,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 }
             }
             const bool lastMicroBatch = po.microbatch + 1 == m;
-            for (uint32_t k = layersPerStage; k-- > 0;)
+            for (uint32_t k = stageFirst[s + 1] - stageFirst[s]; k-- > 0;)
             {
-                const uint32_t layer = s * layersPerStage + k;
+                const uint32_t layer = stageFirst[s] + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
                 mlpBlock(layer, at, 2);
                 tpBlock(at + "-attn", attn, 2, 2 * (attn.gemmFlops + attn.scoreFlops));
@@ -612,7 +647,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
         }
         // The optimizer, after every gradient is reduced.
         double parameters = 0;
-        for (uint32_t l = s * layersPerStage; l < (s + 1) * layersPerStage; ++l)
+        for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
         {
             parameters += rankParameters(l);
         }

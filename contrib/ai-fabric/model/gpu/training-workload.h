@@ -40,6 +40,11 @@ struct TrainingConfig
     /// TP rank holds 1/tp of the tokens, and each TP all-reduce is a reduce-scatter and an
     /// all-gather. Mixtures of experts at tp > 1 need it, as Megatron-Core does with EP.
     bool sequenceParallel{false};
+    /// Layers of the first pipeline stage (0: an even share), as Megatron-Core's
+    /// --decoder-first-pipeline-num-layers; the stages between share what is left evenly.
+    uint32_t firstStageLayers{0};
+    /// Layers of the last pipeline stage (0: an even share; --decoder-last-pipeline-num-layers).
+    uint32_t lastStageLayers{0};
 };
 
 /**
@@ -48,8 +53,10 @@ struct TrainingConfig
  * a layer, a 1F1B pipeline over stages, and data parallelism with gradient all-reduces in
  * buckets that overlap the backward pass.
  *
- * Ranks are laid out as ParallelLayout does (TP fastest). Each stage holds layers / pp
- * consecutive layers (the first also the embedding, the last the output layer). Per
+ * Ranks are laid out as ParallelLayout does (TP fastest). Each stage holds consecutive
+ * layers, layers / pp of them, or firstStageLayers and lastStageLayers on the first and last
+ * stages and the rest evenly between (the first also holds the embedding, the last the output
+ * layer). Per
  * micro-batch of T = microBatch x seq tokens and per layer, a TP rank runs the forward as
  * Megatron's column- and row-parallel layers do: attention (its share of the QKV and output
  * GEMMs and of the heads' score products, with the layer norm and residual traffic), a TP
