@@ -286,11 +286,12 @@ TEST_F(TrainingModelTest, GeneratedStepDoesTheModelsFlops)
             }
         }
         // 4 micro-batches x 4 layers x 2 blocks: forward a gather and a scatter, backward two
-        // gathers and a scatter; stage 0's embedding scatters, stage 1's output layer gathers
-        // forward and scatters backward.
+        // gathers and a scatter; stage 0's embedding scatters forward and gathers backward,
+        // stage 1's output layer gathers forward, and backward gathers its input again and
+        // scatters. No TP all-reduce: a dense model holds no weight whole on every TP rank.
         const uint32_t blocks = 4 * 4 * 2;
         EXPECT_EQ(kinds[CollectiveType::ALL_REDUCE], 0u);
-        EXPECT_EQ(kinds[CollectiveType::ALL_GATHER], 3 * blocks + (rank == 6 ? 4 : 0)) << rank;
+        EXPECT_EQ(kinds[CollectiveType::ALL_GATHER], 3 * blocks + (rank == 6 ? 8 : 4)) << rank;
         EXPECT_EQ(kinds[CollectiveType::REDUCE_SCATTER], 2 * blocks + 4) << rank;
     }
     flops = 0;
@@ -337,8 +338,16 @@ TEST_F(TrainingModelTest, TrainingConfigurationsThatDoNotFit)
     EXPECT_EQ(error,
               "sequence parallelism splits each sequence over the TP ranks: tp = 2 does not "
               "divide 1001 tokens");
-    c.sequenceParallel = false;
     c.seqLength = 0;
+    c.ep = 2;
+    c.dispatcher = MoeDispatcher::HIERARCHICAL;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, w, error));
+    EXPECT_EQ(error,
+              "at tp > 1 a mixture of experts is generated with the flat dispatcher only "
+              "(Megatron-Core's DeepEP-backed dispatcher sends over the TP x EP group)");
+    c.dispatcher = MoeDispatcher::FLAT;
+    c.ep = 1;
+    c.sequenceParallel = false;
     c.tp = 1;
     c.ep = 3;
     EXPECT_FALSE(TrainingWorkload::Make(c, 6, *gpu, w, error));
@@ -609,6 +618,22 @@ TEST_F(TrainingModelTest, MixtureOfExpertsWithTensorParallelism)
     EXPECT_EQ(bytes.at("fwd0-L2-etp-ag"), pairs * 1024 * 2);
     EXPECT_EQ(bytes.at("fwd0-L2-etp-rs"), pairs * 1024 * 2);
     EXPECT_EQ(bytes.at("bwd0-L2-etp-ag"), pairs * 1024 * 2);
+    EXPECT_EQ(bytes.at("bwd0-L2-etp-rs"), pairs * 1024 * 2);
+    // The routers' gradients (every TP rank holds them whole and computed them on its own
+    // tokens), all-reduced over the TP pair once, in fp32; no other TP all-reduce.
+    EXPECT_EQ(bytes.at("tp-grad-ar"), 6u * model.RouterParameters() * 4);
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        if (op.kind == WorkloadOpKind::COLLECTIVE && op.collective == CollectiveType::ALL_REDUCE
+            && w.groupNames[op.group][0] == 't')
+        {
+            EXPECT_EQ(op.name, "tp-grad-ar");
+        }
+        if (op.moe > 0)
+        {
+            EXPECT_EQ(op.bytes, 256u * 1024 * 2); // the rank's own tokens
+        }
+    }
     // The shared expert: the activations gathered and scattered, and gathered again backward.
     EXPECT_EQ(bytes.at("fwd0-L2-shared-ag"), 512u * 1024 * 2);
     EXPECT_EQ(bytes.at("fwd0-L2-shared-rs"), 512u * 1024 * 2);
@@ -697,4 +722,61 @@ TEST_F(TrainingModelTest, UnevenPipelineStages)
     c.firstStageLayers = 10; // nothing for the last
     c.lastStageLayers = 0;
     EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+}
+
+// DeepSeek-V3's latent attention with TP 2 and sequence parallelism (4 of its layers: 3 dense,
+// 1 MoE; EP 2): each TP rank runs the down-projections on its half of the tokens and the TP
+// pair gathers their latents (1536 + 512 + 64 values a token), not the 7168-wide hidden
+// states, as Megatron-Core's MLA does; the step's FLOPs stay the model's; the latent
+// down-projections and the router, whole on both ranks, have their gradients all-reduced over
+// the pair.
+TEST_F(TrainingModelTest, LatentAttentionWithTensorParallelism)
+{
+    TrainingConfig c;
+    ASSERT_TRUE(TransformerModel::GetPreset("deepseek-v3", c.model));
+    c.model.layers = 4;
+    c.model.seqLength = 256;
+    c.tp = 2;
+    c.ep = 2;
+    c.sequenceParallel = true;
+    c.gpusPerServer = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 4
+    double flops = 0;
+    for (const auto& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    const TransformerModel model(c.model);
+    EXPECT_NEAR(flops / model.TrainingStepFlops(4), 1.0, 1e-9);
+    std::map<std::string, uint64_t> bytes;
+    for (const WorkloadOp& op : w.ops[0])
+    {
+        if (op.kind == WorkloadOpKind::COLLECTIVE && op.moe == 0)
+        {
+            bytes[op.name] = op.bytes;
+        }
+    }
+    const uint64_t latent = 256u * (1536 + 512 + 64) * 2;
+    const uint64_t hidden = 256u * 7168 * 2;
+    EXPECT_EQ(bytes.at("fwd0-L0-attn-ag"), latent);
+    EXPECT_EQ(bytes.at("fwd0-L0-attn-rs"), hidden);
+    EXPECT_EQ(bytes.at("bwd0-L0-attn-ag"), hidden);       // the output's gradient
+    EXPECT_EQ(bytes.at("bwd0-L0-attn-wgrad-ag"), latent); // the latents again
+    EXPECT_EQ(bytes.at("bwd0-L0-attn-rs"), latent);       // the latents' gradient
+    EXPECT_EQ(bytes.at("tp-grad-ar"),
+              (4 * model.LatentDownParameters() + model.RouterParameters()) * 4);
+    c.sequenceParallel = false;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+    c.model.experts = 0; // a dense latent-attention model
+    c.ep = 1;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 8, *gpu, w, error));
+    EXPECT_EQ(error,
+              "deepseek-v3's latent attention at tp > 1 is generated with sequence parallelism "
+              "only");
 }

@@ -156,6 +156,19 @@ TrainingWorkload::Make(const TrainingConfig& config,
     }
     // Sequence parallelism splits each sequence's tokens over the TP ranks.
     const bool sp = config.sequenceParallel && tp > 1;
+    if (mla && tp > 1 && !sp)
+    {
+        error = spec.name + "'s latent attention at tp > 1 is generated with sequence "
+                            "parallelism only";
+        return false;
+    }
+    if (moe && tp > 1 && config.dispatcher != MoeDispatcher::FLAT)
+    {
+        error
+            = "at tp > 1 a mixture of experts is generated with the flat dispatcher only "
+              "(Megatron-Core's DeepEP-backed dispatcher sends over the TP x EP group)";
+        return false;
+    }
     if (sp && seq % tp != 0)
     {
         error = "sequence parallelism splits each sequence over the TP ranks: tp = "
@@ -197,6 +210,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
     const double gates = spec.gatedMlp ? 2 : 1;
     // Per layer and TP rank, forward (the scores as TransformerModel counts them, below).
     Block attn;
+    // What attention's TP collectives carry: its input gathered, its output scattered.
+    double attnIn = a * T * static_cast<double>(spec.hidden);
     attn.gemmFlops = 2 * T * static_cast<double>(model.AttentionParameters()) / tp;
     attn.gemmBytes = e
                      * (static_cast<double>(model.AttentionParameters()) / tp
@@ -217,13 +232,18 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const double kvr = static_cast<double>(spec.kvLoraRank);
         const double rope = static_cast<double>(spec.qkRopeHeadDim);
         const double nope = static_cast<double>(spec.qkNopeHeadDim);
+        // With sequence parallelism the down-projections run on the rank's T / tp tokens
+        // and the TP group gathers their latents (Megatron-Core's MLA gathers q_compressed
+        // and kv_compressed, not the hidden states).
         const double down = static_cast<double>(model.LatentDownParameters());
-        const double weights
-            = down + (static_cast<double>(model.AttentionParameters()) - down) / tp;
-        attn.gemmFlops = 2 * T * weights;
-        const double moved = (qr > 0 ? h + qr : 0) + (qr > 0 ? qr : h) + heads * qk + h
-                             + (kvr + rope) + kvr + heads * (nope + v) + heads * v + h;
-        attn.gemmBytes = e * (weights + T * moved);
+        const double rest = static_cast<double>(model.AttentionParameters()) - down;
+        const double weights = down + rest / tp;
+        attn.gemmFlops = 2 * (Tr * down + T * rest / tp);
+        const double movedDown = (qr > 0 ? h + qr : 0) + h + (kvr + rope);
+        const double movedRest
+            = (qr > 0 ? qr : h) + heads * qk + kvr + heads * (nope + v) + heads * v + h;
+        attn.gemmBytes = e * (weights + Tr * movedDown + T * movedRest);
+        attnIn = a * T * ((qr > 0 ? qr : h) + kvr + rope);
         attn.scoreBytes = a * T * heads * (2 * qk + 2 * v);
     }
     Block mlp;
@@ -270,17 +290,22 @@ TrainingWorkload::Make(const TrainingConfig& config,
     };
     // At tp > 1 the shared experts run apart, on the gathered tokens, split over the TP group.
     const Block sharedBlock = expertBlock(T * spec.sharedExperts, spec.sharedExperts, 0);
+    // The weights of a layer every TP rank holds whole: the router and the latent
+    // down-projections.
+    auto replicatedParameters = [&](uint32_t layer)
+    {
+        return (model.IsMoeLayer(layer) ? static_cast<double>(model.RouterParameters()) : 0.0)
+               + static_cast<double>(model.LatentDownParameters());
+    };
     // A rank's share of a layer's parameters: the experts are split over the EP group, and
-    // everything over the TP group.
+    // everything but the replicated weights over the TP group.
     auto rankParameters = [&](uint32_t layer)
     {
-        if (!model.IsMoeLayer(layer))
-        {
-            return static_cast<double>(model.LayerParameters(layer)) / tp;
-        }
-        return (static_cast<double>(model.LayerParameters(layer))
-                - (spec.experts - localExperts) * expertWeights)
-               / tp;
+        const double all
+            = static_cast<double>(model.LayerParameters(layer))
+              - (model.IsMoeLayer(layer) ? (spec.experts - localExperts) : 0.0) * expertWeights;
+        const double whole = tp > 1 ? replicatedParameters(layer) : 0.0;
+        return (all - whole) / tp + whole;
     };
     auto rankExpertParameters = [&](uint32_t layer)
     { return model.IsMoeLayer(layer) ? localExperts * expertWeights / tp : 0.0; };
@@ -397,12 +422,38 @@ TrainingWorkload::Make(const TrainingConfig& config,
             op.name = name;
             return add(op, std::move(extra));
         };
-        // A block split over the TP group, forward (scale 1) or backward (2): its compute and
-        // the all-reduce of its output; with sequence parallelism an all-gather of its input
-        // before and a reduce-scatter of its output after, and backward the input gathered
-        // again for the weight gradients, beside the compute.
-        auto tpBlock = [&](const std::string& name, const Block& b, double scale, double flops)
+        // An all-gather over the TP group beside the next operation (after the last one): a
+        // backward pass's input gathered again for the weight gradients.
+        auto regather = [&](double bytes, const std::string& name)
         {
+            WorkloadOp op;
+            op.kind = WorkloadOpKind::COLLECTIVE;
+            op.collective = CollectiveType::ALL_GATHER;
+            op.group = tpGroup;
+            op.bytes = static_cast<uint64_t>(bytes);
+            op.name = name;
+            if (any)
+            {
+                op.deps.push_back(last);
+            }
+            ops.push_back(op);
+            return std::vector<uint32_t>{static_cast<uint32_t>(ops.size() - 1)};
+        };
+        // A block split over the TP group, forward (scale 1) or backward (2), whose input the
+        // TP collectives carry as in bytes and output as out bytes. Forward: its compute and
+        // the all-reduce of its output; with sequence parallelism an all-gather of its input
+        // before and a reduce-scatter of its output after. Backward, the reverse: the
+        // all-reduce of its input's gradient; with sequence parallelism an all-gather of its
+        // output's gradient, its input gathered again for the weight gradients beside the
+        // compute, and a reduce-scatter of its input's gradient.
+        auto tpBlock = [&](const std::string& name,
+                           const Block& b,
+                           double scale,
+                           double flops,
+                           double in,
+                           double out)
+        {
+            const bool forward = scale == 1;
             const Time t = gpu.BlockTime(b, config.dtype, scale);
             if (tp == 1)
             {
@@ -412,25 +463,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
             if (!sp)
             {
                 compute(name, t, flops);
-                tpCollective(CollectiveType::ALL_REDUCE, activationBytes, name + "-ar");
+                tpCollective(CollectiveType::ALL_REDUCE, forward ? out : in, name + "-ar");
                 return;
             }
-            tpCollective(CollectiveType::ALL_GATHER, activationBytes, name + "-ag");
-            std::vector<uint32_t> regather;
-            if (scale > 1)
-            {
-                WorkloadOp op;
-                op.kind = WorkloadOpKind::COLLECTIVE;
-                op.collective = CollectiveType::ALL_GATHER;
-                op.group = tpGroup;
-                op.bytes = static_cast<uint64_t>(activationBytes);
-                op.name = name + "-wgrad-ag";
-                op.deps.push_back(last);
-                ops.push_back(op);
-                regather.push_back(static_cast<uint32_t>(ops.size() - 1));
-            }
+            tpCollective(CollectiveType::ALL_GATHER, forward ? in : out, name + "-ag");
+            const std::vector<uint32_t> again
+                = forward ? std::vector<uint32_t>{} : regather(in, name + "-wgrad-ag");
             compute(name, t, flops);
-            tpCollective(CollectiveType::REDUCE_SCATTER, activationBytes, name + "-rs", regather);
+            tpCollective(CollectiveType::REDUCE_SCATTER, forward ? out : in, name + "-rs", again);
         };
         auto p2p = [&](bool send, uint32_t peer, const std::string& name)
         {
@@ -456,7 +496,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             op.group = epGroup;
             op.moe = index + 1;
             op.combine = combine;
-            op.bytes = static_cast<uint64_t>(activationBytes);
+            op.bytes = static_cast<uint64_t>(a * Tr * h); // the rank's own tokens
             op.name = name;
             add(op);
         };
@@ -466,7 +506,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
         {
             if (!model.IsMoeLayer(layer))
             {
-                tpBlock(at + "-mlp", mlp, scale, scale * mlp.gemmFlops);
+                tpBlock(at + "-mlp",
+                        mlp,
+                        scale,
+                        scale * mlp.gemmFlops,
+                        activationBytes,
+                        activationBytes);
                 return;
             }
             const bool forward = scale == 1;
@@ -483,9 +528,16 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                          : expertBlock(pairs + T * spec.sharedExperts,
                                                        localExperts + spec.sharedExperts,
                                                        T);
-            if (shared && !forward)
+            // The shared experts first (Megatron-Core's MoELayer computes them before the
+            // router and adds their output at the combine); backward, last.
+            if (shared && forward)
             {
-                tpBlock(at + "-shared", sharedBlock, 2, 2 * sharedBlock.gemmFlops);
+                tpBlock(at + "-shared",
+                        sharedBlock,
+                        1,
+                        sharedBlock.gemmFlops,
+                        activationBytes,
+                        activationBytes);
             }
             if (forward)
             {
@@ -511,14 +563,19 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 moeAllToAll(index, true, at + "-combine");
             }
-            if (shared && forward)
-            {
-                tpBlock(at + "-shared", sharedBlock, 1, sharedBlock.gemmFlops);
-            }
             if (!forward)
             {
                 compute(
                     at + "-router", gpu.BlockTime(router, config.dtype, 2), 2 * router.gemmFlops);
+            }
+            if (shared && !forward)
+            {
+                tpBlock(at + "-shared",
+                        sharedBlock,
+                        2,
+                        2 * sharedBlock.gemmFlops,
+                        activationBytes,
+                        activationBytes);
             }
         };
         std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
@@ -547,7 +604,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
                 {
                     const std::string at = "fwd" + mb + "-L" + std::to_string(l);
-                    tpBlock(at + "-attn", attn, 1, attn.gemmFlops + attn.scoreFlops);
+                    tpBlock(at + "-attn",
+                            attn,
+                            1,
+                            attn.gemmFlops + attn.scoreFlops,
+                            attnIn,
+                            activationBytes);
                     mlpBlock(l, at, 1);
                 }
                 if (s + 1 == pp)
@@ -578,6 +640,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
             }
             else
             {
+                const std::vector<uint32_t> again
+                    = sp ? regather(activationBytes, "bwd" + mb + "-out-wgrad-ag")
+                         : std::vector<uint32_t>{};
                 compute("bwd" + mb + "-out",
                         gpu.BlockTime(output, config.dtype, 2),
                         2 * output.gemmFlops);
@@ -587,7 +652,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     // the vocabulary).
                     tpCollective(sp ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE,
                                  activationBytes,
-                                 "bwd" + mb + (sp ? "-out-rs" : "-out-ar"));
+                                 "bwd" + mb + (sp ? "-out-rs" : "-out-ar"),
+                                 again);
                 }
             }
             const bool lastMicroBatch = po.microbatch + 1 == m;
@@ -596,7 +662,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 const uint32_t layer = stageFirst[s] + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
                 mlpBlock(layer, at, 2);
-                tpBlock(at + "-attn", attn, 2, 2 * (attn.gemmFlops + attn.scoreFlops));
+                tpBlock(at + "-attn",
+                        attn,
+                        2,
+                        2 * (attn.gemmFlops + attn.scoreFlops),
+                        attnIn,
+                        activationBytes);
                 // Gradients, once the last micro-batch is done with the layer: the experts'
                 // over their expert-data-parallel group, the rest over the DP group.
                 auto reduce = [&](uint32_t group, double parameters, const std::string& name)
@@ -644,6 +715,31 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 p2p(true, layout.RankOf(prev), "send-grad" + mb);
             }
+            else if (sp)
+            {
+                // The embedding's reduce-scatter, backward: its output's gradient gathered.
+                tpCollective(CollectiveType::ALL_GATHER, activationBytes, "bwd" + mb + "-emb-ag");
+            }
+        }
+        // With sequence parallelism each TP rank computed the gradients of the weights it
+        // holds whole (routers, latent down-projections) on its own tokens: Megatron-Core
+        // all-reduces them over the TP group before the optimizer.
+        double replicated = 0;
+        for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
+        {
+            replicated += replicatedParameters(l);
+        }
+        if (sp && replicated > 0)
+        {
+            WorkloadOp ar;
+            ar.kind = WorkloadOpKind::COLLECTIVE;
+            ar.collective = CollectiveType::ALL_REDUCE;
+            ar.group = tpGroup;
+            ar.bytes = static_cast<uint64_t>(replicated) * GRADIENT_BYTES;
+            ar.name = "tp-grad-ar";
+            ar.deps.push_back(last);
+            ops.push_back(ar);
+            buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
         }
         // The optimizer, after every gradient is reduced.
         double parameters = 0;
