@@ -74,6 +74,10 @@ CollectiveScenario::DeclareWorkloadOptions()
               "and an all-gather; a mixture of experts at --tp above 1 needs it",
               false);
     o.Add("pp", "with --model: pipeline stages", "1");
+    o.Add("cp",
+          "with --model: context-parallel size (each sequence split over cp ranks, attention "
+          "as Megatron-Core's ring attention)",
+          "1");
     o.Add("firstStageLayers",
           "with --model and --pp: layers of the first stage (0: an even share), the other "
           "stages sharing the rest evenly (Megatron-Core's --decoder-first-pipeline-num-layers)",
@@ -326,6 +330,7 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         }
         config.tp = o.Whole("tp", 1, 1 << 16);
         config.pp = o.Whole("pp", 1, 1 << 16);
+        config.cp = o.Whole("cp", 1, 1 << 16);
         config.sequenceParallel = o.GetFlag("sequenceParallel");
         config.firstStageLayers = o.Whole("firstStageLayers", 0, 1 << 16);
         config.lastStageLayers = o.Whole("lastStageLayers", 0, 1 << 16);
@@ -587,7 +592,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
     {
         // The model's FLOPs per step over what the GPUs could do in that time.
         const TrainingConfig& c = *m_training;
-        const uint32_t dp = gpus / (c.tp * c.pp);
+        const uint32_t dp = gpus / (c.tp * c.pp * c.cp);
         const uint64_t m = TrainingWorkload::MicroBatches(c, dp);
         const uint64_t batch = m * c.microBatch * dp;
         const double flops = TransformerModel(c.model).TrainingStepFlops(batch);
@@ -598,6 +603,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"tp", c.tp},
                                           {"sequence_parallel", c.sequenceParallel && c.tp > 1},
                                           {"pp", c.pp},
+                                          {"cp", c.cp},
                                           {"first_stage_layers", c.firstStageLayers},
                                           {"last_stage_layers", c.lastStageLayers},
                                           {"ep", c.ep},
@@ -633,28 +639,30 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                 stages += std::to_string(lastN) + " layers)";
             }
             char line[400];
-            std::snprintf(line,
-                          sizeof(line),
-                          "# model %s: tp %u%s, pp %u%s, dp %u%s, %llu micro-batches of %u x %llu "
-                          "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
-                          c.model.name.c_str(),
-                          c.tp,
-                          c.sequenceParallel && c.tp > 1 ? " (sequence parallel)" : "",
-                          c.pp,
-                          stages.c_str(),
-                          dp,
-                          c.ep > 1 ? (", ep " + std::to_string(c.ep) + " ("
-                                      + MoeDispatcherName(c.dispatcher) + ")")
-                                         .c_str()
-                                   : "",
-                          static_cast<unsigned long long>(m),
-                          c.microBatch,
-                          static_cast<unsigned long long>(c.model.seqLength),
-                          flops,
-                          100 * mfu,
-                          m_trainingGpu->GetGpu().name.c_str(),
-                          ComputeDataTypeName(c.dtype),
-                          peak / 1e12);
+            std::snprintf(
+                line,
+                sizeof(line),
+                "# model %s: tp %u%s, pp %u%s%s, dp %u%s, %llu micro-batches of %u x %llu "
+                "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
+                c.model.name.c_str(),
+                c.tp,
+                c.sequenceParallel && c.tp > 1 ? " (sequence parallel)" : "",
+                c.pp,
+                stages.c_str(),
+                c.cp > 1 ? (", cp " + std::to_string(c.cp)).c_str() : "",
+                dp,
+                c.ep > 1 ? (", ep " + std::to_string(c.ep) + " (" + MoeDispatcherName(c.dispatcher)
+                            + ")")
+                               .c_str()
+                         : "",
+                static_cast<unsigned long long>(m),
+                c.microBatch,
+                static_cast<unsigned long long>(c.model.seqLength),
+                flops,
+                100 * mfu,
+                m_trainingGpu->GetGpu().name.c_str(),
+                ComputeDataTypeName(c.dtype),
+                peak / 1e12);
             std::cout << line;
         }
     }

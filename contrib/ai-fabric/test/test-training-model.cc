@@ -125,6 +125,7 @@ TEST_F(TrainingModelTest, RankMappingIsMegatrons)
     for (auto group : {&ParallelLayout::TensorGroup,
                        &ParallelLayout::ContextGroup,
                        &ParallelLayout::DataGroup,
+                       &ParallelLayout::DataContextGroup,
                        &ParallelLayout::PipelineGroup,
                        &ParallelLayout::ExpertGroup,
                        &ParallelLayout::ExpertDataGroup})
@@ -142,6 +143,15 @@ TEST_F(TrainingModelTest, RankMappingIsMegatrons)
         }
         EXPECT_EQ(seen.size(), 96u);
     }
+    // TP 2, CP 2, DP 8: rank 0's CP pair is {0, 2}, its DP x CP group the 16 ranks of TP
+    // index 0 in stage 0.
+    EXPECT_EQ(l.ContextGroup(0), (std::vector<uint32_t>{0, 2}));
+    std::vector<uint32_t> dpcp;
+    for (uint32_t r = 0; r < 32; r += 2)
+    {
+        dpcp.push_back(r);
+    }
+    EXPECT_EQ(l.DataContextGroup(2), dpcp);
     EXPECT_FALSE(ParallelLayout::Make(64, 8, 3, 1, 1, l, error));
     EXPECT_EQ(error, "tp x pp x cp = 24 does not divide the 64 GPUs");
     EXPECT_FALSE(ParallelLayout::Make(64, 8, 2, 1, 3, l, error));
@@ -779,4 +789,100 @@ TEST_F(TrainingModelTest, LatentAttentionWithTensorParallelism)
     EXPECT_EQ(error,
               "deepseek-v3's latent attention at tp > 1 is generated with sequence parallelism "
               "only");
+}
+
+// Context parallelism (CP 2 and 4, with and without TP 2 and sequence parallelism): each rank
+// holds 1/cp of every sequence; the step's FLOPs stay the model's; per layer a rank passes the
+// keys and values of T / cp tokens around the CP ring, cp - 1 times forward, and backward
+// cp - 1 times with their gradients plus the last gradients home; the dense gradients are
+// all-reduced over the DP x CP ranks; a sequence that does not split into 2 x cp chunks is
+// refused.
+TEST_F(TrainingModelTest, ContextParallelRingAttention)
+{
+    for (const auto& [cp, tp, sp] : std::vector<std::tuple<uint32_t, uint32_t, bool>>{
+             {2, 1, false}, {4, 1, false}, {2, 2, true}, {2, 2, false}})
+    {
+        TrainingConfig c;
+        c.model = SmallModel(); // 16 heads, 8 KV heads of 64, h 1024, 8 layers
+        c.model.seqLength = 1024;
+        c.cp = cp;
+        c.tp = tp;
+        c.sequenceParallel = sp;
+        Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+        Workload w;
+        std::string error;
+        const uint32_t gpus = 16;
+        const uint32_t dp = gpus / (cp * tp);
+        c.globalBatch = dp; // one micro-batch of one sequence per pipeline
+        ASSERT_TRUE(TrainingWorkload::Make(c, gpus, *gpu, w, error)) << error;
+        double flops = 0;
+        for (const auto& ops : w.ops)
+        {
+            for (const WorkloadOp& op : ops)
+            {
+                flops += op.flops;
+            }
+        }
+        const TransformerModel model(c.model);
+        EXPECT_NEAR(flops / model.TrainingStepFlops(dp), 1.0, 1e-9) << cp << " " << tp;
+        // Rank 0 (CP index 0): its ring neighbours are CP indices 1 and cp - 1.
+        ParallelLayout layout;
+        ASSERT_TRUE(ParallelLayout::Make(gpus, tp, 1, cp, 1, layout, error));
+        ParallelLayout::Coordinates next = layout.Locate(0);
+        next.cp = 1;
+        ParallelLayout::Coordinates prev = layout.Locate(0);
+        prev.cp = cp - 1;
+        const uint64_t block = 1024 / cp * 2 * (8 / tp) * 64 * 2; // tokens x (K, V) x bf16
+        uint32_t forward = 0;
+        uint32_t backward = 0;
+        uint32_t home = 0;
+        uint32_t recvs = 0;
+        for (const WorkloadOp& op : w.ops[0])
+        {
+            if (op.kind == WorkloadOpKind::RECV)
+            {
+                EXPECT_EQ(op.peer, layout.RankOf(prev));
+                ++recvs;
+            }
+            if (op.kind != WorkloadOpKind::SEND)
+            {
+                if (op.kind == WorkloadOpKind::COLLECTIVE && w.groupNames[op.group][0] == 'd')
+                {
+                    EXPECT_EQ(w.groups[op.group], layout.DataContextGroup(0));
+                }
+                continue;
+            }
+            EXPECT_EQ(op.peer, layout.RankOf(next));
+            if (op.name.find("-dkv-") != std::string::npos)
+            {
+                ++home;
+                EXPECT_EQ(op.bytes, block);
+            }
+            else if (op.name.rfind("fwd", 0) == 0)
+            {
+                ++forward;
+                EXPECT_EQ(op.bytes, block);
+            }
+            else
+            {
+                ++backward;
+                EXPECT_EQ(op.bytes, 2 * block);
+            }
+        }
+        EXPECT_EQ(forward, 8 * (cp - 1));
+        EXPECT_EQ(backward, 8 * (cp - 1));
+        EXPECT_EQ(home, 8u);
+        EXPECT_EQ(recvs, forward + backward + home);
+    }
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.model.seqLength = 1000;
+    c.cp = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 16, *gpu, w, error));
+    EXPECT_EQ(error,
+              "context parallelism splits each sequence into 2 x cp chunks: 1000 tokens do not "
+              "split into 16");
 }

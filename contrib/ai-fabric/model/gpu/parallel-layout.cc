@@ -142,6 +142,20 @@ ParallelLayout::DataGroup(uint32_t rank) const
 }
 
 std::vector<uint32_t>
+ParallelLayout::DataContextGroup(uint32_t rank) const
+{
+    const uint32_t cp = m_cp;
+    return Group(
+        rank,
+        [cp](Coordinates& c, uint32_t i)
+        {
+            c.cp = i % cp;
+            c.dp = i / cp;
+        },
+        m_cp * m_dp);
+}
+
+std::vector<uint32_t>
 ParallelLayout::PipelineGroup(uint32_t rank) const
 {
     return Group(

@@ -101,6 +101,13 @@ class ParallelLayout
     std::vector<uint32_t> DataGroup(uint32_t rank) const;
     /**
      * \param rank a rank
+     * \return its data- and context-parallel group: the ranks of its TP index and stage
+     *         (Megatron-Core's data-parallel group with context parallelism, over which the
+     *         dense layers' gradients are reduced when cp > 1)
+     */
+    std::vector<uint32_t> DataContextGroup(uint32_t rank) const;
+    /**
+     * \param rank a rank
      * \return its pipeline (one rank per stage)
      */
     std::vector<uint32_t> PipelineGroup(uint32_t rank) const;

@@ -76,12 +76,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
         return false;
     }
     ParallelLayout layout;
-    if (!ParallelLayout::Make(gpus, config.tp, config.pp, 1, config.ep, layout, error))
+    if (!ParallelLayout::Make(gpus, config.tp, config.pp, config.cp, config.ep, layout, error))
     {
         return false;
     }
     const uint32_t tp = config.tp;
     const uint32_t pp = config.pp;
+    const uint32_t cp = config.cp;
     const uint32_t dp = layout.GetDp();
     // Each stage's first layer and layer count: the first and last stages' as asked (0: an
     // even share), the others' the rest evenly (Megatron-Core's
@@ -169,10 +170,16 @@ TrainingWorkload::Make(const TrainingConfig& config,
               "(Megatron-Core's DeepEP-backed dispatcher sends over the TP x EP group)";
         return false;
     }
-    if (sp && seq % tp != 0)
+    if (cp > 1 && seq % (2 * cp) != 0)
+    {
+        error = "context parallelism splits each sequence into 2 x cp chunks: "
+                + std::to_string(seq) + " tokens do not split into " + std::to_string(2 * cp);
+        return false;
+    }
+    if (sp && (seq / cp) % tp != 0)
     {
         error = "sequence parallelism splits each sequence over the TP ranks: tp = "
-                + std::to_string(tp) + " does not divide " + std::to_string(seq) + " tokens";
+                + std::to_string(tp) + " does not divide " + std::to_string(seq / cp) + " tokens";
         return false;
     }
     if (!gpu.Supports(config.dtype))
@@ -199,7 +206,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
     // BF16 when the GEMMs run in FP8 (Transformer Engine's FP8 recipes keep them so).
     const double e = ComputeDataTypeBytes(config.dtype);
     const double a = config.dtype == ComputeDataType::FP8 ? 2 : e;
-    const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq);
+    // A rank's tokens of a micro-batch: its 1/cp of every sequence (context parallelism).
+    const double T = static_cast<double>(config.microBatch) * static_cast<double>(seq) / cp;
     // The tokens a TP rank holds outside the split GEMMs (its norms, residuals and router).
     const double Tr = sp ? T / tp : T;
     const double h = static_cast<double>(spec.hidden);
@@ -246,6 +254,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
         attnIn = a * T * ((qr > 0 ? qr : h) + kvr + rope);
         attn.scoreBytes = a * T * heads * (2 * qk + 2 * v);
     }
+    // What a ring-attention step passes on (context parallelism): the keys and values of a
+    // rank's tokens on its TP rank's heads (MLA: each head's expanded keys and values).
+    const double kvBlockBytes
+        = mla ? a * T * (static_cast<double>(spec.heads) / tp)
+                    * static_cast<double>(spec.qkNopeHeadDim + spec.qkRopeHeadDim + spec.vHeadDim)
+              : a * T * 2 * kvWidth;
     Block mlp;
     mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     mlp.gemmBytes = e
@@ -373,7 +387,16 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const ParallelLayout::Coordinates c = layout.Locate(r);
         const uint32_t s = c.pp;
         const uint32_t tpGroup = tp > 1 ? groupOf(layout.TensorGroup(r), "tp") : 0;
-        const uint32_t dpGroup = dp > 1 ? groupOf(layout.DataGroup(r), "dp") : 0;
+        // The dense layers' gradients: over the DP ranks, and with context parallelism over
+        // the DP x CP ranks (each CP rank's gradients are of its part of the sequences).
+        const uint32_t dpGroup
+            = dp * cp > 1 ? groupOf(cp > 1 ? layout.DataContextGroup(r) : layout.DataGroup(r), "dp")
+                          : 0;
+        ParallelLayout::Coordinates ring = c;
+        ring.cp = (c.cp + 1) % cp;
+        const uint32_t cpNext = layout.RankOf(ring);
+        ring.cp = (c.cp + cp - 1) % cp;
+        const uint32_t cpPrev = layout.RankOf(ring);
         const std::vector<uint32_t> epRanks = layout.ExpertGroup(r);
         const uint32_t epGroup = moe && config.ep > 1 ? groupOf(epRanks, "ep") : 0;
         const std::vector<uint32_t> edpRanks = layout.ExpertDataGroup(r);
@@ -446,30 +469,88 @@ TrainingWorkload::Make(const TrainingConfig& config,
         // all-reduce of its input's gradient; with sequence parallelism an all-gather of its
         // output's gradient, its input gathered again for the weight gradients beside the
         // compute, and a reduce-scatter of its input's gradient.
+        // A block's compute. Attention under context parallelism is Megatron-Core's ring
+        // attention (--cp-comm-type p2p): cp equal parts, each with the keys and values of
+        // another CP rank's tokens, which travel around the CP ring beside the compute (sent
+        // on to the next rank as they are used); backward each step passes the keys and values
+        // with their gradients, and the last gradients take one more step home.
+        auto blockCompute
+            = [&](const std::string& name, const Block& b, double scale, double flops, bool ring)
+        {
+            if (!ring || cp == 1)
+            {
+                compute(name, gpu.BlockTime(b, config.dtype, scale), flops);
+                return;
+            }
+            const bool forward = scale == 1;
+            const Time part = gpu.BlockTime(b, config.dtype, scale / cp);
+            const double step = kvBlockBytes * (forward ? 1 : 2);
+            // A send after an operation (none: at once), or a receive.
+            auto transfer
+                = [&](bool send, double bytes, const std::string& what, std::vector<uint32_t> after)
+            {
+                WorkloadOp op;
+                op.kind = send ? WorkloadOpKind::SEND : WorkloadOpKind::RECV;
+                op.peer = send ? cpNext : cpPrev;
+                op.bytes = static_cast<uint64_t>(bytes);
+                op.name = what;
+                op.deps = std::move(after);
+                ops.push_back(op);
+                return static_cast<uint32_t>(ops.size() - 1);
+            };
+            // The rank's own keys and values leave as its first part starts (the block's
+            // projections are counted in the parts).
+            const std::vector<uint32_t> start
+                = any ? std::vector<uint32_t>{last} : std::vector<uint32_t>{};
+            compute(name + "-cp0", part, flops / cp);
+            std::vector<uint32_t> held = start; // when the keys and values to pass on are here
+            for (uint32_t i = 1; i < cp; ++i)
+            {
+                const std::string n = std::to_string(i);
+                transfer(true, step, name + "-kv-send" + n, held);
+                const uint32_t got = transfer(false, step, name + "-kv-recv" + n, {});
+                held = {got};
+                WorkloadOp op;
+                op.kind = WorkloadOpKind::COMPUTE;
+                op.name = name + "-cp" + n;
+                op.duration = part;
+                op.flops = flops / cp;
+                add(op, {got});
+            }
+            if (!forward)
+            {
+                transfer(true, kvBlockBytes, name + "-dkv-send", {last});
+                const uint32_t home = transfer(false, kvBlockBytes, name + "-dkv-recv", {});
+                WorkloadOp wait;
+                wait.kind = WorkloadOpKind::COMPUTE;
+                wait.name = name + "-dkv";
+                add(wait, {home});
+            }
+        };
         auto tpBlock = [&](const std::string& name,
                            const Block& b,
                            double scale,
                            double flops,
                            double in,
-                           double out)
+                           double out,
+                           bool ring = false)
         {
             const bool forward = scale == 1;
-            const Time t = gpu.BlockTime(b, config.dtype, scale);
             if (tp == 1)
             {
-                compute(name, t, flops);
+                blockCompute(name, b, scale, flops, ring);
                 return;
             }
             if (!sp)
             {
-                compute(name, t, flops);
+                blockCompute(name, b, scale, flops, ring);
                 tpCollective(CollectiveType::ALL_REDUCE, forward ? out : in, name + "-ar");
                 return;
             }
             tpCollective(CollectiveType::ALL_GATHER, forward ? in : out, name + "-ag");
             const std::vector<uint32_t> again
                 = forward ? std::vector<uint32_t>{} : regather(in, name + "-wgrad-ag");
-            compute(name, t, flops);
+            blockCompute(name, b, scale, flops, ring);
             tpCollective(CollectiveType::REDUCE_SCATTER, forward ? out : in, name + "-rs", again);
         };
         auto p2p = [&](bool send, uint32_t peer, const std::string& name)
@@ -609,7 +690,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                             1,
                             attn.gemmFlops + attn.scoreFlops,
                             attnIn,
-                            activationBytes);
+                            activationBytes,
+                            true);
                     mlpBlock(l, at, 1);
                 }
                 if (s + 1 == pp)
@@ -667,7 +749,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         2,
                         2 * (attn.gemmFlops + attn.scoreFlops),
                         attnIn,
-                        activationBytes);
+                        activationBytes,
+                        true);
                 // Gradients, once the last micro-batch is done with the layer: the experts'
                 // over their expert-data-parallel group, the rest over the DP group.
                 auto reduce = [&](uint32_t group, double parameters, const std::string& name)
@@ -692,7 +775,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         expertBucket = 0;
                     }
                 }
-                if (lastMicroBatch && dp > 1)
+                if (lastMicroBatch && dp * cp > 1)
                 {
                     bucket += rankParameters(layer) - rankExpertParameters(layer);
                     const bool stageEnd = k == 0;

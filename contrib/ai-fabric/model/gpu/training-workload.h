@@ -27,6 +27,7 @@ struct TrainingConfig
     TransformerSpec model;   //!< the model's shape
     uint32_t tp{1};          //!< tensor-parallel size
     uint32_t pp{1};          //!< pipeline stages
+    uint32_t cp{1};          //!< context-parallel size (each sequence split over cp ranks)
     uint32_t microBatch{1};  //!< sequences per micro-batch
     uint64_t globalBatch{0}; //!< sequences per step (0: one micro-batch per pipeline)
     uint64_t seqLength{0};   //!< sequence length (0: the model's)
@@ -73,6 +74,11 @@ struct TrainingConfig
  * sum over the ranks is TransformerModel::TrainingStepFlops() of the global batch. With FP8
  * the GEMMs run in FP8 and the attention's score products in BF16, as Transformer Engine's FP8
  * recipes do by default.
+ *
+ * With context parallelism (cp > 1) each rank holds 1/cp of every sequence (its queries), its
+ * attention is Megatron-Core's ring attention (the keys and values of the other CP ranks' tokens
+ * passed around the CP ring beside cp parts of the compute; backward with their gradients),
+ * and the dense gradients are all-reduced over the DP x CP ranks.
  *
  * With sequence parallelism (sequenceParallel) a TP rank holds T / tp tokens outside the
  * split GEMMs: the norms and residuals run on them, each block is an all-gather of the
