@@ -74,6 +74,11 @@ CollectiveScenario::DeclareWorkloadOptions()
               "and an all-gather; a mixture of experts at --tp above 1 needs it",
               false);
     o.Add("pp", "with --model: pipeline stages", "1");
+    o.Add("recompute",
+          "with --model: activation recomputation (Megatron-LM's --recompute-granularity): "
+          "none, selective (each layer's core attention again before its backward) or full "
+          "(each layer's whole forward again)",
+          "none");
     o.Add("cp",
           "with --model: context-parallel size (each sequence split over cp ranks, attention "
           "as Megatron-Core's ring attention)",
@@ -331,6 +336,10 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         config.tp = o.Whole("tp", 1, 1 << 16);
         config.pp = o.Whole("pp", 1, 1 << 16);
         config.cp = o.Whole("cp", 1, 1 << 16);
+        if (!ParseRecompute(o.Get("recompute"), config.recompute))
+        {
+            o.Fail("--recompute=" + o.Get("recompute") + ": expected none, selective or full");
+        }
         config.sequenceParallel = o.GetFlag("sequenceParallel");
         config.firstStageLayers = o.Whole("firstStageLayers", 0, 1 << 16);
         config.lastStageLayers = o.Whole("lastStageLayers", 0, 1 << 16);
@@ -604,6 +613,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"sequence_parallel", c.sequenceParallel && c.tp > 1},
                                           {"pp", c.pp},
                                           {"cp", c.cp},
+                                          {"recompute", RecomputeName(c.recompute)},
                                           {"first_stage_layers", c.firstStageLayers},
                                           {"last_stage_layers", c.lastStageLayers},
                                           {"ep", c.ep},
@@ -642,7 +652,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
             std::snprintf(
                 line,
                 sizeof(line),
-                "# model %s: tp %u%s, pp %u%s%s, dp %u%s, %llu micro-batches of %u x %llu "
+                "# model %s: tp %u%s, pp %u%s%s, dp %u%s%s, %llu micro-batches of %u x %llu "
                 "tokens, %.4g FLOP per step, MFU %.1f%% (%s %s peak %.1f TFLOP/s)\n",
                 c.model.name.c_str(),
                 c.tp,
@@ -655,6 +665,9 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                             + ")")
                                .c_str()
                          : "",
+                c.recompute != Recompute::NONE
+                    ? (std::string(", recompute ") + RecomputeName(c.recompute)).c_str()
+                    : "",
                 static_cast<unsigned long long>(m),
                 c.microBatch,
                 static_cast<unsigned long long>(c.model.seqLength),

@@ -886,3 +886,67 @@ TEST_F(TrainingModelTest, ContextParallelRingAttention)
               "context parallelism splits each sequence into 2 x cp chunks: 1000 tokens do not "
               "split into 16");
 }
+
+// Activation recomputation (TP 2 with sequence parallelism, 2 micro-batches): no model FLOPs
+// are added (the step's FLOPs stay the model's); selective recomputation runs each layer's
+// core attention again before its backward (one operation per layer and micro-batch, its score
+// products' time); full recomputation runs each layer's forward again, its TP gathers and
+// scatters included; the compute grows in that order.
+TEST_F(TrainingModelTest, ActivationRecomputation)
+{
+    std::map<Recompute, double> computeTime;
+    for (Recompute r : {Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL})
+    {
+        TrainingConfig c;
+        c.model = SmallModel(); // 8 layers
+        c.tp = 2;
+        c.sequenceParallel = true;
+        c.globalBatch = 4; // dp 2: 2 micro-batches per pipeline
+        c.recompute = r;
+        Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+        Workload w;
+        std::string error;
+        ASSERT_TRUE(TrainingWorkload::Make(c, 4, *gpu, w, error)) << error;
+        double flops = 0;
+        for (const auto& ops : w.ops)
+        {
+            for (const WorkloadOp& op : ops)
+            {
+                flops += op.flops;
+            }
+        }
+        EXPECT_NEAR(flops / TransformerModel(c.model).TrainingStepFlops(4), 1.0, 1e-9);
+        uint32_t core = 0;
+        uint32_t again = 0;
+        uint32_t collectives = 0;
+        for (const WorkloadOp& op : w.ops[0])
+        {
+            if (op.kind == WorkloadOpKind::COMPUTE)
+            {
+                computeTime[r] += op.duration.GetSeconds();
+            }
+            if (op.name.find("-re-") == std::string::npos)
+            {
+                continue;
+            }
+            EXPECT_EQ(op.flops, 0.0) << op.name;
+            if (op.kind == WorkloadOpKind::COLLECTIVE)
+            {
+                ++collectives;
+                EXPECT_EQ(op.bytes, 2048u * 1024 * 2) << op.name; // T x h in bf16
+                continue;
+            }
+            EXPECT_GT(op.duration, Time(0)) << op.name;
+            op.name.find("-re-core") != std::string::npos ? ++core : ++again;
+        }
+        EXPECT_EQ(core, r == Recompute::SELECTIVE ? 8u * 2 : 0u);
+        EXPECT_EQ(again, r == Recompute::FULL ? 8u * 2 * 2 : 0u);           // attention and MLP
+        EXPECT_EQ(collectives, r == Recompute::FULL ? 8u * 2 * 2 * 2 : 0u); // gather, scatter
+    }
+    EXPECT_LT(computeTime[Recompute::NONE], computeTime[Recompute::SELECTIVE]);
+    EXPECT_LT(computeTime[Recompute::SELECTIVE], computeTime[Recompute::FULL]);
+    Recompute r;
+    EXPECT_TRUE(ParseRecompute("selective", r));
+    EXPECT_EQ(r, Recompute::SELECTIVE);
+    EXPECT_FALSE(ParseRecompute("some", r));
+}

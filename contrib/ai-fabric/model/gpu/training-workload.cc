@@ -37,6 +37,35 @@ using Block = GpuComputeModel::BlockCost;
 
 } // namespace
 
+const char*
+RecomputeName(Recompute r)
+{
+    switch (r)
+    {
+    case Recompute::NONE:
+        return "none";
+    case Recompute::SELECTIVE:
+        return "selective";
+    case Recompute::FULL:
+        return "full";
+    }
+    return "none";
+}
+
+bool
+ParseRecompute(const std::string& name, Recompute& r)
+{
+    for (Recompute g : {Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL})
+    {
+        if (name == RecomputeName(g))
+        {
+            r = g;
+            return true;
+        }
+    }
+    return false;
+}
+
 uint64_t
 TrainingWorkload::MicroBatches(const TrainingConfig& config, uint32_t dp)
 {
@@ -260,6 +289,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
         = mla ? a * T * (static_cast<double>(spec.heads) / tp)
                     * static_cast<double>(spec.qkNopeHeadDim + spec.qkRopeHeadDim + spec.vHeadDim)
               : a * T * 2 * kvWidth;
+    // Attention's core (the score products alone), which selective recomputation repeats.
+    Block cores;
     Block mlp;
     mlp.gemmFlops = 2 * T * static_cast<double>(model.DenseMlpParameters()) / tp;
     mlp.gemmBytes = e
@@ -281,6 +312,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                / tp;
     };
     attn.scoreFlops = scoreFlops(0);
+    cores.scoreFlops = attn.scoreFlops;
+    cores.scoreBytes = attn.scoreBytes;
     // Mixture of experts: the router on the rank's tokens, and the experts (split over the
     // TP group: ETP = TP, Megatron-Core's default) on the pairs the rank's TP group gets.
     const double ef = static_cast<double>(spec.expertFfnHidden);
@@ -422,13 +455,15 @@ TrainingWorkload::Make(const TrainingConfig& config,
             any = true;
             return last;
         };
+        // While recomputing, compute counts no model FLOPs (the MFU's convention).
+        bool recomputing = false;
         auto compute = [&](const std::string& name, Time t, double flops)
         {
             WorkloadOp op;
             op.kind = WorkloadOpKind::COMPUTE;
             op.name = name;
             op.duration = t;
-            op.flops = flops;
+            op.flops = recomputing ? 0 : flops;
             return add(op);
         };
         // A collective over the TP group, after the last operation (and extra ones).
@@ -514,7 +549,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 op.kind = WorkloadOpKind::COMPUTE;
                 op.name = name + "-cp" + n;
                 op.duration = part;
-                op.flops = flops / cp;
+                op.flops = recomputing ? 0 : flops / cp;
                 add(op, {got});
             }
             if (!forward)
@@ -743,7 +778,28 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 const uint32_t layer = stageFirst[s] + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
+                // Recomputation first, from the layer's kept input.
+                recomputing = true;
+                if (config.recompute == Recompute::FULL)
+                {
+                    tpBlock(at + "-re-attn",
+                            attn,
+                            1,
+                            attn.gemmFlops + attn.scoreFlops,
+                            attnIn,
+                            activationBytes,
+                            true);
+                    mlpBlock(layer, at + "-re", 1);
+                }
+                recomputing = false;
                 mlpBlock(layer, at, 2);
+                if (config.recompute == Recompute::SELECTIVE)
+                {
+                    // The core attention again, just before its backward.
+                    recomputing = true;
+                    blockCompute(at + "-re-core", cores, 1, attn.scoreFlops, true);
+                    recomputing = false;
+                }
                 tpBlock(at + "-attn",
                         attn,
                         2,

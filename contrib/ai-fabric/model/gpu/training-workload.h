@@ -20,6 +20,31 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
+ * Activation recomputation (Megatron-LM's --recompute-granularity): what the backward pass
+ * computes again of the forward.
+ */
+enum class Recompute
+{
+    NONE,      //!< nothing: every activation kept
+    SELECTIVE, //!< the core attention (the score products), before each layer's backward
+    FULL,      //!< each layer's whole forward, before its backward (--recompute-method uniform)
+};
+
+/**
+ * \param r a granularity
+ * \return its name: none, selective or full
+ */
+const char* RecomputeName(Recompute r);
+
+/**
+ * \param name none, selective or full
+ * \param r set to the granularity
+ * \return false if the name is none of them
+ */
+bool ParseRecompute(const std::string& name, Recompute& r);
+
+/**
+ * \ingroup ai-fabric
  * A training step's configuration: the model, its parallelism and its batch.
  */
 struct TrainingConfig
@@ -46,6 +71,7 @@ struct TrainingConfig
     uint32_t firstStageLayers{0};
     /// Layers of the last pipeline stage (0: an even share; --decoder-last-pipeline-num-layers).
     uint32_t lastStageLayers{0};
+    Recompute recompute{Recompute::NONE}; //!< what the backward pass computes again
 };
 
 /**
@@ -79,6 +105,10 @@ struct TrainingConfig
  * attention is Megatron-Core's ring attention (the keys and values of the other CP ranks' tokens
  * passed around the CP ring beside cp parts of the compute; backward with their gradients),
  * and the dense gradients are all-reduced over the DP x CP ranks.
+ *
+ * With activation recomputation the backward pass of each layer first computes again, with
+ * no model FLOPs counted: its core attention (SELECTIVE: the score products, and at cp > 1 their
+ * ring), or its whole forward with its collectives (FULL).
  *
  * With sequence parallelism (sequenceParallel) a TP rank holds T / tp tokens outside the
  * split GEMMs: the norms and residuals run on them, each block is an all-gather of the
