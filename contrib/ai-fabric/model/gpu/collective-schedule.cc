@@ -199,9 +199,8 @@ CollectiveSchedule::GetRecv(uint32_t rank,
                             CollectiveTransfer& transfer) const
 {
     const auto [src, sendStream] = GetRecvSource(rank, stream);
-    ScheduleMessage message;
-    GetSend(src, sendStream, index, message);
-    transfer = message.transfer;
+    GetSend(src, sendStream, index, m_recvScratch);
+    transfer = m_recvScratch.transfer;
 }
 
 std::pair<uint32_t, uint32_t>

@@ -348,6 +348,9 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     bool m_treeLatency{false};                    //!< SetTreeLatency()
     bool m_peerToPeer{false};                     //!< SetPeerToPeer()
     mutable uint32_t m_tagCodeBits{TAG_BITS + 1}; //!< bits of the tag codes (TAG_BITS + 1: not yet)
+    /// GetRecv()'s message, kept so that its dependencies' storage is reused (no allocation
+    /// per message received).
+    mutable ScheduleMessage m_recvScratch;
 };
 
 } // namespace ns3

@@ -711,12 +711,17 @@ Communicator::Arrived(uint32_t stream, uint64_t index, CollectiveTransfer t)
     m_arrivalTrace(t);
     if (!in.waiters.empty())
     {
-        std::vector<uint32_t> waiters;
+        // Wake them from a copy (Advance() may make them wait again), in storage kept from
+        // the last time: no allocation per arrival.
+        std::vector<uint32_t> waiters = std::move(m_spareWaiters);
+        waiters.clear();
         waiters.swap(in.waiters);
         for (uint32_t s : waiters)
         {
             Advance(s);
         }
+        waiters.clear();
+        m_spareWaiters = std::move(waiters);
     }
     CheckDone();
 }

@@ -340,6 +340,7 @@ class Communicator : public Object
     std::vector<SendStream> m_send;           //!< by send stream
     std::vector<RecvStream> m_recv;           //!< by receive stream
     ScheduleMessage m_message;                //!< the message being looked at
+    std::vector<uint32_t> m_spareWaiters;     //!< storage Arrived() swaps waiters into
     uint32_t m_indexBits{0};                  //!< tag bits of a message's index
     uint32_t m_sendStreamsLeft{0};            //!< send streams with messages left
     uint64_t m_arrivalsLeft{0};               //!< messages still to arrive
