@@ -74,6 +74,12 @@ CollectiveScenario::DeclareWorkloadOptions()
               "and an all-gather; a mixture of experts at --tp above 1 needs it",
               false);
     o.Add("pp", "with --model: pipeline stages", "1");
+    o.Add("zero",
+          "with --model: data-parallel sharding: 0 (DDP: gradients all-reduced in buckets), 1 "
+          "(Megatron's distributed optimizer: buckets reduce-scattered, parameters "
+          "all-gathered) or 3 (FSDP: each layer's parameters gathered before its forward and "
+          "backward, its gradients reduce-scattered every micro-batch)",
+          "0");
     o.Add("recompute",
           "with --model: activation recomputation (Megatron-LM's --recompute-granularity): "
           "none, selective (each layer's core attention again before its backward) or full "
@@ -336,6 +342,13 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         config.tp = o.Whole("tp", 1, 1 << 16);
         config.pp = o.Whole("pp", 1, 1 << 16);
         config.cp = o.Whole("cp", 1, 1 << 16);
+        config.zero = o.Whole("zero", 0, 3);
+        if (config.zero == 2)
+        {
+            o.Fail(
+                "--zero=2: expected 0, 1 or 3 (the distributed optimizer, 1, shards the "
+                "gradients too)");
+        }
         if (!ParseRecompute(o.Get("recompute"), config.recompute))
         {
             o.Fail("--recompute=" + o.Get("recompute") + ": expected none, selective or full");
@@ -614,6 +627,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"pp", c.pp},
                                           {"cp", c.cp},
                                           {"recompute", RecomputeName(c.recompute)},
+                                          {"zero", c.zero},
                                           {"first_stage_layers", c.firstStageLayers},
                                           {"last_stage_layers", c.lastStageLayers},
                                           {"ep", c.ep},
@@ -665,9 +679,13 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                             + ")")
                                .c_str()
                          : "",
-                c.recompute != Recompute::NONE
-                    ? (std::string(", recompute ") + RecomputeName(c.recompute)).c_str()
-                    : "",
+                (std::string(c.zero == 1   ? ", distributed optimizer"
+                             : c.zero == 3 ? ", FSDP"
+                                           : "")
+                 + (c.recompute != Recompute::NONE
+                        ? std::string(", recompute ") + RecomputeName(c.recompute)
+                        : std::string()))
+                    .c_str(),
                 static_cast<unsigned long long>(m),
                 c.microBatch,
                 static_cast<unsigned long long>(c.model.seqLength),

@@ -285,6 +285,7 @@ TEST_F(TrainProgramTest, ModelSteps)
               "tp = 8 does not divide 1001 tokens"},
              {"--model=llama3-8b --cp=3", "tp x pp x cp = 3 does not divide the 8 GPUs"},
              {"--model=llama3-8b --recompute=some", "--recompute=some: expected none, selective"},
+             {"--model=llama3-8b --zero=2", "--zero=2: expected 0, 1 or 3"},
              {"--model=llama3-8b --cp=2 --seqLength=1001", "1001 tokens do not split into 4"},
              {"--model=llama3-8b --pp=2 --firstStageLayers=40",
               "the 32 layers of llama3-8b less 40 on the first and last stages do not split"},

@@ -950,3 +950,94 @@ TEST_F(TrainingModelTest, ActivationRecomputation)
     EXPECT_EQ(r, Recompute::SELECTIVE);
     EXPECT_FALSE(ParseRecompute("some", r));
 }
+
+// Sharded data parallelism on the small model (8 layers, DP 4, 2 micro-batches per pipeline):
+// the distributed optimizer (zero 1) reduce-scatters the buckets DDP all-reduces (the same
+// fp32 bytes), gathers every parameter once in BF16 before the layer's first forward, and runs
+// the optimizer on a quarter; FSDP (zero 3) gathers each layer's parameters before each of its
+// forward and backward passes and reduce-scatters its gradients every micro-batch, and the
+// layer's compute waits for its gather. The FLOPs stay the model's.
+TEST_F(TrainingModelTest, ShardedDataParallelism)
+{
+    std::map<uint32_t, Workload> w;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.globalBatch = 8; // dp 4: 2 micro-batches per pipeline
+    const TransformerModel model(c.model);
+    const double all = 8.0 * static_cast<double>(model.LayerParameters(0))
+                       + static_cast<double>(model.EmbeddingParameters())
+                       + static_cast<double>(model.OutputParameters());
+    for (uint32_t zero : {0u, 1u, 3u})
+    {
+        c.zero = zero;
+        std::string error;
+        ASSERT_TRUE(TrainingWorkload::Make(c, 4, *gpu, w[zero], error)) << error;
+        double flops = 0;
+        for (const auto& ops : w[zero].ops)
+        {
+            for (const WorkloadOp& op : ops)
+            {
+                flops += op.flops;
+            }
+        }
+        EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
+        std::map<CollectiveType, double> bytes;
+        std::map<CollectiveType, uint32_t> count;
+        for (const WorkloadOp& op : w[zero].ops[0])
+        {
+            if (op.kind == WorkloadOpKind::COLLECTIVE)
+            {
+                bytes[op.collective] += static_cast<double>(op.bytes);
+                ++count[op.collective];
+            }
+        }
+        if (zero == 0)
+        {
+            EXPECT_NEAR(bytes[CollectiveType::ALL_REDUCE], 4 * all, 4.0 * 8);
+            EXPECT_EQ(count[CollectiveType::ALL_GATHER] + count[CollectiveType::REDUCE_SCATTER],
+                      0u);
+        }
+        else if (zero == 1)
+        {
+            EXPECT_EQ(count[CollectiveType::ALL_REDUCE], 0u);
+            EXPECT_NEAR(bytes[CollectiveType::REDUCE_SCATTER], 4 * all, 4.0 * 8);
+            EXPECT_EQ(count[CollectiveType::ALL_GATHER], 8u); // a layer each, once
+            EXPECT_NEAR(bytes[CollectiveType::ALL_GATHER], 2 * all, 2.0 * 8);
+        }
+        else
+        {
+            EXPECT_EQ(count[CollectiveType::ALL_REDUCE], 0u);
+            EXPECT_EQ(count[CollectiveType::ALL_GATHER], 8u * 2 * 2); // forward and backward
+            EXPECT_EQ(count[CollectiveType::REDUCE_SCATTER], 8u * 2); // every micro-batch
+            EXPECT_NEAR(bytes[CollectiveType::ALL_GATHER], 2 * 2 * 2 * all, 2 * 2 * 2.0 * 8);
+            EXPECT_NEAR(bytes[CollectiveType::REDUCE_SCATTER], 2 * 4 * all, 2 * 4.0 * 8);
+            // Each layer's forward compute waits for its own gather.
+            const std::vector<WorkloadOp>& ops = w[zero].ops[0];
+            for (uint32_t i = 0; i < ops.size(); ++i)
+            {
+                if (ops[i].name.rfind("fwd0-L", 0) != 0 || ops[i].kind != WorkloadOpKind::COMPUTE
+                    || ops[i].name.find("-attn") == std::string::npos)
+                {
+                    continue;
+                }
+                const std::string layer = ops[i].name.substr(0, ops[i].name.find("-attn"));
+                bool waits = false;
+                for (uint32_t d : ops[i].deps)
+                {
+                    waits |= ops[d].name == layer + "-param-ag";
+                }
+                EXPECT_TRUE(waits) << ops[i].name;
+            }
+        }
+    }
+    // The optimizer on a quarter of the parameters.
+    auto optimizer = [&w](uint32_t zero) { return w[zero].ops[0].back().duration.GetSeconds(); };
+    EXPECT_NEAR(optimizer(1) / optimizer(0), 0.25, 0.01);
+    EXPECT_NEAR(optimizer(3) / optimizer(0), 0.25, 0.01);
+    c.zero = 2;
+    Workload bad;
+    std::string error;
+    EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, bad, error));
+    EXPECT_EQ(error, "zero = 2: expected 0 (DDP), 1 (the distributed optimizer) or 3 (FSDP)");
+}

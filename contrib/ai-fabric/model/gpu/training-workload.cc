@@ -24,6 +24,8 @@ namespace
 constexpr double OPTIMIZER_BYTES_PER_PARAMETER = 30;
 /// Gradients are accumulated and all-reduced in fp32 (Megatron-LM's default).
 constexpr uint64_t GRADIENT_BYTES = 4;
+/// Parameters are gathered in BF16 (sharded data parallelism).
+constexpr double PARAMETER_BYTES = 2;
 /// The most micro-batches per pipeline a generated step has.
 constexpr uint64_t MAX_MICRO_BATCHES = 65536;
 /// The longest sequence a generated step takes.
@@ -96,6 +98,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
     {
         error = spec.name + " is a mixture of experts: at tp > 1 it needs sequence parallelism, "
                             "as Megatron-Core does with tensor and expert parallelism";
+        return false;
+    }
+    if (config.zero != 0 && config.zero != 1 && config.zero != 3)
+    {
+        error = "zero = " + std::to_string(config.zero)
+                + ": expected 0 (DDP), 1 (the distributed optimizer) or 3 (FSDP)";
         return false;
     }
     if (moe && (config.ep == 0 || spec.experts % config.ep != 0))
@@ -434,6 +442,20 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const uint32_t epGroup = moe && config.ep > 1 ? groupOf(epRanks, "ep") : 0;
         const std::vector<uint32_t> edpRanks = layout.ExpertDataGroup(r);
         const uint32_t edpGroup = moe && edpRanks.size() > 1 ? groupOf(edpRanks, "edp") : 0;
+        // Sharded data parallelism: a layer's parameters as this rank holds them whole (its TP
+        // and EP share), the stage's embedding with its first layer and its output layer with
+        // its last; the experts' apart (over the expert-data-parallel group).
+        auto denseShare = [&](uint32_t layer)
+        {
+            double p = rankParameters(layer) - rankExpertParameters(layer);
+            p += layer == stageFirst[s] && s == 0
+                     ? static_cast<double>(model.EmbeddingParameters()) / tp
+                     : 0.0;
+            p += layer + 1 == stageFirst[s + 1] && s + 1 == pp
+                     ? static_cast<double>(model.OutputParameters()) / tp
+                     : 0.0;
+            return p;
+        };
         const std::vector<uint32_t> tpRanks = layout.TensorGroup(r);
         ParallelLayout::Coordinates prev = c;
         ParallelLayout::Coordinates next = c;
@@ -443,13 +465,17 @@ TrainingWorkload::Make(const TrainingConfig& config,
         uint32_t last = 0;
         bool any = false;
         // Append an operation after the last one.
-        auto add = [&ops, &last, &any](WorkloadOp op, std::vector<uint32_t> extra = {})
+        // What the next operation added must also wait for (a layer's gathered parameters).
+        std::vector<uint32_t> nextDeps;
+        auto add = [&ops, &last, &any, &nextDeps](WorkloadOp op, std::vector<uint32_t> extra = {})
         {
             if (any)
             {
                 op.deps.push_back(last);
             }
             op.deps.insert(op.deps.end(), extra.begin(), extra.end());
+            op.deps.insert(op.deps.end(), nextDeps.begin(), nextDeps.end());
+            nextDeps.clear();
             ops.push_back(std::move(op));
             last = static_cast<uint32_t>(ops.size() - 1);
             any = true;
@@ -697,6 +723,57 @@ TrainingWorkload::Make(const TrainingConfig& config,
         std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
         double bucket = 0;             // gradients waiting for the next bucket
         double expertBucket = 0;       // the experts' gradients waiting for theirs
+        // A collective of a layer's parameters (bf16, PARAMETER_BYTES) or gradients over the DP
+        // group and, for the experts, the expert-data-parallel group, after an operation (none:
+        // in stream order only).
+        auto shardCollective = [&](CollectiveType type,
+                                   uint32_t layer,
+                                   double bytesPerParameter,
+                                   const std::string& name,
+                                   std::vector<uint32_t> after)
+        {
+            std::vector<uint32_t> made;
+            for (const bool experts : {false, true})
+            {
+                const uint32_t group = experts ? edpGroup : dpGroup;
+                const double parameters = experts ? rankExpertParameters(layer) : denseShare(layer);
+                if (group == 0 || parameters <= 0)
+                {
+                    continue;
+                }
+                WorkloadOp op;
+                op.kind = WorkloadOpKind::COLLECTIVE;
+                op.collective = type;
+                op.group = group;
+                op.bytes = static_cast<uint64_t>(parameters * bytesPerParameter);
+                op.name = name + (experts ? "-experts" : "");
+                op.deps = after;
+                ops.push_back(op);
+                made.push_back(static_cast<uint32_t>(ops.size() - 1));
+            }
+            return made;
+        };
+        // Each layer's parameter gathers a pass waits for (FSDP; the distributed optimizer's
+        // at the step's start), by layer.
+        std::vector<std::vector<uint32_t>> gathered(spec.layers);
+        auto gather = [&](uint32_t layer, const std::string& name, bool afterLast)
+        {
+            gathered[layer] = shardCollective(CollectiveType::ALL_GATHER,
+                                              layer,
+                                              PARAMETER_BYTES,
+                                              name,
+                                              afterLast && any ? std::vector<uint32_t>{last}
+                                                               : std::vector<uint32_t>{});
+        };
+        if (config.zero == 1)
+        {
+            // The distributed optimizer's parameter gathers of the step before, overlapping
+            // this step's first forward layer by layer (--overlap-param-gather).
+            for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
+            {
+                gather(l, "param-ag-L" + std::to_string(l), false);
+            }
+        }
         for (const PipelineOp& po : OneFOneBSchedule::StageOrder(pp, s, static_cast<uint32_t>(m)))
         {
             const std::string mb = std::to_string(po.microbatch);
@@ -720,6 +797,27 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
                 {
                     const std::string at = "fwd" + mb + "-L" + std::to_string(l);
+                    if (config.zero == 3)
+                    {
+                        // FSDP: the layer's parameters gathered (the first layer's now, each
+                        // next one's as this one starts: one layer ahead).
+                        if (l == stageFirst[s])
+                        {
+                            gather(l, at + "-param-ag", true);
+                        }
+                        const std::vector<uint32_t> own = gathered[l];
+                        if (l + 1 < stageFirst[s + 1])
+                        {
+                            gather(l + 1,
+                                   "fwd" + mb + "-L" + std::to_string(l + 1) + "-param-ag",
+                                   true);
+                        }
+                        nextDeps = own;
+                    }
+                    else if (config.zero == 1 && po.microbatch == 0)
+                    {
+                        nextDeps = gathered[l];
+                    }
                     tpBlock(at + "-attn",
                             attn,
                             1,
@@ -778,6 +876,22 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 const uint32_t layer = stageFirst[s] + k;
                 const std::string at = "bwd" + mb + "-L" + std::to_string(layer);
+                if (config.zero == 3)
+                {
+                    // FSDP: the parameters gathered again (one layer ahead, downwards).
+                    if (layer + 1 == stageFirst[s + 1])
+                    {
+                        gather(layer, at + "-param-ag", true);
+                    }
+                    const std::vector<uint32_t> own = gathered[layer];
+                    if (layer > stageFirst[s])
+                    {
+                        gather(layer - 1,
+                               "bwd" + mb + "-L" + std::to_string(layer - 1) + "-param-ag",
+                               true);
+                    }
+                    nextDeps = own;
+                }
                 // Recomputation first, from the layer's kept input.
                 recomputing = true;
                 if (config.recompute == Recompute::FULL)
@@ -809,14 +923,31 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         true);
                 // Gradients, once the last micro-batch is done with the layer: the experts'
                 // over their expert-data-parallel group, the rest over the DP group.
+                if (config.zero == 3)
+                {
+                    // FSDP: this micro-batch's gradients of the layer, reduce-scattered to
+                    // their shards at once (no unsharded gradients are kept).
+                    for (uint32_t op : shardCollective(CollectiveType::REDUCE_SCATTER,
+                                                       layer,
+                                                       static_cast<double>(GRADIENT_BYTES),
+                                                       at + "-grad-rs",
+                                                       {last}))
+                    {
+                        buckets.push_back(op);
+                    }
+                    continue;
+                }
+                // The distributed optimizer reduce-scatters the buckets DDP all-reduces.
+                const bool scatter = config.zero == 1;
                 auto reduce = [&](uint32_t group, double parameters, const std::string& name)
                 {
                     WorkloadOp ar;
                     ar.kind = WorkloadOpKind::COLLECTIVE;
-                    ar.collective = CollectiveType::ALL_REDUCE;
+                    ar.collective
+                        = scatter ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE;
                     ar.group = group;
                     ar.bytes = static_cast<uint64_t>(parameters) * GRADIENT_BYTES;
-                    ar.name = name + std::to_string(layer);
+                    ar.name = (scatter ? std::string("grad-rs-L") : name) + std::to_string(layer);
                     ar.deps.push_back(last);
                     ops.push_back(ar);
                     buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
@@ -880,14 +1011,17 @@ TrainingWorkload::Make(const TrainingConfig& config,
             ops.push_back(ar);
             buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
         }
-        // The optimizer, after every gradient is reduced.
+        // The optimizer, after every gradient is reduced: on the rank's whole share, or with
+        // sharding (the distributed optimizer, FSDP) on its shard of it.
         double parameters = 0;
         for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
         {
-            parameters += rankParameters(l);
+            const double experts = rankExpertParameters(l);
+            const double dense = denseShare(l);
+            parameters += config.zero == 0 ? dense + experts
+                                           : dense / (static_cast<double>(dp) * cp)
+                                                 + experts / static_cast<double>(edpRanks.size());
         }
-        parameters += static_cast<double>(s == 0 ? model.EmbeddingParameters() : 0) / tp;
-        parameters += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0) / tp;
         WorkloadOp step;
         step.kind = WorkloadOpKind::COMPUTE;
         step.name = "optimizer";

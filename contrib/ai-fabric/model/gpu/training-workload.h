@@ -72,6 +72,12 @@ struct TrainingConfig
     /// Layers of the last pipeline stage (0: an even share; --decoder-last-pipeline-num-layers).
     uint32_t lastStageLayers{0};
     Recompute recompute{Recompute::NONE}; //!< what the backward pass computes again
+    /// Data-parallel sharding (ZeRO stage): 0 DDP (gradients all-reduced in buckets); 1
+    /// Megatron's distributed optimizer (buckets reduce-scattered, the optimizer on a shard,
+    /// parameters all-gathered, overlapping the next forward); 3 FSDP (Megatron-FSDP's
+    /// optim_grads_params: each layer's parameters gathered before its forward and again
+    /// before its backward, its gradients reduce-scattered every micro-batch).
+    uint32_t zero{0};
 };
 
 /**
