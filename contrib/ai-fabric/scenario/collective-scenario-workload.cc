@@ -80,6 +80,10 @@ CollectiveScenario::DeclareWorkloadOptions()
           "all-gathered) or 3 (FSDP: each layer's parameters gathered before its forward and "
           "backward, its gradients reduce-scattered every micro-batch)",
           "0");
+    o.Add("gradReduce",
+          "with --model: the type gradients are reduced in: fp32 (Megatron-LM's default with "
+          "bf16) or bf16 (grad_reduce_in_fp32 off, as Megatron-Bridge's performance recipes)",
+          "fp32");
     o.Add("recompute",
           "with --model: activation recomputation (Megatron-LM's --recompute-granularity): "
           "none, selective (each layer's core attention again before its backward) or full "
@@ -343,6 +347,11 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         config.pp = o.Whole("pp", 1, 1 << 16);
         config.cp = o.Whole("cp", 1, 1 << 16);
         config.zero = o.Whole("zero", 0, 3);
+        if (o.Get("gradReduce") != "fp32" && o.Get("gradReduce") != "bf16")
+        {
+            o.Fail("--gradReduce=" + o.Get("gradReduce") + ": expected fp32 or bf16");
+        }
+        config.gradientBytes = o.Get("gradReduce") == "fp32" ? 4 : 2;
         if (config.zero == 2)
         {
             o.Fail(
@@ -628,6 +637,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"cp", c.cp},
                                           {"recompute", RecomputeName(c.recompute)},
                                           {"zero", c.zero},
+                                          {"grad_reduce", c.gradientBytes == 4 ? "fp32" : "bf16"},
                                           {"first_stage_layers", c.firstStageLayers},
                                           {"last_stage_layers", c.lastStageLayers},
                                           {"ep", c.ep},
@@ -663,7 +673,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                 stages += std::to_string(lastN) + " layers)";
             }
             char line[400];
-            std::snprintf(
+            const int n = std::snprintf(
                 line,
                 sizeof(line),
                 "# model %s: tp %u%s, pp %u%s%s, dp %u%s%s, %llu micro-batches of %u x %llu "
@@ -695,6 +705,10 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                 ComputeDataTypeName(c.dtype),
                 peak / 1e12);
             std::cout << line;
+            if (n >= static_cast<int>(sizeof(line)))
+            {
+                std::cout << "\n"; // cut short: the line still ends
+            }
         }
     }
     if (print)

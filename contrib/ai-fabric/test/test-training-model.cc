@@ -214,6 +214,24 @@ SmallModel()
     return s;
 }
 
+/**
+ * \param w a generated step
+ * \return the model FLOPs of its compute operations, over every rank
+ */
+double
+StepFlops(const Workload& w)
+{
+    double flops = 0;
+    for (const std::vector<WorkloadOp>& ops : w.ops)
+    {
+        for (const WorkloadOp& op : ops)
+        {
+            flops += op.flops;
+        }
+    }
+    return flops;
+}
+
 } // namespace
 
 // A generated step does the model's FLOPs exactly, split over the ranks: the sum of its compute
@@ -235,14 +253,7 @@ TEST_F(TrainingModelTest, GeneratedStepDoesTheModelsFlops)
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
     EXPECT_EQ(TrainingWorkload::MicroBatches(c, 2), 4u);
-    double flops = 0;
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    double flops = StepFlops(w);
     const double expected = TransformerModel(c.model).TrainingStepFlops(16);
     EXPECT_NEAR(flops / expected, 1.0, 1e-9);
     // Rank 0: stage 0, TP 0, DP 0.
@@ -304,14 +315,7 @@ TEST_F(TrainingModelTest, GeneratedStepDoesTheModelsFlops)
         EXPECT_EQ(kinds[CollectiveType::ALL_GATHER], 3 * blocks + (rank == 6 ? 8 : 4)) << rank;
         EXPECT_EQ(kinds[CollectiveType::REDUCE_SCATTER], 2 * blocks + 4) << rank;
     }
-    flops = 0;
-    for (const auto& ops : sp.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    flops = StepFlops(sp);
     EXPECT_NEAR(flops / expected, 1.0, 1e-9);
 }
 
@@ -392,18 +396,11 @@ TEST_F(TrainingModelTest, DeepSeekV3StepWithLatentAttention)
     Workload w;
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
-    double flops = 0;
+    const double flops = StepFlops(w);
     double attention = 0;
     for (const WorkloadOp& op : w.ops[0])
     {
         attention += op.name == "fwd0-L0-attn" ? op.flops : 0;
-    }
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
     }
     const TransformerModel model(c.model);
     EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
@@ -465,14 +462,7 @@ TEST_F(TrainingModelTest, MixtureOfExpertsStep)
     Workload w;
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
-    double flops = 0;
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    double flops = StepFlops(w);
     EXPECT_NEAR(flops / TransformerModel(c.model).TrainingStepFlops(8), 1.0, 1e-9);
     // 6 MoE layers, one routing per layer and EP pair (4 pairs: 2 per stage).
     EXPECT_EQ(w.moe.size(), 6u * 2);
@@ -569,14 +559,7 @@ TEST_F(TrainingModelTest, MixtureOfExpertsWithTensorParallelism)
     Workload w;
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 4
-    double flops = 0;
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    double flops = StepFlops(w);
     const TransformerModel model(c.model);
     EXPECT_NEAR(flops / model.TrainingStepFlops(4), 1.0, 1e-9);
     // 6 MoE layers, one routing per layer and EP group: {0, 2}, {4, 6}, {1, 3}, {5, 7}.
@@ -674,14 +657,7 @@ TEST_F(TrainingModelTest, UnevenPipelineStages)
     Workload w;
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error;
-    double flops = 0;
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    double flops = StepFlops(w);
     const TransformerModel model(c.model);
     EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
     const uint32_t layers[] = {1, 3, 3, 3};
@@ -754,14 +730,7 @@ TEST_F(TrainingModelTest, LatentAttentionWithTensorParallelism)
     Workload w;
     std::string error;
     ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 4
-    double flops = 0;
-    for (const auto& ops : w.ops)
-    {
-        for (const WorkloadOp& op : ops)
-        {
-            flops += op.flops;
-        }
-    }
+    double flops = StepFlops(w);
     const TransformerModel model(c.model);
     EXPECT_NEAR(flops / model.TrainingStepFlops(4), 1.0, 1e-9);
     std::map<std::string, uint64_t> bytes;
@@ -793,10 +762,11 @@ TEST_F(TrainingModelTest, LatentAttentionWithTensorParallelism)
 
 // Context parallelism (CP 2 and 4, with and without TP 2 and sequence parallelism): each rank
 // holds 1/cp of every sequence; the step's FLOPs stay the model's; per layer a rank passes the
-// keys and values of T / cp tokens around the CP ring, cp - 1 times forward, and backward
-// cp - 1 times with their gradients plus the last gradients home; the dense gradients are
-// all-reduced over the DP x CP ranks; a sequence that does not split into 2 x cp chunks is
-// refused.
+// keys and values of T / cp tokens around the CP ring to the next rank, cp - 1 times forward;
+// backward the ring runs to the previous rank, the keys and values first, then cp - 2 times
+// with their gradients, then the gradients alone (2 (cp - 1) blocks, as Transformer Engine's
+// AttnFuncWithCPAndKVP2P); the dense gradients are all-reduced over the DP x CP ranks; a
+// sequence that does not split into 2 x cp chunks is refused.
 TEST_F(TrainingModelTest, ContextParallelRingAttention)
 {
     for (const auto& [cp, tp, sp] : std::vector<std::tuple<uint32_t, uint32_t, bool>>{
@@ -815,14 +785,7 @@ TEST_F(TrainingModelTest, ContextParallelRingAttention)
         const uint32_t dp = gpus / (cp * tp);
         c.globalBatch = dp; // one micro-batch of one sequence per pipeline
         ASSERT_TRUE(TrainingWorkload::Make(c, gpus, *gpu, w, error)) << error;
-        double flops = 0;
-        for (const auto& ops : w.ops)
-        {
-            for (const WorkloadOp& op : ops)
-            {
-                flops += op.flops;
-            }
-        }
+        double flops = StepFlops(w);
         const TransformerModel model(c.model);
         EXPECT_NEAR(flops / model.TrainingStepFlops(dp), 1.0, 1e-9) << cp << " " << tp;
         // Rank 0 (CP index 0): its ring neighbours are CP indices 1 and cp - 1.
@@ -839,9 +802,11 @@ TEST_F(TrainingModelTest, ContextParallelRingAttention)
         uint32_t recvs = 0;
         for (const WorkloadOp& op : w.ops[0])
         {
+            // Forward the ring runs to the next CP rank, backward to the previous one.
+            const bool fwd = op.name.rfind("fwd", 0) == 0;
             if (op.kind == WorkloadOpKind::RECV)
             {
-                EXPECT_EQ(op.peer, layout.RankOf(prev));
+                EXPECT_EQ(op.peer, layout.RankOf(fwd ? prev : next)) << op.name;
                 ++recvs;
             }
             if (op.kind != WorkloadOpKind::SEND)
@@ -852,21 +817,24 @@ TEST_F(TrainingModelTest, ContextParallelRingAttention)
                 }
                 continue;
             }
-            EXPECT_EQ(op.peer, layout.RankOf(next));
+            EXPECT_EQ(op.peer, layout.RankOf(fwd ? next : prev)) << op.name;
             if (op.name.find("-dkv-") != std::string::npos)
             {
-                ++home;
+                ++home; // the last step: the gradients alone
                 EXPECT_EQ(op.bytes, block);
             }
-            else if (op.name.rfind("fwd", 0) == 0)
+            else if (fwd)
             {
                 ++forward;
                 EXPECT_EQ(op.bytes, block);
             }
             else
             {
+                // Backward the first step passes the keys and values, the others them and
+                // their gradients.
                 ++backward;
-                EXPECT_EQ(op.bytes, 2 * block);
+                const bool first = op.name.find("-kv-send1") != std::string::npos;
+                EXPECT_EQ(op.bytes, first ? block : 2 * block) << op.name;
             }
         }
         EXPECT_EQ(forward, 8 * (cp - 1));
@@ -907,14 +875,7 @@ TEST_F(TrainingModelTest, ActivationRecomputation)
         Workload w;
         std::string error;
         ASSERT_TRUE(TrainingWorkload::Make(c, 4, *gpu, w, error)) << error;
-        double flops = 0;
-        for (const auto& ops : w.ops)
-        {
-            for (const WorkloadOp& op : ops)
-            {
-                flops += op.flops;
-            }
-        }
+        double flops = StepFlops(w);
         EXPECT_NEAR(flops / TransformerModel(c.model).TrainingStepFlops(4), 1.0, 1e-9);
         uint32_t core = 0;
         uint32_t again = 0;
@@ -973,14 +934,7 @@ TEST_F(TrainingModelTest, ShardedDataParallelism)
         c.zero = zero;
         std::string error;
         ASSERT_TRUE(TrainingWorkload::Make(c, 4, *gpu, w[zero], error)) << error;
-        double flops = 0;
-        for (const auto& ops : w[zero].ops)
-        {
-            for (const WorkloadOp& op : ops)
-            {
-                flops += op.flops;
-            }
-        }
+        double flops = StepFlops(w[zero]);
         EXPECT_NEAR(flops / model.TrainingStepFlops(8), 1.0, 1e-9);
         std::map<CollectiveType, double> bytes;
         std::map<CollectiveType, uint32_t> count;
@@ -1040,4 +994,93 @@ TEST_F(TrainingModelTest, ShardedDataParallelism)
     std::string error;
     EXPECT_FALSE(TrainingWorkload::Make(c, 4, *gpu, bad, error));
     EXPECT_EQ(error, "zero = 2: expected 0 (DDP), 1 (the distributed optimizer) or 3 (FSDP)");
+}
+
+// Sharding combined with the rest: FSDP and the distributed optimizer with experts (EP 2: the
+// experts' gathers and scatters over the expert-data-parallel pair, the rest over the DP
+// group), with CP 2 (over the DP x CP group), with PP 2 (each stage its own layers, the output
+// layer's backward waiting for the gather that carries it), and with gradients reduced in
+// BF16 (half the scatters' bytes). Every combination passes the workload's own check (the
+// same collectives in the same order on every rank of a communicator).
+TEST_F(TrainingModelTest, ShardedDataParallelismCombinations)
+{
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    for (uint32_t zero : {1u, 3u})
+    {
+        TrainingConfig c;
+        c.model = SmallModel();
+        c.model.experts = 4;
+        c.model.topK = 2;
+        c.model.expertFfnHidden = 704;
+        c.model.firstMoeLayer = 4; // layers 4-7 MoE
+        c.model.seqLength = 512;
+        c.ep = 2;
+        c.pp = 2;
+        c.cp = 2;
+        c.zero = zero;
+        c.gpusPerServer = 8;
+        c.globalBatch = 4; // 16 GPUs: pp 2, cp 2, dp 4: one micro-batch per pipeline
+        Workload w;
+        std::string error;
+        ASSERT_TRUE(TrainingWorkload::Make(c, 16, *gpu, w, error)) << zero << ": " << error;
+        EXPECT_NEAR(StepFlops(w) / TransformerModel(c.model).TrainingStepFlops(4), 1.0, 1e-9);
+        // Rank 15: stage 1 (layers 4-7, all MoE, and the output layer).
+        std::map<std::string, uint32_t> byGroup;
+        const std::vector<WorkloadOp>& ops = w.ops[15];
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            const WorkloadOp& op = ops[i];
+            if (op.kind == WorkloadOpKind::COLLECTIVE && op.moe == 0)
+            {
+                const std::string& g = w.groupNames[op.group];
+                ++byGroup[g.substr(0, g.find('['))
+                          + (op.collective == CollectiveType::ALL_GATHER ? "-ag" : "-rs")];
+            }
+            if (zero == 3 && op.name == "bwd0-out")
+            {
+                bool waits = false;
+                for (uint32_t d : op.deps)
+                {
+                    waits |= ops[d].name == "bwd0-L7-param-ag";
+                }
+                EXPECT_TRUE(waits);
+            }
+        }
+        // FSDP: per layer two gathers and a scatter on each of the two groups; the
+        // distributed optimizer: a gather per layer on each, and the buckets' scatters.
+        EXPECT_EQ(byGroup["dp-ag"], zero == 3 ? 4u * 2 : 4u);
+        EXPECT_EQ(byGroup["edp-ag"], zero == 3 ? 4u * 2 : 4u);
+        if (zero == 3)
+        {
+            EXPECT_EQ(byGroup["dp-rs"], 4u);
+            EXPECT_EQ(byGroup["edp-rs"], 4u);
+        }
+        else
+        {
+            EXPECT_GE(byGroup["dp-rs"], 1u);
+            EXPECT_GE(byGroup["edp-rs"], 1u);
+        }
+    }
+    // BF16 gradients: the scatters carry half the bytes.
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.globalBatch = 4;
+    c.zero = 3;
+    std::map<uint32_t, double> scattered;
+    for (uint32_t bytes : {4u, 2u})
+    {
+        c.gradientBytes = bytes;
+        Workload w;
+        std::string error;
+        ASSERT_TRUE(TrainingWorkload::Make(c, 4, *gpu, w, error)) << error;
+        for (const WorkloadOp& op : w.ops[0])
+        {
+            if (op.kind == WorkloadOpKind::COLLECTIVE
+                && op.collective == CollectiveType::REDUCE_SCATTER)
+            {
+                scattered[bytes] += static_cast<double>(op.bytes);
+            }
+        }
+    }
+    EXPECT_NEAR(scattered[2] / scattered[4], 0.5, 1e-6);
 }

@@ -284,13 +284,8 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
             }
             const std::vector<uint32_t> ranks = helper.GetGroupRanks(inst.group);
             const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(ranks, m_config.gpusPerServer);
-            MoeRoutingConfig rc;
-            rc.tokens = static_cast<uint32_t>(t);
-            rc.experts = s.experts;
-            rc.topk = s.topK;
-            // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
-            rc.expertGroups = s.expertGroups > 0 ? s.expertGroups : 1;
-            rc.topkGroups = s.expertGroups > 0 ? s.topkGroups : 1;
+            // The model's experts, top-k and group limit (DeepSeek-V3: 4 of 8 groups).
+            const MoeRoutingConfig rc = TransformerModel(s).RoutingConfig(static_cast<uint32_t>(t));
             std::string why;
             MoePlans p;
             p.routing = MoeRouting::Draw(rc, nodeOf, rng, why);

@@ -22,8 +22,6 @@ namespace
 /// Adam with fp32 master weights: reads parameter, gradient and both moments (4 x 4 bytes),
 /// writes parameter and moments (3 x 4) and the 2-byte copy the next step computes with.
 constexpr double OPTIMIZER_BYTES_PER_PARAMETER = 30;
-/// Gradients are accumulated and all-reduced in fp32 (Megatron-LM's default).
-constexpr uint64_t GRADIENT_BYTES = 4;
 /// Parameters are gathered in BF16 (sharded data parallelism).
 constexpr double PARAMETER_BYTES = 2;
 /// The most micro-batches per pipeline a generated step has.
@@ -98,6 +96,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
     {
         error = spec.name + " is a mixture of experts: at tp > 1 it needs sequence parallelism, "
                             "as Megatron-Core does with tensor and expert parallelism";
+        return false;
+    }
+    if (config.gradientBytes != 2 && config.gradientBytes != 4)
+    {
+        error = "gradients are reduced in fp32 (4 bytes) or bf16 (2), not "
+                + std::to_string(config.gradientBytes) + " bytes";
         return false;
     }
     if (config.zero != 0 && config.zero != 1 && config.zero != 3)
@@ -392,13 +396,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
         if (added)
         {
             const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(epRanks, config.gpusPerServer);
-            MoeRoutingConfig rc;
-            rc.tokens = static_cast<uint32_t>(Tr);
-            rc.experts = spec.experts;
-            rc.topk = spec.topK;
-            // The model's group limit (DeepSeek-V3: 4 of 8 groups), or none.
-            rc.expertGroups = spec.expertGroups > 0 ? spec.expertGroups : 1;
-            rc.topkGroups = spec.expertGroups > 0 ? spec.topkGroups : 1;
+            const MoeRoutingConfig rc = model.RoutingConfig(static_cast<uint32_t>(Tr));
             MoeLayer layerMoe;
             std::string why;
             layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
@@ -523,18 +521,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
             ops.push_back(op);
             return std::vector<uint32_t>{static_cast<uint32_t>(ops.size() - 1)};
         };
-        // A block split over the TP group, forward (scale 1) or backward (2), whose input the
-        // TP collectives carry as in bytes and output as out bytes. Forward: its compute and
-        // the all-reduce of its output; with sequence parallelism an all-gather of its input
-        // before and a reduce-scatter of its output after. Backward, the reverse: the
-        // all-reduce of its input's gradient; with sequence parallelism an all-gather of its
-        // output's gradient, its input gathered again for the weight gradients beside the
-        // compute, and a reduce-scatter of its input's gradient.
         // A block's compute. Attention under context parallelism is Megatron-Core's ring
-        // attention (--cp-comm-type p2p): cp equal parts, each with the keys and values of
-        // another CP rank's tokens, which travel around the CP ring beside the compute (sent
-        // on to the next rank as they are used); backward each step passes the keys and values
-        // with their gradients, and the last gradients take one more step home.
+        // attention (--cp-comm-type p2p, Transformer Engine's AttnFuncWithCPAndKVP2P): cp equal
+        // parts, each with the keys and values of another CP rank's tokens, which travel around
+        // the CP ring beside the compute (sent on to the next rank as they are used). Backward
+        // the ring runs the other way: the first step passes the keys and values, the middle
+        // ones the keys and values with their gradients, and the last one the gradients home,
+        // beside the last part.
         auto blockCompute
             = [&](const std::string& name, const Block& b, double scale, double flops, bool ring)
         {
@@ -545,14 +538,15 @@ TrainingWorkload::Make(const TrainingConfig& config,
             }
             const bool forward = scale == 1;
             const Time part = gpu.BlockTime(b, config.dtype, scale / cp);
-            const double step = kvBlockBytes * (forward ? 1 : 2);
-            // A send after an operation (none: at once), or a receive.
+            const uint32_t to = forward ? cpNext : cpPrev;
+            const uint32_t from = forward ? cpPrev : cpNext;
+            // A send after operations (none: at once), or a receive.
             auto transfer
                 = [&](bool send, double bytes, const std::string& what, std::vector<uint32_t> after)
             {
                 WorkloadOp op;
                 op.kind = send ? WorkloadOpKind::SEND : WorkloadOpKind::RECV;
-                op.peer = send ? cpNext : cpPrev;
+                op.peer = send ? to : from;
                 op.bytes = static_cast<uint64_t>(bytes);
                 op.name = what;
                 op.deps = std::move(after);
@@ -560,14 +554,18 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 return static_cast<uint32_t>(ops.size() - 1);
             };
             // The rank's own keys and values leave as its first part starts (the block's
-            // projections are counted in the parts).
-            const std::vector<uint32_t> start
-                = any ? std::vector<uint32_t>{last} : std::vector<uint32_t>{};
+            // projections are counted in the parts), once what that part waits for is done.
+            std::vector<uint32_t> start = nextDeps;
+            if (any)
+            {
+                start.push_back(last);
+            }
             compute(name + "-cp0", part, flops / cp);
             std::vector<uint32_t> held = start; // when the keys and values to pass on are here
             for (uint32_t i = 1; i < cp; ++i)
             {
                 const std::string n = std::to_string(i);
+                const double step = forward || i == 1 ? kvBlockBytes : 2 * kvBlockBytes;
                 transfer(true, step, name + "-kv-send" + n, held);
                 const uint32_t got = transfer(false, step, name + "-kv-recv" + n, {});
                 held = {got};
@@ -580,7 +578,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
             }
             if (!forward)
             {
-                transfer(true, kvBlockBytes, name + "-dkv-send", {last});
+                // The last step's gradients, beside the last part.
+                transfer(true, kvBlockBytes, name + "-dkv-send", held);
                 const uint32_t home = transfer(false, kvBlockBytes, name + "-dkv-recv", {});
                 WorkloadOp wait;
                 wait.kind = WorkloadOpKind::COMPUTE;
@@ -588,6 +587,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 add(wait, {home});
             }
         };
+        // A block split over the TP group, forward (scale 1) or backward (2), whose input the
+        // TP collectives carry as in bytes and output as out bytes. Forward: its compute and
+        // the all-reduce of its output; with sequence parallelism an all-gather of its input
+        // before and a reduce-scatter of its output after. Backward, the reverse: the
+        // all-reduce of its input's gradient; with sequence parallelism an all-gather of its
+        // output's gradient, its input gathered again for the weight gradients beside the
+        // compute, and a reduce-scatter of its input's gradient.
         auto tpBlock = [&](const std::string& name,
                            const Block& b,
                            double scale,
@@ -789,6 +795,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 }
                 else if (tp > 1)
                 {
+                    if (config.zero == 3)
+                    {
+                        // FSDP: the embedding (with the first layer) gathered first.
+                        gather(stageFirst[s],
+                               "fwd" + mb + "-L" + std::to_string(stageFirst[s]) + "-param-ag",
+                               true);
+                        nextDeps = gathered[stageFirst[s]];
+                    }
                     // The vocabulary-parallel embedding sums its ranks' lookups.
                     tpCollective(sp ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE,
                                  activationBytes,
@@ -801,7 +815,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     {
                         // FSDP: the layer's parameters gathered (the first layer's now, each
                         // next one's as this one starts: one layer ahead).
-                        if (l == stageFirst[s])
+                        if (l == stageFirst[s] && !(s == 0 && tp > 1)) // (else gathered above)
                         {
                             gather(l, at + "-param-ag", true);
                         }
@@ -855,6 +869,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
             }
             else
             {
+                const uint32_t top = stageFirst[s + 1] - 1;
+                if (config.zero == 3)
+                {
+                    // FSDP: the output layer (with the top layer) gathered first.
+                    gather(top, "bwd" + mb + "-L" + std::to_string(top) + "-param-ag", true);
+                    nextDeps = gathered[top];
+                }
                 const std::vector<uint32_t> again
                     = sp ? regather(activationBytes, "bwd" + mb + "-out-wgrad-ag")
                          : std::vector<uint32_t>{};
@@ -879,7 +900,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 if (config.zero == 3)
                 {
                     // FSDP: the parameters gathered again (one layer ahead, downwards).
-                    if (layer + 1 == stageFirst[s + 1])
+                    if (layer + 1 == stageFirst[s + 1] && s + 1 < pp) // (else gathered above)
                     {
                         gather(layer, at + "-param-ag", true);
                     }
@@ -929,7 +950,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     // their shards at once (no unsharded gradients are kept).
                     for (uint32_t op : shardCollective(CollectiveType::REDUCE_SCATTER,
                                                        layer,
-                                                       static_cast<double>(GRADIENT_BYTES),
+                                                       static_cast<double>(config.gradientBytes),
                                                        at + "-grad-rs",
                                                        {last}))
                     {
@@ -946,8 +967,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     ar.collective
                         = scatter ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE;
                     ar.group = group;
-                    ar.bytes = static_cast<uint64_t>(parameters) * GRADIENT_BYTES;
-                    ar.name = (scatter ? std::string("grad-rs-L") : name) + std::to_string(layer);
+                    ar.bytes = static_cast<uint64_t>(parameters) * config.gradientBytes;
+                    ar.name = name + std::to_string(layer);
                     ar.deps.push_back(last);
                     ops.push_back(ar);
                     buckets.push_back(static_cast<uint32_t>(ops.size() - 1));
@@ -958,7 +979,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     if (expertBucket >= static_cast<double>(config.bucketParameters)
                         || (k == 0 && expertBucket > 0))
                     {
-                        reduce(edpGroup, expertBucket, "expert-grad-ar-L");
+                        reduce(edpGroup,
+                               expertBucket,
+                               scatter ? "expert-grad-rs-L" : "expert-grad-ar-L");
                         expertBucket = 0;
                     }
                 }
@@ -976,7 +999,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                 += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0)
                                    / tp;
                         }
-                        reduce(dpGroup, bucket, "grad-ar-L");
+                        reduce(dpGroup, bucket, scatter ? "grad-rs-L" : "grad-ar-L");
                         bucket = 0;
                     }
                 }
@@ -1005,7 +1028,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             ar.kind = WorkloadOpKind::COLLECTIVE;
             ar.collective = CollectiveType::ALL_REDUCE;
             ar.group = tpGroup;
-            ar.bytes = static_cast<uint64_t>(replicated) * GRADIENT_BYTES;
+            ar.bytes = static_cast<uint64_t>(replicated) * config.gradientBytes;
             ar.name = "tp-grad-ar";
             ar.deps.push_back(last);
             ops.push_back(ar);

@@ -78,6 +78,10 @@ struct TrainingConfig
     /// optim_grads_params: each layer's parameters gathered before its forward and again
     /// before its backward, its gradients reduce-scattered every micro-batch).
     uint32_t zero{0};
+    /// Bytes of a gradient as it is reduced: 4 (fp32, Megatron-LM's default with BF16, which
+    /// sets --accumulate-allreduce-grads-in-fp32) or 2 (BF16: grad_reduce_in_fp32 off, as
+    /// Megatron-Bridge's performance recipes run).
+    uint32_t gradientBytes{4};
 };
 
 /**

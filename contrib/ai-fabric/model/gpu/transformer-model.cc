@@ -222,6 +222,18 @@ TransformerModel::LatentDownParameters() const
     return s.hidden * s.qLoraRank + s.hidden * (s.kvLoraRank + s.qkRopeHeadDim);
 }
 
+MoeRoutingConfig
+TransformerModel::RoutingConfig(uint32_t tokens) const
+{
+    MoeRoutingConfig rc;
+    rc.tokens = tokens;
+    rc.experts = m_spec.experts;
+    rc.topk = m_spec.topK;
+    rc.expertGroups = m_spec.expertGroups > 0 ? m_spec.expertGroups : 1;
+    rc.topkGroups = m_spec.expertGroups > 0 ? m_spec.topkGroups : 1;
+    return rc;
+}
+
 uint64_t
 TransformerModel::DenseMlpParameters() const
 {

@@ -7,6 +7,8 @@
 #ifndef TRANSFORMER_MODEL_H
 #define TRANSFORMER_MODEL_H
 
+#include "moe-routing.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -93,6 +95,12 @@ class TransformerModel
      *         without MLA
      */
     uint64_t LatentDownParameters() const;
+    /**
+     * \param tokens tokens each rank routes
+     * \return the router's draw: the model's experts and top-k, with its group limit (n_group
+     *         and topk_group, DeepSeek-V3: 4 of 8 groups) or none
+     */
+    MoeRoutingConfig RoutingConfig(uint32_t tokens) const;
     /// \return weights of one dense MLP (ffnHidden)
     uint64_t DenseMlpParameters() const;
     /// \return weights of one expert (expertFfnHidden)
