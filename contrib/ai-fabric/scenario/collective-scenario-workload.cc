@@ -74,6 +74,11 @@ CollectiveScenario::DeclareWorkloadOptions()
               "and an all-gather; a mixture of experts at --tp above 1 needs it",
               false);
     o.Add("pp", "with --model: pipeline stages", "1");
+    o.Add("mtpLayers",
+          "with --model: multi-token-prediction modules on the last stage (DeepSeek-V3 trains "
+          "with 1; Megatron-Core's --mtp-num-layers), each a projection, a layer like the "
+          "model's last and the output layer again",
+          "0");
     o.Add("zero",
           "with --model: data-parallel sharding: 0 (DDP: gradients all-reduced in buckets), 1 "
           "(Megatron's distributed optimizer: buckets reduce-scattered, parameters "
@@ -347,6 +352,7 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         config.pp = o.Whole("pp", 1, 1 << 16);
         config.cp = o.Whole("cp", 1, 1 << 16);
         config.zero = o.Whole("zero", 0, 3);
+        config.model.mtpLayers = o.Whole("mtpLayers", 0, 16);
         if (o.Get("gradReduce") != "fp32" && o.Get("gradReduce") != "bf16")
         {
             o.Fail("--gradReduce=" + o.Get("gradReduce") + ": expected fp32 or bf16");
@@ -395,6 +401,11 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         m_trainingGpu = gpu;
         if (!o.Get("serve").empty())
         {
+            if (config.model.mtpLayers > 0)
+            {
+                o.Fail("--mtpLayers=" + o.Get("mtpLayers")
+                       + ": multi-token prediction is generated in training steps only");
+            }
             ConfigureServing(config);
         }
         else if (!TrainingWorkload::Make(config, m_topology->GetNGpus(), *gpu, *m_workload, error))
@@ -637,6 +648,7 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                           {"cp", c.cp},
                                           {"recompute", RecomputeName(c.recompute)},
                                           {"zero", c.zero},
+                                          {"mtp_layers", c.model.mtpLayers},
                                           {"grad_reduce", c.gradientBytes == 4 ? "fp32" : "bf16"},
                                           {"first_stage_layers", c.firstStageLayers},
                                           {"last_stage_layers", c.lastStageLayers},

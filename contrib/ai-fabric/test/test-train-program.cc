@@ -286,6 +286,8 @@ TEST_F(TrainProgramTest, ModelSteps)
              {"--model=llama3-8b --cp=3", "tp x pp x cp = 3 does not divide the 8 GPUs"},
              {"--model=llama3-8b --recompute=some", "--recompute=some: expected none, selective"},
              {"--model=llama3-8b --zero=2", "--zero=2: expected 0, 1 or 3"},
+             {"--model=llama3-8b --tp=8 --serve=1x1 --mtpLayers=1",
+              "--mtpLayers=1: multi-token prediction is generated in training steps only"},
              {"--model=llama3-8b --gradReduce=fp16", "--gradReduce=fp16: expected fp32 or bf16"},
              {"--model=llama3-8b --cp=2 --seqLength=1001", "1001 tokens do not split into 4"},
              {"--model=llama3-8b --pp=2 --firstStageLayers=40",

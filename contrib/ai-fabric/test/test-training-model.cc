@@ -1084,3 +1084,62 @@ TEST_F(TrainingModelTest, ShardedDataParallelismCombinations)
     }
     EXPECT_NEAR(scattered[2] / scattered[4], 0.5, 1e-6);
 }
+
+// DeepSeek-V3's multi-token prediction (one module; 4 of its layers, 3 dense and 1 MoE; TP 2
+// with sequence parallelism, EP 2, PP 2): the module (its 2 x hidden projection, a MoE layer
+// like the model's last, the output layer again) is on the last stage only, forward after the
+// output layer and backward before it; the step's FLOPs are the model's with the module's
+// (TrainingStepFlops counts it); its parameters are the layer's and the projection's.
+TEST_F(TrainingModelTest, MultiTokenPrediction)
+{
+    TrainingConfig c;
+    ASSERT_TRUE(TransformerModel::GetPreset("deepseek-v3", c.model));
+    c.model.layers = 4;
+    c.model.seqLength = 256;
+    const double without = TransformerModel(c.model).TrainingStepFlops(2);
+    const uint64_t parameters = TransformerModel(c.model).TotalParameters();
+    c.model.mtpLayers = 1;
+    const TransformerModel model(c.model);
+    EXPECT_EQ(model.TotalParameters(), parameters + model.LayerParameters(4) + 2ULL * 7168 * 7168);
+    EXPECT_GT(model.TrainingStepFlops(2), without);
+    c.tp = 2;
+    c.sequenceParallel = true;
+    c.ep = 2;
+    c.pp = 2;
+    c.gpusPerServer = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 2
+    EXPECT_NEAR(StepFlops(w) / model.TrainingStepFlops(2), 1.0, 1e-9);
+    for (uint32_t rank : {0u, 4u}) // stage 0, stage 1
+    {
+        std::vector<std::string> mtp;
+        for (const WorkloadOp& op : w.ops[rank])
+        {
+            if (op.kind == WorkloadOpKind::COMPUTE && op.name.find("-mtp0-") != std::string::npos)
+            {
+                mtp.push_back(op.name);
+            }
+        }
+        if (rank == 0)
+        {
+            EXPECT_TRUE(mtp.empty());
+            continue;
+        }
+        // (The shared expert runs before the router forward, after it backward.)
+        const std::vector<std::string> expected = {"fwd0-mtp0-proj",
+                                                   "fwd0-mtp0-attn",
+                                                   "fwd0-mtp0-shared",
+                                                   "fwd0-mtp0-router",
+                                                   "fwd0-mtp0-experts",
+                                                   "fwd0-mtp0-out",
+                                                   "bwd0-mtp0-out",
+                                                   "bwd0-mtp0-experts",
+                                                   "bwd0-mtp0-router",
+                                                   "bwd0-mtp0-shared",
+                                                   "bwd0-mtp0-attn",
+                                                   "bwd0-mtp0-proj"};
+        EXPECT_EQ(mtp, expected);
+    }
+}

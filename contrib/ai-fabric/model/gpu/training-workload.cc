@@ -314,6 +314,13 @@ TrainingWorkload::Make(const TrainingConfig& config,
     output.gemmBytes = e * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
     output.elementBytes = a * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
     const double activationBytes = a * T * h;
+    // A multi-token-prediction module's projection: its two norms (the hidden state and the
+    // next token's embedding) and the 2 x hidden to hidden GEMM, split over the TP group.
+    Block projection;
+    projection.gemmFlops = 2 * T * static_cast<double>(model.MtpProjectionParameters()) / tp;
+    projection.gemmBytes
+        = e * (static_cast<double>(model.MtpProjectionParameters()) / tp + T * (2 * h + h));
+    projection.elementBytes = a * Tr * (2 * 2 * h);
     // What a stage sends the next: its rank's tokens (1 / tp of them with sequence parallelism).
     const double stageBytes = activationBytes / (sp ? tp : 1);
     // Attention's score products per layer and TP rank: the layer's FLOPs less its weights'.
@@ -440,6 +447,21 @@ TrainingWorkload::Make(const TrainingConfig& config,
         const uint32_t epGroup = moe && config.ep > 1 ? groupOf(epRanks, "ep") : 0;
         const std::vector<uint32_t> edpRanks = layout.ExpertDataGroup(r);
         const uint32_t edpGroup = moe && edpRanks.size() > 1 ? groupOf(edpRanks, "edp") : 0;
+        // The multi-token-prediction modules (the last stage's, after its layers): their
+        // parameters, kept with the stage's top layer for the gradients and the gathers.
+        const bool lastStage = s + 1 == pp;
+        const uint32_t top = stageFirst[s + 1] - 1;
+        double mtpDense = 0;
+        double mtpExperts = 0;
+        for (uint32_t k = 0; lastStage && k < spec.mtpLayers; ++k)
+        {
+            const uint32_t layer = spec.layers + k;
+            mtpDense += rankParameters(layer) - rankExpertParameters(layer)
+                        + static_cast<double>(model.MtpProjectionParameters()) / tp;
+            mtpExperts += rankExpertParameters(layer);
+        }
+        auto expertShare = [&](uint32_t layer)
+        { return rankExpertParameters(layer) + (lastStage && layer == top ? mtpExperts : 0.0); };
         // Sharded data parallelism: a layer's parameters as this rank holds them whole (its TP
         // and EP share), the stage's embedding with its first layer and its output layer with
         // its last; the experts' apart (over the expert-data-parallel group).
@@ -450,7 +472,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                      ? static_cast<double>(model.EmbeddingParameters()) / tp
                      : 0.0;
             p += layer + 1 == stageFirst[s + 1] && s + 1 == pp
-                     ? static_cast<double>(model.OutputParameters()) / tp
+                     ? static_cast<double>(model.OutputParameters()) / tp + mtpDense
                      : 0.0;
             return p;
         };
@@ -726,6 +748,86 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         activationBytes);
             }
         };
+        // The multi-token-prediction modules of a micro-batch on the last stage (DeepSeek-V3's,
+        // Megatron-Core's --mtp-num-layers): forward after the output layer, each its
+        // projection, its layer and the output layer again; backward first, in reverse.
+        auto mtpModules = [&](const std::string& mb, bool forward)
+        {
+            for (uint32_t i = 0; i < spec.mtpLayers; ++i)
+            {
+                const uint32_t k = forward ? i : spec.mtpLayers - 1 - i;
+                const uint32_t layer = spec.layers + k;
+                const std::string at = (forward ? "fwd" : "bwd") + mb + "-mtp" + std::to_string(k);
+                const double scale = forward ? 1 : 2;
+                auto head = [&]()
+                {
+                    if (forward)
+                    {
+                        if (sp)
+                        {
+                            tpCollective(
+                                CollectiveType::ALL_GATHER, activationBytes, at + "-out-ag");
+                        }
+                        compute(
+                            at + "-out", gpu.BlockTime(output, config.dtype, 1), output.gemmFlops);
+                        return;
+                    }
+                    const std::vector<uint32_t> again
+                        = sp ? regather(activationBytes, at + "-out-wgrad-ag")
+                             : std::vector<uint32_t>{};
+                    compute(
+                        at + "-out", gpu.BlockTime(output, config.dtype, 2), 2 * output.gemmFlops);
+                    if (tp > 1)
+                    {
+                        tpCollective(sp ? CollectiveType::REDUCE_SCATTER
+                                        : CollectiveType::ALL_REDUCE,
+                                     activationBytes,
+                                     at + (sp ? "-out-rs" : "-out-ar"),
+                                     again);
+                    }
+                };
+                auto body = [&]()
+                {
+                    tpBlock(at + "-proj",
+                            projection,
+                            scale,
+                            scale * projection.gemmFlops,
+                            2 * activationBytes,
+                            activationBytes);
+                    tpBlock(at + "-attn",
+                            attn,
+                            scale,
+                            scale * (attn.gemmFlops + attn.scoreFlops),
+                            attnIn,
+                            activationBytes,
+                            true);
+                    mlpBlock(layer, at, scale);
+                };
+                if (forward)
+                {
+                    body();
+                    head();
+                }
+                else
+                {
+                    head();
+                    mlpBlock(layer, at, scale);
+                    tpBlock(at + "-attn",
+                            attn,
+                            scale,
+                            scale * (attn.gemmFlops + attn.scoreFlops),
+                            attnIn,
+                            activationBytes,
+                            true);
+                    tpBlock(at + "-proj",
+                            projection,
+                            scale,
+                            scale * projection.gemmFlops,
+                            2 * activationBytes,
+                            activationBytes);
+                }
+            }
+        };
         std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
         double bucket = 0;             // gradients waiting for the next bucket
         double expertBucket = 0;       // the experts' gradients waiting for theirs
@@ -742,7 +844,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
             for (const bool experts : {false, true})
             {
                 const uint32_t group = experts ? edpGroup : dpGroup;
-                const double parameters = experts ? rankExpertParameters(layer) : denseShare(layer);
+                const double parameters = experts ? expertShare(layer) : denseShare(layer);
                 if (group == 0 || parameters <= 0)
                 {
                     continue;
@@ -852,6 +954,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     compute("fwd" + mb + "-out",
                             gpu.BlockTime(output, config.dtype, 1),
                             output.gemmFlops);
+                    mtpModules(mb, true);
                 }
                 else
                 {
@@ -876,6 +979,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     gather(top, "bwd" + mb + "-L" + std::to_string(top) + "-param-ag", true);
                     nextDeps = gathered[top];
                 }
+                mtpModules(mb, false);
                 const std::vector<uint32_t> again
                     = sp ? regather(activationBytes, "bwd" + mb + "-out-wgrad-ag")
                          : std::vector<uint32_t>{};
@@ -975,7 +1079,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 };
                 if (lastMicroBatch && edpGroup != 0)
                 {
-                    expertBucket += rankExpertParameters(layer);
+                    expertBucket += expertShare(layer);
                     if (expertBucket >= static_cast<double>(config.bucketParameters)
                         || (k == 0 && expertBucket > 0))
                     {
@@ -997,7 +1101,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                       / tp;
                             bucket
                                 += static_cast<double>(s + 1 == pp ? model.OutputParameters() : 0)
-                                   / tp;
+                                       / tp
+                                   + mtpDense;
                         }
                         reduce(dpGroup, bucket, scatter ? "grad-rs-L" : "grad-ar-L");
                         bucket = 0;
@@ -1022,6 +1127,10 @@ TrainingWorkload::Make(const TrainingConfig& config,
         {
             replicated += replicatedParameters(l);
         }
+        for (uint32_t k = 0; lastStage && k < spec.mtpLayers; ++k)
+        {
+            replicated += replicatedParameters(spec.layers + k);
+        }
         if (sp && replicated > 0)
         {
             WorkloadOp ar;
@@ -1039,7 +1148,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
         double parameters = 0;
         for (uint32_t l = stageFirst[s]; l < stageFirst[s + 1]; ++l)
         {
-            const double experts = rankExpertParameters(l);
+            const double experts = expertShare(l);
             const double dense = denseShare(l);
             parameters += config.zero == 0 ? dense + experts
                                            : dense / (static_cast<double>(dp) * cp)

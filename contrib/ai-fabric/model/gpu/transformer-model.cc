@@ -122,7 +122,8 @@ Presets()
               "rank 1536, kv rank 512, head dims 128 + 64 RoPE, values 128), 256 "
               "routed experts of 2048, 8 per token from at most 4 of 8 groups (n_group, "
               "topk_group), 1 shared, vocabulary 129,280; "
-              "sequence 4096; the multi-token-prediction module is left out";
+              "sequence 4096; its multi-token-prediction module (depth 1) is not in the "
+              "preset (mtpLayers = 1 adds it)";
         list.push_back(deepseek);
         return list;
     }();
@@ -296,11 +297,17 @@ uint64_t
 TransformerModel::TotalParameters() const
 {
     uint64_t total = EmbeddingParameters() + OutputParameters();
-    for (uint32_t l = 0; l < m_spec.layers; ++l)
+    for (uint32_t l = 0; l < m_spec.layers + m_spec.mtpLayers; ++l)
     {
         total += LayerParameters(l);
     }
-    return total;
+    return total + m_spec.mtpLayers * MtpProjectionParameters();
+}
+
+uint64_t
+TransformerModel::MtpProjectionParameters() const
+{
+    return 2 * m_spec.hidden * m_spec.hidden;
 }
 
 uint64_t
@@ -344,6 +351,13 @@ TransformerModel::TrainingStepFlops(uint64_t batch) const
     for (uint32_t l = 0; l < m_spec.layers; ++l)
     {
         forward += LayerForwardFlops(l, tokens, m_spec.seqLength);
+    }
+    for (uint32_t k = 0; k < m_spec.mtpLayers; ++k)
+    {
+        forward
+            += 2.0 * static_cast<double>(tokens) * static_cast<double>(MtpProjectionParameters())
+               + LayerForwardFlops(m_spec.layers + k, tokens, m_spec.seqLength)
+               + OutputForwardFlops(tokens);
     }
     return 3.0 * forward; // the backward pass: gradients of inputs and of weights
 }

@@ -50,7 +50,11 @@ struct TransformerSpec
     uint64_t vHeadDim{0};        //!< MLA: per-head value dimension
     uint32_t expertGroups{0};    //!< router: groups of experts (0: no group limit)
     uint32_t topkGroups{0};      //!< router: groups a token's experts may come from
-    std::string source;          //!< the published configuration
+    /// Multi-token-prediction modules (DeepSeek-V3 trains with 1; 0: none), each a projection
+    /// of the hidden state and the next token's embedding (2 x hidden to hidden), a layer like
+    /// the model's last (layer index layers + k) and the shared output layer.
+    uint32_t mtpLayers{0};
+    std::string source; //!< the published configuration
 };
 
 /**
@@ -131,8 +135,11 @@ class TransformerModel
     /// \return output layer weights (0 when tied to the embedding)
     uint64_t OutputParameters() const;
 
-    /// \return every weight of the model
+    /// \return every weight of the model (the multi-token-prediction modules' included)
     uint64_t TotalParameters() const;
+    /// \return the weights of a multi-token-prediction module's projection (2 x hidden to
+    ///         hidden); its layer's are LayerParameters(layers + k)
+    uint64_t MtpProjectionParameters() const;
     /// \return the weights one token meets
     uint64_t ActiveParameters() const;
 
@@ -153,7 +160,8 @@ class TransformerModel
     /**
      * \param batch sequences in the step (the global batch)
      * \return FLOPs of one training step: forward and backward of every layer and the output
-     *         layer, without recomputation (3 x the forward)
+     *         layer, and of each multi-token-prediction module (its projection, its layer and
+     *         the output layer again), without recomputation (3 x the forward)
      */
     double TrainingStepFlops(uint64_t batch) const;
 
