@@ -706,7 +706,9 @@ CollectiveScenario::ReportWorkload(const WorkloadRunner& workload,
                                            : "")
                  + (c.recompute != Recompute::NONE
                         ? std::string(", recompute ") + RecomputeName(c.recompute)
-                        : std::string()))
+                        : std::string())
+                 + (c.model.mtpLayers > 0 ? ", mtp " + std::to_string(c.model.mtpLayers)
+                                          : std::string()))
                     .c_str(),
                 static_cast<unsigned long long>(m),
                 c.microBatch,

@@ -1142,4 +1142,33 @@ TEST_F(TrainingModelTest, MultiTokenPrediction)
                                                    "bwd0-mtp0-proj"};
         EXPECT_EQ(mtp, expected);
     }
+    // Rank 4's gradients (stage 1: layers 2 and 3, the output layer and the module; TP 2, its
+    // 128 of 256 experts over EP 2 inside DP 2, so no expert-data-parallel reduction): the
+    // DP all-reduces carry its dense share of each, once; the TP all-reduce the weights it
+    // holds whole (MLA's down-projections, the MoE layers' routers).
+    const double h = 7168;
+    auto dense = [&](uint32_t layer)
+    {
+        const double down = static_cast<double>(model.LatentDownParameters());
+        const double router = model.IsMoeLayer(layer) ? h * 256 : 0;
+        const double experts
+            = model.IsMoeLayer(layer) ? 256 * static_cast<double>(model.ExpertParameters()) : 0;
+        const double all = static_cast<double>(model.LayerParameters(layer)) - experts / 2;
+        return (all - down - router) / 2 + down + router - experts / 2 / 2;
+    };
+    const double expected = dense(2) + dense(3) + dense(4)
+                            + static_cast<double>(model.OutputParameters()) / 2 + 2 * h * h / 2;
+    double reduced = 0;
+    double tpReduced = 0;
+    for (const WorkloadOp& op : w.ops[4])
+    {
+        if (op.kind == WorkloadOpKind::COLLECTIVE && op.collective == CollectiveType::ALL_REDUCE)
+        {
+            (w.groupNames[op.group][0] == 'd' ? reduced : tpReduced)
+                += static_cast<double>(op.bytes);
+        }
+    }
+    EXPECT_NEAR(reduced, 4 * expected, 4.0 * 8);
+    EXPECT_NEAR(
+        tpReduced, 4 * (3 * static_cast<double>(model.LatentDownParameters()) + 2 * h * 256), 4.0);
 }

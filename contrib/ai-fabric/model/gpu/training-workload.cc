@@ -377,6 +377,10 @@ TrainingWorkload::Make(const TrainingConfig& config,
     { return model.IsMoeLayer(layer) ? localExperts * expertWeights / tp : 0.0; };
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
     rng->SetStream(config.moeStream);
+    // The multi-token-prediction layers' routings from a stream of their own, so that adding
+    // them leaves the model's layers' routings as they are.
+    Ptr<UniformRandomVariable> mtpRng = CreateObject<UniformRandomVariable>();
+    mtpRng->SetStream(config.moeStream + 1);
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> routingOf; // (layer, EP group) -> moe
 
     Workload w;
@@ -406,7 +410,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
             const MoeRoutingConfig rc = model.RoutingConfig(static_cast<uint32_t>(Tr));
             MoeLayer layerMoe;
             std::string why;
-            layerMoe.routing = MoeRouting::Draw(rc, nodeOf, rng, why);
+            layerMoe.routing
+                = MoeRouting::Draw(rc, nodeOf, layer >= spec.layers ? mtpRng : rng, why);
             NS_ABORT_MSG_IF(!layerMoe.routing, "TrainingWorkload: " << why);
             layerMoe.dispatcher = config.dispatcher;
             layerMoe.dispatchBytesPerToken = static_cast<uint64_t>(a * h);
@@ -548,8 +553,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
         // parts, each with the keys and values of another CP rank's tokens, which travel around
         // the CP ring beside the compute (sent on to the next rank as they are used). Backward
         // the ring runs the other way: the first step passes the keys and values, the middle
-        // ones the keys and values with their gradients, and the last one the gradients home,
-        // beside the last part.
+        // ones the keys and values with the gradients the part before computed for them, and
+        // the last one the last gradients home.
         auto blockCompute
             = [&](const std::string& name, const Block& b, double scale, double flops, bool ring)
         {
@@ -582,13 +587,20 @@ TrainingWorkload::Make(const TrainingConfig& config,
             {
                 start.push_back(last);
             }
-            compute(name + "-cp0", part, flops / cp);
+            uint32_t previous = compute(name + "-cp0", part, flops / cp); // the part before
             std::vector<uint32_t> held = start; // when the keys and values to pass on are here
             for (uint32_t i = 1; i < cp; ++i)
             {
                 const std::string n = std::to_string(i);
                 const double step = forward || i == 1 ? kvBlockBytes : 2 * kvBlockBytes;
-                transfer(true, step, name + "-kv-send" + n, held);
+                // Backward, from the second step on, a block carries the gradients the part
+                // before computed for it: it leaves when that part is done.
+                std::vector<uint32_t> after = held;
+                if (!forward && i > 1)
+                {
+                    after.push_back(previous);
+                }
+                transfer(true, step, name + "-kv-send" + n, after);
                 const uint32_t got = transfer(false, step, name + "-kv-recv" + n, {});
                 held = {got};
                 WorkloadOp op;
@@ -596,12 +608,12 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 op.name = name + "-cp" + n;
                 op.duration = part;
                 op.flops = recomputing ? 0 : flops / cp;
-                add(op, {got});
+                previous = add(op, {got});
             }
             if (!forward)
             {
-                // The last step's gradients, beside the last part.
-                transfer(true, kvBlockBytes, name + "-dkv-send", held);
+                // The last block's gradients, once the last part has computed them.
+                transfer(true, kvBlockBytes, name + "-dkv-send", {previous});
                 const uint32_t home = transfer(false, kvBlockBytes, name + "-dkv-recv", {});
                 WorkloadOp wait;
                 wait.kind = WorkloadOpKind::COMPUTE;
@@ -786,7 +798,20 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                      again);
                     }
                 };
-                auto body = [&]()
+                // The next tokens' embeddings: the vocabulary-parallel lookup sums its TP ranks'
+                // (forward; with sequence parallelism its gradient is gathered backward).
+                auto embedding = [&]()
+                {
+                    if (tp > 1 && (forward || sp))
+                    {
+                        tpCollective(forward ? (sp ? CollectiveType::REDUCE_SCATTER
+                                                   : CollectiveType::ALL_REDUCE)
+                                             : CollectiveType::ALL_GATHER,
+                                     activationBytes,
+                                     at + (forward ? (sp ? "-emb-rs" : "-emb-ar") : "-emb-ag"));
+                    }
+                };
+                auto projectionBlock = [&]()
                 {
                     tpBlock(at + "-proj",
                             projection,
@@ -794,6 +819,9 @@ TrainingWorkload::Make(const TrainingConfig& config,
                             scale * projection.gemmFlops,
                             2 * activationBytes,
                             activationBytes);
+                };
+                auto attentionBlock = [&]()
+                {
                     tpBlock(at + "-attn",
                             attn,
                             scale,
@@ -801,31 +829,41 @@ TrainingWorkload::Make(const TrainingConfig& config,
                             attnIn,
                             activationBytes,
                             true);
-                    mlpBlock(layer, at, scale);
                 };
                 if (forward)
                 {
-                    body();
-                    head();
-                }
-                else
-                {
-                    head();
+                    embedding();
+                    projectionBlock();
+                    attentionBlock();
                     mlpBlock(layer, at, scale);
-                    tpBlock(at + "-attn",
+                    head();
+                    continue;
+                }
+                head();
+                // Recomputation as the model's layers have it.
+                if (config.recompute == Recompute::FULL)
+                {
+                    recomputing = true;
+                    tpBlock(at + "-re-attn",
                             attn,
-                            scale,
-                            scale * (attn.gemmFlops + attn.scoreFlops),
+                            1,
+                            attn.gemmFlops + attn.scoreFlops,
                             attnIn,
                             activationBytes,
                             true);
-                    tpBlock(at + "-proj",
-                            projection,
-                            scale,
-                            scale * projection.gemmFlops,
-                            2 * activationBytes,
-                            activationBytes);
+                    mlpBlock(layer, at + "-re", 1);
+                    recomputing = false;
                 }
+                mlpBlock(layer, at, scale);
+                if (config.recompute == Recompute::SELECTIVE)
+                {
+                    recomputing = true;
+                    blockCompute(at + "-re-core", cores, 1, attn.scoreFlops, true);
+                    recomputing = false;
+                }
+                attentionBlock();
+                projectionBlock();
+                embedding();
             }
         };
         std::vector<uint32_t> buckets; // this rank's DP and EDP all-reduces
@@ -905,6 +943,10 @@ TrainingWorkload::Make(const TrainingConfig& config,
                                true);
                         nextDeps = gathered[stageFirst[s]];
                     }
+                    else if (config.zero == 1 && po.microbatch == 0)
+                    {
+                        nextDeps = gathered[stageFirst[s]]; // the embedding's gather
+                    }
                     // The vocabulary-parallel embedding sums its ranks' lookups.
                     tpCollective(sp ? CollectiveType::REDUCE_SCATTER : CollectiveType::ALL_REDUCE,
                                  activationBytes,
@@ -972,7 +1014,6 @@ TrainingWorkload::Make(const TrainingConfig& config,
             }
             else
             {
-                const uint32_t top = stageFirst[s + 1] - 1;
                 if (config.zero == 3)
                 {
                     // FSDP: the output layer (with the top layer) gathered first.

@@ -60,8 +60,10 @@ struct TrainingConfig
     uint64_t bucketParameters{40000000};          //!< gradients per data-parallel all-reduce bucket
     uint32_t ep{1};                               //!< expert-parallel size (MoE models)
     MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
-    uint32_t gpusPerServer{0};  //!< GPUs per server, for the MoE relays (0: one server)
-    int64_t moeStream{1 << 20}; //!< the random stream the MoE routings are drawn from
+    uint32_t gpusPerServer{0}; //!< GPUs per server, for the MoE relays (0: one server)
+    /// the random stream the MoE routings are drawn from (the multi-token-prediction layers'
+    /// from the next one)
+    int64_t moeStream{1 << 20};
     /// Megatron-LM's sequence parallelism (--sequence-parallel): outside the TP-split GEMMs a
     /// TP rank holds 1/tp of the tokens, and each TP all-reduce is a reduce-scatter and an
     /// all-gather. Mixtures of experts at tp > 1 need it, as Megatron-Core does with EP.
