@@ -760,6 +760,39 @@ TrainingWorkload::Make(const TrainingConfig& config,
                         activationBytes);
             }
         };
+        // A layer's backward pass: recomputation first, from the layer's kept input (its whole
+        // forward, or its core attention just before the attention's backward), then the MLP
+        // and the attention at twice the forward's FLOPs.
+        auto layerBackward = [&](uint32_t layer, const std::string& at)
+        {
+            if (config.recompute == Recompute::FULL)
+            {
+                recomputing = true;
+                tpBlock(at + "-re-attn",
+                        attn,
+                        1,
+                        attn.gemmFlops + attn.scoreFlops,
+                        attnIn,
+                        activationBytes,
+                        true);
+                mlpBlock(layer, at + "-re", 1);
+                recomputing = false;
+            }
+            mlpBlock(layer, at, 2);
+            if (config.recompute == Recompute::SELECTIVE)
+            {
+                recomputing = true;
+                blockCompute(at + "-re-core", cores, 1, attn.scoreFlops, true);
+                recomputing = false;
+            }
+            tpBlock(at + "-attn",
+                    attn,
+                    2,
+                    2 * (attn.gemmFlops + attn.scoreFlops),
+                    attnIn,
+                    activationBytes,
+                    true);
+        };
         // The multi-token-prediction modules of a micro-batch on the last stage (DeepSeek-V3's,
         // Megatron-Core's --mtp-num-layers): forward after the output layer, each its
         // projection, its layer and the output layer again; backward first, in reverse.
@@ -840,28 +873,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     continue;
                 }
                 head();
-                // Recomputation as the model's layers have it.
-                if (config.recompute == Recompute::FULL)
-                {
-                    recomputing = true;
-                    tpBlock(at + "-re-attn",
-                            attn,
-                            1,
-                            attn.gemmFlops + attn.scoreFlops,
-                            attnIn,
-                            activationBytes,
-                            true);
-                    mlpBlock(layer, at + "-re", 1);
-                    recomputing = false;
-                }
-                mlpBlock(layer, at, scale);
-                if (config.recompute == Recompute::SELECTIVE)
-                {
-                    recomputing = true;
-                    blockCompute(at + "-re-core", cores, 1, attn.scoreFlops, true);
-                    recomputing = false;
-                }
-                attentionBlock();
+                layerBackward(layer, at);
                 projectionBlock();
                 embedding();
             }
@@ -1058,35 +1070,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                     }
                     nextDeps = own;
                 }
-                // Recomputation first, from the layer's kept input.
-                recomputing = true;
-                if (config.recompute == Recompute::FULL)
-                {
-                    tpBlock(at + "-re-attn",
-                            attn,
-                            1,
-                            attn.gemmFlops + attn.scoreFlops,
-                            attnIn,
-                            activationBytes,
-                            true);
-                    mlpBlock(layer, at + "-re", 1);
-                }
-                recomputing = false;
-                mlpBlock(layer, at, 2);
-                if (config.recompute == Recompute::SELECTIVE)
-                {
-                    // The core attention again, just before its backward.
-                    recomputing = true;
-                    blockCompute(at + "-re-core", cores, 1, attn.scoreFlops, true);
-                    recomputing = false;
-                }
-                tpBlock(at + "-attn",
-                        attn,
-                        2,
-                        2 * (attn.gemmFlops + attn.scoreFlops),
-                        attnIn,
-                        activationBytes,
-                        true);
+                layerBackward(layer, at);
                 // Gradients, once the last micro-batch is done with the layer: the experts'
                 // over their expert-data-parallel group, the rest over the DP group.
                 if (config.zero == 3)
