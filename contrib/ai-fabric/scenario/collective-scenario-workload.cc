@@ -175,13 +175,24 @@ CollectiveScenario::ConfigureServing(const TrainingConfig& model)
                                        std::make_pair("ep", "1"),
                                        std::make_pair("microBatch", "1"),
                                        std::make_pair("globalBatch", "0"),
-                                       std::make_pair("seqLength", "0")})
+                                       std::make_pair("seqLength", "0"),
+                                       std::make_pair("cp", "1"),
+                                       std::make_pair("zero", "0"),
+                                       std::make_pair("gradReduce", "fp32"),
+                                       std::make_pair("recompute", "none"),
+                                       std::make_pair("firstStageLayers", "0"),
+                                       std::make_pair("lastStageLayers", "0")})
     {
         if (o.Get(flag) != unused)
         {
             o.Fail(std::string("--") + flag + "=" + o.Get(flag) + " trains; --serve=" + serve
                    + " serves (its instances are --tp GPUs each)");
         }
+    }
+    if (o.GetFlag("sequenceParallel"))
+    {
+        o.Fail("--sequenceParallel trains; --serve=" + serve
+               + " serves (its instances are --tp GPUs each)");
     }
     InferenceConfig c;
     c.model = model.model;
