@@ -505,13 +505,16 @@ FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
         m_freeTransfers.push_back(slot);
         const uint32_t groupBase = t.route;
         const uint32_t groupSize = t.peer;
-        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
-        for (uint32_t g = 0; g < groupSize; ++g)
-        {
-            FlowGpuTransport* dst = m_shared->peers[groupBase + g];
-            Simulator::ScheduleWithContext(
-                dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
-        }
+        // One event for the group: the members' events, due together and scheduled one after
+        // the other, would have run one after the other.
+        Simulator::ScheduleWithContext(m_shared->peers[groupBase]->m_node,
+                                       m_nvlsRoute.ArrivalDelay(t.bytes),
+                                       &FlowGpuTransport::DeliverGroup,
+                                       this,
+                                       groupBase,
+                                       groupSize,
+                                       t.tag,
+                                       t.bytes);
     }
     if (egress)
     {
@@ -585,6 +588,15 @@ void
 FlowGpuTransport::Deliver(uint32_t tag, uint64_t bytes)
 {
     NotifyReceived(tag, bytes);
+}
+
+void
+FlowGpuTransport::DeliverGroup(uint32_t groupBase, uint32_t groupSize, uint32_t tag, uint64_t bytes)
+{
+    for (uint32_t g = 0; g < groupSize; ++g)
+    {
+        m_shared->peers[groupBase + g]->NotifyReceived(tag, bytes);
+    }
 }
 
 void

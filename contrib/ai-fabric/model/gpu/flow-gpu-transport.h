@@ -221,6 +221,16 @@ class FlowGpuTransport
      */
     void Deliver(uint32_t tag, uint64_t bytes);
 
+    /**
+     * \brief A multicast arrives at every member of its group at once: one event for all
+     *        (the members' deliveries, in order, as the events of each would have run).
+     * \param groupBase the group's first rank
+     * \param groupSize its ranks
+     * \param tag the transfer
+     * \param bytes its bytes
+     */
+    void DeliverGroup(uint32_t groupBase, uint32_t groupSize, uint32_t tag, uint64_t bytes);
+
     /// \param tag a transfer of this GPU that completed
     void Complete(uint32_t tag);
 
