@@ -494,10 +494,12 @@ struct KindTotals
 /**
  * \param runner a run
  * \param slowest set to the rank that ended last
- * \return every kind's totals, in the order kinds first appear
+ * \param byCommunicator by communicator (WorkloadRunner::CommunicatorName(), compute left
+ *        out) instead of by kind
+ * \return every kind's (or communicator's) totals, in the order they first appear
  */
 std::vector<std::pair<std::string, KindTotals>>
-Totals(const WorkloadRunner& runner, uint32_t& slowest)
+Totals(const WorkloadRunner& runner, uint32_t& slowest, bool byCommunicator = false)
 {
     const Workload& w = runner.GetWorkload();
     std::vector<std::pair<std::string, KindTotals>> kinds;
@@ -520,7 +522,13 @@ Totals(const WorkloadRunner& runner, uint32_t& slowest)
         const auto& recs = runner.GetRecords()[r];
         for (uint32_t i = 0; i < w.ops[r].size(); ++i)
         {
-            KindTotals& t = of(WorkloadRunner::KindName(w.ops[r][i]));
+            const WorkloadOp& op = w.ops[r][i];
+            if (byCommunicator && op.kind == WorkloadOpKind::COMPUTE)
+            {
+                continue;
+            }
+            KindTotals& t = of(byCommunicator ? WorkloadRunner::CommunicatorName(w, op)
+                                              : WorkloadRunner::KindName(op));
             ++t.ops;
             if (!recs[i].end.IsStrictlyNegative())
             {
@@ -528,7 +536,7 @@ Totals(const WorkloadRunner& runner, uint32_t& slowest)
             }
         }
         const WorkloadRunner::Breakdown b = runner.Summarize(r);
-        for (const auto& [kind, e] : b.exposed)
+        for (const auto& [kind, e] : byCommunicator ? b.exposedByCommunicator : b.exposed)
         {
             of(kind).exposed += e;
         }
@@ -589,6 +597,31 @@ WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
                       Us(t.exposed) / w.nRanks);
         os << line;
     }
+    // The same communication by communicator: which parallelism's traffic it was.
+    const auto communicators = Totals(runner, slowest, true);
+    if (communicators.empty())
+    {
+        return;
+    }
+    std::snprintf(line,
+                  sizeof(line),
+                  "#%13s %10s %16s %18s\n",
+                  "communicator",
+                  "ops/rank",
+                  "time/rank (us)",
+                  "exposed/rank (us)");
+    os << line;
+    for (const auto& [name, t] : communicators)
+    {
+        std::snprintf(line,
+                      sizeof(line),
+                      " %13.13s %10.2f %16.2f %18.2f\n",
+                      name.c_str(),
+                      static_cast<double>(t.ops) / w.nRanks,
+                      Us(t.time) / w.nRanks,
+                      Us(t.exposed) / w.nRanks);
+        os << line;
+    }
 }
 
 nlohmann::ordered_json
@@ -610,6 +643,14 @@ WorkloadFile::ToJson(const WorkloadRunner& runner)
                               {"time_us_per_rank", Us(t.time) / w.nRanks},
                               {"exposed_us_per_rank", Us(t.exposed) / w.nRanks}});
     }
+    j["communicators"] = nlohmann::ordered_json::array();
+    for (const auto& [name, t] : Totals(runner, slowest, true))
+    {
+        j["communicators"].push_back({{"communicator", name},
+                                      {"ops_per_rank", static_cast<double>(t.ops) / w.nRanks},
+                                      {"time_us_per_rank", Us(t.time) / w.nRanks},
+                                      {"exposed_us_per_rank", Us(t.exposed) / w.nRanks}});
+    }
     j["per_rank"] = nlohmann::ordered_json::array();
     for (uint32_t r = 0; r < w.nRanks; ++r)
     {
@@ -619,10 +660,16 @@ WorkloadFile::ToJson(const WorkloadRunner& runner)
         {
             exposed[kind] = Us(t);
         }
+        nlohmann::ordered_json byCommunicator = nlohmann::ordered_json::object();
+        for (const auto& [name, t] : b.exposedByCommunicator)
+        {
+            byCommunicator[name] = Us(t);
+        }
         j["per_rank"].push_back({{"rank", r},
                                  {"end_us", Us(b.end)},
                                  {"compute_us", Us(b.compute)},
                                  {"exposed_us", exposed},
+                                 {"exposed_us_by_communicator", byCommunicator},
                                  {"idle_us", Us(b.idle)}});
     }
     return j;

@@ -57,8 +57,10 @@ class WorkloadFile
     static bool Parse(const nlohmann::json& j, Workload& workload, std::string& error);
 
     /**
-     * \brief Print a run: the step's time, the slowest rank's breakdown, and a row per kind of
-     *        operation (count, mean time per rank, mean exposed per rank).
+     * \brief Print a run: the step's time, the slowest rank's breakdown, a row per kind of
+     *        operation (count, mean time per rank, mean exposed per rank), and the same per
+     *        communicator (WorkloadRunner::CommunicatorName(): a training step's tp, dp, ep,
+     *        edp, p2p).
      * \param os the stream
      * \param runner the run
      */
@@ -66,7 +68,8 @@ class WorkloadFile
 
     /**
      * \param runner the run
-     * \return its results: step time, every rank's breakdown, every kind's totals
+     * \return its results: step time, every rank's breakdown, every kind's and every
+     *         communicator's totals
      */
     static nlohmann::ordered_json ToJson(const WorkloadRunner& runner);
 

@@ -16,6 +16,7 @@
 #include "ns3/parallel-layout.h"
 #include "ns3/training-workload.h"
 #include "ns3/transformer-model.h"
+#include "ns3/workload-runner.h"
 
 #include <gtest/gtest.h>
 
@@ -664,4 +665,51 @@ TEST_F(TrainingModelTest, MultiTokenPrediction)
     EXPECT_NEAR(reduced, 4 * expected, 4.0 * 8);
     EXPECT_NEAR(
         tpReduced, 4 * (3 * static_cast<double>(model.LatentDownParameters()) + 2 * h * 256), 4.0);
+}
+
+// The EP and DP groups of the same ranks (ep = dp, as DeepSeek-V3's EP 64 over DP 64 and
+// Megatron-Core's process groups) are two communicators: the experts' all-to-alls and the
+// gradients' all-reduce each run on their own, and overlap, instead of queueing on one. A
+// rank's dispatches and combines are on its "ep" communicator, its gradient all-reduces on its
+// "dp" one, both of every rank.
+TEST_F(TrainingModelTest, ExpertAndDataGroupsOfTheSameRanksAreTwoCommunicators)
+{
+    TrainingConfig c;
+    c.model = SmallModel();
+    c.model.name = "small-moe";
+    c.model.experts = 8;
+    c.model.topK = 2;
+    c.model.expertFfnHidden = 1408;
+    c.model.seqLength = 512;
+    c.ep = 8;
+    c.gpusPerServer = 8;
+    Ptr<GpuComputeModel> gpu = CreateObject<GpuComputeModel>();
+    Workload w;
+    std::string error;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, w, error)) << error; // dp 8 = ep 8
+    const std::vector<uint32_t> all{0, 1, 2, 3, 4, 5, 6, 7};
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        std::set<std::string> moeGroups;
+        std::set<std::string> allReduceGroups;
+        for (const WorkloadOp& op : w.ops[r])
+        {
+            if (op.kind != WorkloadOpKind::COLLECTIVE)
+            {
+                continue;
+            }
+            EXPECT_EQ(w.groups[op.group], all);
+            if (op.moe > 0)
+            {
+                moeGroups.insert(WorkloadRunner::CommunicatorName(w, op));
+            }
+            else if (op.collective == CollectiveType::ALL_REDUCE)
+            {
+                allReduceGroups.insert(WorkloadRunner::CommunicatorName(w, op));
+            }
+        }
+        EXPECT_EQ(moeGroups, (std::set<std::string>{"ep"})) << "rank " << r;
+        EXPECT_EQ(allReduceGroups, (std::set<std::string>{"dp"})) << "rank " << r;
+    }
+    EXPECT_EQ(w.groups.size(), 3u); // every rank, dp, ep
 }

@@ -128,10 +128,14 @@ TrainingWorkload::Make(const TrainingConfig& config,
 
     Workload w;
     w.nRanks = gpus;
-    std::map<std::vector<uint32_t>, uint32_t> groupIndex;
+    // A communicator per parallelism and ranks: the EP group and the DP group of the same ranks
+    // (ep = dp) are two communicators, as Megatron-Core's process groups are, whose
+    // collectives overlap instead of queueing on one.
+    std::map<std::pair<std::string, std::vector<uint32_t>>, uint32_t> groupIndex;
     auto groupOf = [&w, &groupIndex](const std::vector<uint32_t>& ranks, const std::string& kind)
     {
-        auto [it, added] = groupIndex.emplace(ranks, static_cast<uint32_t>(w.groups.size()));
+        auto [it, added] = groupIndex.emplace(std::make_pair(kind, ranks),
+                                              static_cast<uint32_t>(w.groups.size()));
         if (added)
         {
             w.groupNames.push_back(kind + "[" + std::to_string(w.groups.size() - 1) + "]");

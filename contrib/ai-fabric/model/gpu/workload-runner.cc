@@ -344,6 +344,26 @@ WorkloadRunner::KindName(const WorkloadOp& op)
     return "unknown";
 }
 
+std::string
+WorkloadRunner::CommunicatorName(const Workload& workload, const WorkloadOp& op)
+{
+    switch (op.kind)
+    {
+    case WorkloadOpKind::COMPUTE:
+        return "";
+    case WorkloadOpKind::COLLECTIVE:
+    {
+        const std::string& name = workload.groupNames.at(op.group);
+        const std::size_t cut = name.find('[');
+        return cut == 0 || cut == std::string::npos ? name : name.substr(0, cut);
+    }
+    case WorkloadOpKind::SEND:
+    case WorkloadOpKind::RECV:
+        return "p2p";
+    }
+    return "";
+}
+
 WorkloadRunner::Breakdown
 WorkloadRunner::Summarize(uint32_t rank) const
 {
@@ -387,7 +407,9 @@ WorkloadRunner::Summarize(uint32_t rank) const
             }
             else if (!comm.empty())
             {
-                b.exposed[KindName(ops[comm.rbegin()->second])] += span;
+                const WorkloadOp& op = ops[comm.rbegin()->second];
+                b.exposed[KindName(op)] += span;
+                b.exposedByCommunicator[CommunicatorName(m_workload, op)] += span;
             }
             else
             {

@@ -103,7 +103,10 @@ class WorkloadRunner : public Object
         Time end;                            //!< when its last operation ended
         Time compute;                        //!< its compute
         std::map<std::string, Time> exposed; //!< communication not hidden by compute, by kind
-        Time idle;                           //!< neither (waiting on its peers)
+        /// The same exposed time by communicator (CommunicatorName()): which parallelism's
+        /// traffic it was (a training step's tp, dp, ep, edp; p2p for sends and receives).
+        std::map<std::string, Time> exposedByCommunicator;
+        Time idle; //!< neither (waiting on its peers)
     };
 
     /**
@@ -120,6 +123,15 @@ class WorkloadRunner : public Object
      * \return its kind's name: "compute", the collective's name, "send" or "recv"
      */
     static std::string KindName(const WorkloadOp& op);
+
+    /**
+     * \param workload a workload
+     * \param op one of its operations
+     * \return the communicator it runs on, as a kind: a collective's group name up to its
+     *         first '[' (a training step's "tp[3]" is "tp"), "p2p" for a send or a receive,
+     *         "" for compute
+     */
+    static std::string CommunicatorName(const Workload& workload, const WorkloadOp& op);
 
     /**
      * TracedCallback signature for an operation that ended.
