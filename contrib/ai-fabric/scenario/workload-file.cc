@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -503,17 +505,15 @@ Totals(const WorkloadRunner& runner, uint32_t& slowest, bool byCommunicator = fa
 {
     const Workload& w = runner.GetWorkload();
     std::vector<std::pair<std::string, KindTotals>> kinds;
-    auto of = [&kinds](const std::string& kind) -> KindTotals&
+    std::unordered_map<std::string, std::size_t> index; // name -> place in kinds
+    auto of = [&kinds, &index](const std::string& kind) -> KindTotals&
     {
-        for (auto& [name, t] : kinds)
+        const auto [it, added] = index.emplace(kind, kinds.size());
+        if (added)
         {
-            if (name == kind)
-            {
-                return t;
-            }
+            kinds.emplace_back(kind, KindTotals());
         }
-        kinds.emplace_back(kind, KindTotals());
-        return kinds.back().second;
+        return kinds[it->second].second;
     };
     slowest = 0;
     Time last(-1);
@@ -597,26 +597,26 @@ WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
                       Us(t.exposed) / w.nRanks);
         os << line;
     }
-    // The same communication by communicator: which parallelism's traffic it was.
+    // The same communication by communicator: which parallelism's traffic it was (a name
+    // longer than the column widens its row; the JSON has them all).
     const auto communicators = Totals(runner, slowest, true);
-    if (communicators.empty())
-    {
-        return;
-    }
-    std::snprintf(line,
-                  sizeof(line),
-                  "#%13s %10s %16s %18s\n",
-                  "communicator",
-                  "ops/rank",
-                  "time/rank (us)",
-                  "exposed/rank (us)");
-    os << line;
-    for (const auto& [name, t] : communicators)
+    if (!communicators.empty())
     {
         std::snprintf(line,
                       sizeof(line),
-                      " %13.13s %10.2f %16.2f %18.2f\n",
-                      name.c_str(),
+                      "#%13s %10s %16s %18s\n",
+                      "communicator",
+                      "ops/rank",
+                      "time/rank (us)",
+                      "exposed/rank (us)");
+        os << line;
+    }
+    for (const auto& [name, t] : communicators)
+    {
+        os << " " << std::setw(13) << name;
+        std::snprintf(line,
+                      sizeof(line),
+                      " %10.2f %16.2f %18.2f\n",
                       static_cast<double>(t.ops) / w.nRanks,
                       Us(t.time) / w.nRanks,
                       Us(t.exposed) / w.nRanks);

@@ -667,11 +667,12 @@ TEST_F(TrainingModelTest, MultiTokenPrediction)
         tpReduced, 4 * (3 * static_cast<double>(model.LatentDownParameters()) + 2 * h * 256), 4.0);
 }
 
-// The EP and DP groups of the same ranks (ep = dp, as DeepSeek-V3's EP 64 over DP 64 and
-// Megatron-Core's process groups) are two communicators: the experts' all-to-alls and the
+// The EP and DP groups of the same ranks (ep = dp, as DeepSeek-V3's EP 64 over DP 64) are two
+// communicators, as Megatron-Core's process groups are: the experts' all-to-alls and the
 // gradients' all-reduce each run on their own, and overlap, instead of queueing on one. A
 // rank's dispatches and combines are on its "ep" communicator, its gradient all-reduces on its
-// "dp" one, both of every rank.
+// "dp" one, both of every rank. At EP 1 the expert-data-parallel group and the DP group are
+// two as well.
 TEST_F(TrainingModelTest, ExpertAndDataGroupsOfTheSameRanksAreTwoCommunicators)
 {
     TrainingConfig c;
@@ -712,4 +713,19 @@ TEST_F(TrainingModelTest, ExpertAndDataGroupsOfTheSameRanksAreTwoCommunicators)
         EXPECT_EQ(allReduceGroups, (std::set<std::string>{"dp"})) << "rank " << r;
     }
     EXPECT_EQ(w.groups.size(), 3u); // every rank, dp, ep
+    // At EP 1 the expert-data-parallel group is the DP group's ranks: the experts' gradients
+    // are all-reduced on an "edp" communicator of their own, the others' on "dp".
+    c.ep = 1;
+    Workload one;
+    ASSERT_TRUE(TrainingWorkload::Make(c, 8, *gpu, one, error)) << error;
+    std::set<std::string> allReduceGroups;
+    for (const WorkloadOp& op : one.ops[0])
+    {
+        if (op.kind == WorkloadOpKind::COLLECTIVE && op.collective == CollectiveType::ALL_REDUCE)
+        {
+            EXPECT_EQ(one.groups[op.group], all);
+            allReduceGroups.insert(WorkloadRunner::CommunicatorName(one, op));
+        }
+    }
+    EXPECT_EQ(allReduceGroups, (std::set<std::string>{"dp", "edp"}));
 }

@@ -298,3 +298,26 @@ TEST_F(WorkloadRunnerTest, ChecksSayWhatIsWrong)
     w.ops[1] = {AllReduce(8, {}, 1), AllReduce(8, {0}, 2)};
     EXPECT_TRUE(w.Check(error)) << error;
 }
+
+// An operation's communicator, as the breakdown by communicator names it: a group's name
+// without a trailing index in brackets (a generated step's "tp[3]"), a workload file's or a
+// Chakra trace's name as it is, "p2p" for sends and receives, nothing for compute.
+TEST(WorkloadRunnerNames, CommunicatorNames)
+{
+    Workload w;
+    w.groupNames = {"all", "tp[3]", "dp", "a[b", "[0]", "x[1]y", "pg 5", "ep[12]"};
+    WorkloadOp op;
+    op.kind = WorkloadOpKind::COLLECTIVE;
+    const std::vector<std::string> expected{"all", "tp", "dp", "a[b", "[0]", "x[1]y", "pg 5", "ep"};
+    for (uint32_t g = 0; g < w.groupNames.size(); ++g)
+    {
+        op.group = g;
+        EXPECT_EQ(WorkloadRunner::CommunicatorName(w, op), expected[g]) << w.groupNames[g];
+    }
+    op.kind = WorkloadOpKind::SEND;
+    EXPECT_EQ(WorkloadRunner::CommunicatorName(w, op), "p2p");
+    op.kind = WorkloadOpKind::RECV;
+    EXPECT_EQ(WorkloadRunner::CommunicatorName(w, op), "p2p");
+    op.kind = WorkloadOpKind::COMPUTE;
+    EXPECT_EQ(WorkloadRunner::CommunicatorName(w, op), "");
+}

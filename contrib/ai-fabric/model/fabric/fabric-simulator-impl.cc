@@ -526,6 +526,13 @@ FabricSimulatorImpl::GetContext() const
     return m_currentContext;
 }
 
+uint32_t
+FabricSimulatorImpl::SwapContext(uint32_t context)
+{
+    std::swap(context, m_currentContext);
+    return context;
+}
+
 uint64_t
 FabricSimulatorImpl::GetEventCount() const
 {

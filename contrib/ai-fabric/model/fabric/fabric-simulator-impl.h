@@ -167,6 +167,16 @@ class FabricSimulatorImpl : public SimulatorImpl
     void CancelEndOfInstant(FabricInstantEnd* who);
 
     /**
+     * \brief Run what follows, in the current event, in another context: what it schedules
+     *        carries that context and is ordered as that context's events are (Key::origin),
+     *        as if it ran in an event of that context. For one event doing the work of several
+     *        nodes' events due together, each in its own node's context.
+     * \param context the context from now on
+     * \return the context before (to put back)
+     */
+    uint32_t SwapContext(uint32_t context);
+
+    /**
      * \brief Messages between ranks are never sent less than this ahead of their time (the
      *        lookahead is the smallest bound given; call before Run()).
      * \param lookahead the bound

@@ -7,6 +7,7 @@
 #include "flow-gpu-transport.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -505,16 +506,32 @@ FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
         m_freeTransfers.push_back(slot);
         const uint32_t groupBase = t.route;
         const uint32_t groupSize = t.peer;
-        // One event for the group: the members' events, due together and scheduled one after
-        // the other, would have run one after the other.
-        Simulator::ScheduleWithContext(m_shared->peers[groupBase]->m_node,
-                                       m_nvlsRoute.ArrivalDelay(t.bytes),
-                                       &FlowGpuTransport::DeliverGroup,
-                                       this,
-                                       groupBase,
-                                       groupSize,
-                                       t.tag,
-                                       t.bytes);
+        // One event for the group, each member's arrival in its own node's context: the
+        // members' events, due together (after a delay: nothing scheduled in the meantime
+        // runs between them) and scheduled one after the other, ran one after the other.
+        // Without FabricSimulatorImpl (no context to switch) or without a delay, an event each.
+        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
+        if (FabricSimulatorImpl::Get() && arrival.IsStrictlyPositive())
+        {
+            FlowGpuTransport* first = m_shared->peers[groupBase];
+            Simulator::ScheduleWithContext(first->m_node,
+                                           arrival,
+                                           &FlowGpuTransport::DeliverGroup,
+                                           first,
+                                           groupBase,
+                                           groupSize,
+                                           t.tag,
+                                           t.bytes);
+        }
+        else
+        {
+            for (uint32_t g = 0; g < groupSize; ++g)
+            {
+                FlowGpuTransport* dst = m_shared->peers[groupBase + g];
+                Simulator::ScheduleWithContext(
+                    dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
+            }
+        }
     }
     if (egress)
     {
@@ -593,9 +610,13 @@ FlowGpuTransport::Deliver(uint32_t tag, uint64_t bytes)
 void
 FlowGpuTransport::DeliverGroup(uint32_t groupBase, uint32_t groupSize, uint32_t tag, uint64_t bytes)
 {
+    FabricSimulatorImpl* sim = FabricSimulatorImpl::Get();
     for (uint32_t g = 0; g < groupSize; ++g)
     {
-        m_shared->peers[groupBase + g]->NotifyReceived(tag, bytes);
+        FlowGpuTransport* dst = m_shared->peers[groupBase + g];
+        const uint32_t was = sim->SwapContext(dst->m_node);
+        dst->NotifyReceived(tag, bytes);
+        sim->SwapContext(was);
     }
 }
 

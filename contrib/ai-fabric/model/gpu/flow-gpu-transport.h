@@ -222,8 +222,9 @@ class FlowGpuTransport
     void Deliver(uint32_t tag, uint64_t bytes);
 
     /**
-     * \brief A multicast arrives at every member of its group at once: one event for all
-     *        (the members' deliveries, in order, as the events of each would have run).
+     * \brief A multicast arrives at every member of its group at once: one event for all (the
+     *        members' deliveries in order, each in its node's context, as the events of each
+     *        would have run; FabricSimulatorImpl only), bound to the group's first GPU.
      * \param groupBase the group's first rank
      * \param groupSize its ranks
      * \param tag the transfer

@@ -353,9 +353,11 @@ WorkloadRunner::CommunicatorName(const Workload& workload, const WorkloadOp& op)
         return "";
     case WorkloadOpKind::COLLECTIVE:
     {
+        // "tp[3]" is "tp": a trailing index in brackets goes.
         const std::string& name = workload.groupNames.at(op.group);
-        const std::size_t cut = name.find('[');
-        return cut == 0 || cut == std::string::npos ? name : name.substr(0, cut);
+        const std::size_t cut = name.rfind('[');
+        return cut == 0 || cut == std::string::npos || name.back() != ']' ? name
+                                                                          : name.substr(0, cut);
     }
     case WorkloadOpKind::SEND:
     case WorkloadOpKind::RECV:
@@ -371,7 +373,7 @@ WorkloadRunner::Summarize(uint32_t rank) const
     const std::vector<Record>& recs = m_records.at(rank);
     Breakdown b;
     // Boundaries: +1 a compute starts, -1 it ends; communication enters and leaves a set
-    // ordered by start, whose first member takes the exposed time.
+    // ordered by start, whose last member (the one that started last) takes the exposed time.
     struct Edge
     {
         int64_t t;   //!< time step

@@ -127,9 +127,9 @@ class WorkloadRunner : public Object
     /**
      * \param workload a workload
      * \param op one of its operations
-     * \return the communicator it runs on, as a kind: a collective's group name up to its
-     *         first '[' (a training step's "tp[3]" is "tp"), "p2p" for a send or a receive,
-     *         "" for compute
+     * \return the communicator it runs on, as a kind: a collective's group name without a
+     *         trailing index in brackets (a training step's "tp[3]" is "tp", a workload file's
+     *         "dp" stays "dp"), "p2p" for a send or a receive, "" for compute
      */
     static std::string CommunicatorName(const Workload& workload, const WorkloadOp& op);
 
