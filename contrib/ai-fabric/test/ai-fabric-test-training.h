@@ -39,6 +39,18 @@ SmallModel()
     return s;
 }
 
+/// SmallModel() as a mixture of experts: 8 experts of SwiGLU 1408, top 2, every layer.
+inline TransformerSpec
+SmallMoeModel()
+{
+    TransformerSpec s = SmallModel();
+    s.name = "small-moe";
+    s.experts = 8;
+    s.topK = 2;
+    s.expertFfnHidden = 1408;
+    return s;
+}
+
 /**
  * \param w a generated step
  * \return the model FLOPs of its compute operations, over every rank

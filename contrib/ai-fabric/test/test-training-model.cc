@@ -400,11 +400,7 @@ TEST_F(TrainingModelTest, DeepSeekV3StepWithLatentAttention)
 TEST_F(TrainingModelTest, MixtureOfExpertsStep)
 {
     TrainingConfig c;
-    c.model = SmallModel();
-    c.model.name = "small-moe";
-    c.model.experts = 8;
-    c.model.topK = 2;
-    c.model.expertFfnHidden = 1408;
+    c.model = SmallMoeModel();
     c.model.firstMoeLayer = 2; // layers 0 and 1 dense
     c.pp = 2;
     c.ep = 2;

@@ -37,11 +37,7 @@ using namespace ns3;
 TEST_F(TrainingModelTest, MixtureOfExpertsWithTensorParallelism)
 {
     TrainingConfig c;
-    c.model = SmallModel();
-    c.model.name = "small-moe";
-    c.model.experts = 8;
-    c.model.topK = 2;
-    c.model.expertFfnHidden = 1408;
+    c.model = SmallMoeModel();
     c.model.sharedExperts = 1;
     c.model.firstMoeLayer = 2; // layers 0 and 1 dense
     c.model.seqLength = 512;
@@ -676,11 +672,7 @@ TEST_F(TrainingModelTest, MultiTokenPrediction)
 TEST_F(TrainingModelTest, ExpertAndDataGroupsOfTheSameRanksAreTwoCommunicators)
 {
     TrainingConfig c;
-    c.model = SmallModel();
-    c.model.name = "small-moe";
-    c.model.experts = 8;
-    c.model.topK = 2;
-    c.model.expertFfnHidden = 1408;
+    c.model = SmallMoeModel();
     c.model.seqLength = 512;
     c.ep = 8;
     c.gpusPerServer = 8;
