@@ -493,29 +493,52 @@ struct KindTotals
     Time exposed;    //!< their exposed time
 };
 
-/**
- * \param runner a run
- * \param slowest set to the rank that ended last
- * \param byCommunicator by communicator (WorkloadRunner::CommunicatorName(), compute left
- *        out) instead of by kind
- * \return every kind's (or communicator's) totals, in the order they first appear
- */
-std::vector<std::pair<std::string, KindTotals>>
-Totals(const WorkloadRunner& runner, uint32_t& slowest, bool byCommunicator = false)
+/// Totals by name, in the order names first appear.
+class TotalsTable
 {
-    const Workload& w = runner.GetWorkload();
-    std::vector<std::pair<std::string, KindTotals>> kinds;
-    std::unordered_map<std::string, std::size_t> index; // name -> place in kinds
-    auto of = [&kinds, &index](const std::string& kind) -> KindTotals&
+  public:
+    /**
+     * \param name a kind or a communicator
+     * \return its totals (new ones are zero)
+     */
+    KindTotals& Of(const std::string& name)
     {
-        const auto [it, added] = index.emplace(kind, kinds.size());
+        const auto [it, added] = m_index.emplace(name, m_rows.size());
         if (added)
         {
-            kinds.emplace_back(kind, KindTotals());
+            m_rows.emplace_back(name, KindTotals());
         }
-        return kinds[it->second].second;
-    };
-    slowest = 0;
+        return m_rows[it->second].second;
+    }
+
+    /// \return the rows
+    const std::vector<std::pair<std::string, KindTotals>>& Rows() const
+    {
+        return m_rows;
+    }
+
+  private:
+    std::vector<std::pair<std::string, KindTotals>> m_rows; //!< in first-seen order
+    std::unordered_map<std::string, std::size_t> m_index;   //!< name -> place in m_rows
+};
+
+/// A run's totals over the ranks.
+struct RunTotals
+{
+    TotalsTable kinds;         //!< by kind (WorkloadRunner::KindName())
+    TotalsTable communicators; //!< by communicator (CommunicatorName(), compute left out)
+    uint32_t slowest{0};       //!< the rank that ended last
+};
+
+/**
+ * \param runner a run
+ * \return every kind's and every communicator's totals, each rank summarized once
+ */
+RunTotals
+Totals(const WorkloadRunner& runner)
+{
+    const Workload& w = runner.GetWorkload();
+    RunTotals totals;
     Time last(-1);
     for (uint32_t r = 0; r < w.nRanks; ++r)
     {
@@ -523,30 +546,34 @@ Totals(const WorkloadRunner& runner, uint32_t& slowest, bool byCommunicator = fa
         for (uint32_t i = 0; i < w.ops[r].size(); ++i)
         {
             const WorkloadOp& op = w.ops[r][i];
-            if (byCommunicator && op.kind == WorkloadOpKind::COMPUTE)
+            const Time took
+                = recs[i].end.IsStrictlyNegative() ? Time(0) : recs[i].end - recs[i].start;
+            KindTotals& kind = totals.kinds.Of(WorkloadRunner::KindName(op));
+            ++kind.ops;
+            kind.time += took;
+            if (op.kind != WorkloadOpKind::COMPUTE)
             {
-                continue;
-            }
-            KindTotals& t = of(byCommunicator ? WorkloadRunner::CommunicatorName(w, op)
-                                              : WorkloadRunner::KindName(op));
-            ++t.ops;
-            if (!recs[i].end.IsStrictlyNegative())
-            {
-                t.time += recs[i].end - recs[i].start;
+                KindTotals& comm = totals.communicators.Of(WorkloadRunner::CommunicatorName(w, op));
+                ++comm.ops;
+                comm.time += took;
             }
         }
         const WorkloadRunner::Breakdown b = runner.Summarize(r);
-        for (const auto& [kind, e] : byCommunicator ? b.exposedByCommunicator : b.exposed)
+        for (const auto& [kind, e] : b.exposed)
         {
-            of(kind).exposed += e;
+            totals.kinds.Of(kind).exposed += e;
+        }
+        for (const auto& [name, e] : b.exposedByCommunicator)
+        {
+            totals.communicators.Of(name).exposed += e;
         }
         if (b.end > last)
         {
             last = b.end;
-            slowest = r;
+            totals.slowest = r;
         }
     }
-    return kinds;
+    return totals;
 }
 
 } // namespace
@@ -555,8 +582,8 @@ void
 WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
 {
     const Workload& w = runner.GetWorkload();
-    uint32_t slowest = 0;
-    const auto kinds = Totals(runner, slowest);
+    const RunTotals totals = Totals(runner);
+    const uint32_t slowest = totals.slowest;
     const WorkloadRunner::Breakdown b = runner.Summarize(slowest);
     char line[200];
     std::snprintf(line,
@@ -586,7 +613,7 @@ WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
                   "time/rank (us)",
                   "exposed/rank (us)");
     os << line;
-    for (const auto& [kind, t] : kinds)
+    for (const auto& [kind, t] : totals.kinds.Rows())
     {
         std::snprintf(line,
                       sizeof(line),
@@ -599,7 +626,7 @@ WorkloadFile::Print(std::ostream& os, const WorkloadRunner& runner)
     }
     // The same communication by communicator: which parallelism's traffic it was (a name
     // longer than the column widens its row; the JSON has them all).
-    const auto communicators = Totals(runner, slowest, true);
+    const auto& communicators = totals.communicators.Rows();
     if (!communicators.empty())
     {
         std::snprintf(line,
@@ -628,29 +655,27 @@ nlohmann::ordered_json
 WorkloadFile::ToJson(const WorkloadRunner& runner)
 {
     const Workload& w = runner.GetWorkload();
-    uint32_t slowest = 0;
-    const auto kinds = Totals(runner, slowest);
+    const RunTotals totals = Totals(runner);
     nlohmann::ordered_json j;
     j["ranks"] = w.nRanks;
     j["finished"] = runner.IsDone();
     j["step_us"] = Us(runner.GetEndTime());
-    j["slowest_rank"] = slowest;
-    j["kinds"] = nlohmann::ordered_json::array();
-    for (const auto& [kind, t] : kinds)
+    j["slowest_rank"] = totals.slowest;
+    // A table's rows, each named under key, its means per rank.
+    auto rows = [&w](const TotalsTable& table, const char* key)
     {
-        j["kinds"].push_back({{"kind", kind},
-                              {"ops_per_rank", static_cast<double>(t.ops) / w.nRanks},
-                              {"time_us_per_rank", Us(t.time) / w.nRanks},
-                              {"exposed_us_per_rank", Us(t.exposed) / w.nRanks}});
-    }
-    j["communicators"] = nlohmann::ordered_json::array();
-    for (const auto& [name, t] : Totals(runner, slowest, true))
-    {
-        j["communicators"].push_back({{"communicator", name},
-                                      {"ops_per_rank", static_cast<double>(t.ops) / w.nRanks},
-                                      {"time_us_per_rank", Us(t.time) / w.nRanks},
-                                      {"exposed_us_per_rank", Us(t.exposed) / w.nRanks}});
-    }
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const auto& [name, t] : table.Rows())
+        {
+            out.push_back({{key, name},
+                           {"ops_per_rank", static_cast<double>(t.ops) / w.nRanks},
+                           {"time_us_per_rank", Us(t.time) / w.nRanks},
+                           {"exposed_us_per_rank", Us(t.exposed) / w.nRanks}});
+        }
+        return out;
+    };
+    j["kinds"] = rows(totals.kinds, "kind");
+    j["communicators"] = rows(totals.communicators, "communicator");
     j["per_rank"] = nlohmann::ordered_json::array();
     for (uint32_t r = 0; r < w.nRanks; ++r)
     {
