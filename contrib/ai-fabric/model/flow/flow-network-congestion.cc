@@ -43,7 +43,6 @@ FlowNetwork::FanIn(uint32_t link, double& demand)
     double offered = 0;
     for (const Member& m : l.members)
     {
-        const Flow& flow = m_flows[m.flow];
         const Limits& f = m_limits[m.flow];
         const double rate = std::min(f.maxRate, f.low);
         if (m.use == 0 || m.weight != 1.0 || Differ(rate, l.level))
@@ -53,7 +52,7 @@ FlowNetwork::FanIn(uint32_t link, double& demand)
         }
         // Limited here: it would go as fast as its next limit, or its share of its sender's
         // link.
-        const std::vector<Use>& uses = m_paths[flow.path];
+        const PathUse* uses = &m_uses[f.uses];
         const Link& first = m_links[uses[0].link];
         const double other = std::min({f.maxRate,
                                        f.lowLink == link ? f.second : f.low,

@@ -115,10 +115,13 @@ FlowNetwork::DoDispose()
     }
     m_settlePending = false;
     m_links.clear();
-    m_paths.clear();
+    m_uses.clear();
+    m_pathUses.clear();
     m_flows.clear();
     m_limits.clear();
     m_heapAt.clear();
+    m_isTouched.clear();
+    m_touched.clear();
     m_slots.clear();
     m_changed.clear();
     m_upstream.clear();
@@ -184,21 +187,35 @@ FlowNetwork::AddPath(const std::vector<Use>& uses)
         m_slots.swap(slots);
         m_stride = stride;
     }
-    m_paths.push_back(uses);
-    return static_cast<uint32_t>(m_paths.size() - 1);
+    // Every path's uses in one array, each path's together: a flow reaches its links from
+    // its limits in one step, not through a vector of its own.
+    const auto first = static_cast<uint32_t>(m_uses.size());
+    const auto end = static_cast<uint32_t>(first + uses.size());
+    for (const Use& u : uses)
+    {
+        m_uses.push_back(PathUse{u.link, end, u.weight});
+    }
+    m_pathUses.push_back(first);
+    return static_cast<uint32_t>(m_pathUses.size() - 1);
 }
 
-const std::vector<FlowNetwork::Use>&
+std::vector<FlowNetwork::Use>
 FlowNetwork::GetPath(uint32_t path) const
 {
-    return m_paths.at(path);
+    std::vector<Use> uses;
+    const uint32_t first = m_pathUses.at(path);
+    for (uint32_t i = first; i < m_uses[first].end; ++i)
+    {
+        uses.push_back(Use{m_uses[i].link, m_uses[i].weight});
+    }
+    return uses;
 }
 
 uint32_t
 FlowNetwork::Start(
     uint32_t path, uint64_t bytes, uint64_t packets, Owner* owner, uint64_t cookie, double maxRate)
 {
-    NS_ABORT_MSG_IF(path >= m_paths.size(), "FlowNetwork: no path " << path);
+    NS_ABORT_MSG_IF(path >= m_pathUses.size(), "FlowNetwork: no path " << path);
     uint32_t id;
     if (!m_freeFlows.empty())
     {
@@ -211,6 +228,7 @@ FlowNetwork::Start(
         m_flows.emplace_back();
         m_limits.emplace_back();
         m_heapAt.push_back(NOT_IN_HEAP);
+        m_isTouched.push_back(0);
         m_slots.resize(m_flows.size() * m_stride);
     }
     Flow& f = m_flows[id];
@@ -220,6 +238,7 @@ FlowNetwork::Start(
     f.remaining = static_cast<double>(bytes);
     f.rate = 0;
     m_limits[id].maxRate = maxRate;
+    m_limits[id].uses = m_pathUses[path];
     f.updated = Simulator::Now().GetTimeStep();
     f.stoppedAt = -1;
     f.rateBefore = 0;
@@ -238,10 +257,11 @@ FlowNetwork::Start(
 void
 FlowNetwork::Attach(uint32_t id)
 {
-    Flow& f = m_flows[id];
-    const std::vector<Use>& uses = m_paths[f.path];
+    Limits& limits = m_limits[id];
+    const PathUse* uses = &m_uses[limits.uses];
+    const uint32_t n = uses[0].end - limits.uses;
     uint32_t* slot = &m_slots[static_cast<std::size_t>(id) * m_stride];
-    for (uint32_t u = 0; u < uses.size(); ++u)
+    for (uint32_t u = 0; u < n; ++u)
     {
         Link& link = m_links[uses[u].link];
         slot[u] = static_cast<uint32_t>(link.members.size());
@@ -249,7 +269,7 @@ FlowNetwork::Attach(uint32_t id)
         link.dataFlows += uses[u].weight == 1.0 ? 1 : 0;
         Enqueue(uses[u].link);
     }
-    FindLow(id, m_limits[id]);
+    FindLow(limits);
 }
 
 void
@@ -257,7 +277,7 @@ FlowNetwork::Move(uint32_t flow, uint32_t path)
 {
     NS_ABORT_MSG_IF(flow >= m_flows.size() || !m_flows[flow].active,
                     "FlowNetwork: no active flow " << flow);
-    NS_ABORT_MSG_IF(path >= m_paths.size(), "FlowNetwork: no path " << path);
+    NS_ABORT_MSG_IF(path >= m_pathUses.size(), "FlowNetwork: no path " << path);
     Flow& f = m_flows[flow];
     if (f.path == path)
     {
@@ -274,6 +294,7 @@ FlowNetwork::Move(uint32_t flow, uint32_t path)
     f.bytes = static_cast<uint64_t>(std::ceil(f.remaining));
     f.packets -= std::min(f.packets, sentPackets);
     f.path = path;
+    m_limits[flow].uses = m_pathUses[path];
     Attach(flow);
     Touch(flow);
     RequestSettle();
@@ -414,22 +435,22 @@ FlowNetwork::Enqueue(uint32_t link)
 void
 FlowNetwork::Touch(uint32_t flow)
 {
-    Flow& f = m_flows[flow];
-    if (!f.touched)
+    if (!m_isTouched[flow])
     {
-        f.touched = true;
+        m_isTouched[flow] = 1;
         m_touched.push_back(flow);
     }
 }
 
 void
-FlowNetwork::FindLow(uint32_t id, Limits& f)
+FlowNetwork::FindLow(Limits& f)
 {
     f.low = INF;
     f.second = INF;
     f.lowLink = UINT32_MAX;
-    for (const Use& u : m_paths[m_flows[id].path])
+    for (uint32_t i = f.uses, end = m_uses[f.uses].end; i < end; ++i)
     {
+        const PathUse& u = m_uses[i];
         const double level = m_links[u.link].level;
         if (level < f.low)
         {
@@ -445,7 +466,7 @@ FlowNetwork::FindLow(uint32_t id, Limits& f)
 }
 
 void
-FlowNetwork::MoveLow(uint32_t id, Limits& f, uint32_t link, double before, double after)
+FlowNetwork::MoveLow(Limits& f, uint32_t link, double before, double after)
 {
     if (f.lowLink == link)
     {
@@ -455,7 +476,7 @@ FlowNetwork::MoveLow(uint32_t id, Limits& f, uint32_t link, double before, doubl
         }
         else
         {
-            FindLow(id, f); // rose past the second: which link is lowest now is not known
+            FindLow(f); // rose past the second: which link is lowest now is not known
         }
     }
     else if (after < f.low)
@@ -470,7 +491,7 @@ FlowNetwork::MoveLow(uint32_t id, Limits& f, uint32_t link, double before, doubl
     }
     else if (before <= f.second && after > before)
     {
-        FindLow(id, f); // it may have been the second, and rose
+        FindLow(f); // it may have been the second, and rose
     }
 }
 
@@ -602,10 +623,11 @@ FlowNetwork::Settle()
         }
         for (const Member& m : l.members)
         {
-            MoveLow(m.flow, m_limits[m.flow], link, before, level);
+            MoveLow(m_limits[m.flow], link, before, level);
             Touch(m.flow);
-            const std::vector<Use>& uses = m_paths[m_flows[m.flow].path];
-            for (uint32_t u = 0; u < uses.size(); ++u)
+            const PathUse* uses = &m_uses[m_limits[m.flow].uses];
+            const uint32_t n = uses[0].end - m_limits[m.flow].uses;
+            for (uint32_t u = 0; u < n; ++u)
             {
                 if (u != m.use && !(fell && std::isinf(m_links[uses[u].link].level)))
                 {
@@ -629,7 +651,7 @@ FlowNetwork::Settle()
     for (uint32_t id : m_touched)
     {
         Flow& f = m_flows[id];
-        f.touched = false;
+        m_isTouched[id] = 0;
         if (!f.active)
         {
             continue;
@@ -640,9 +662,9 @@ FlowNetwork::Settle()
             // Only on links of infinite capacity: no link limits it (cannot happen with
             // finite capacities, kept for safety).
             rate = 0;
-            for (const Use& u : m_paths[f.path])
+            for (uint32_t i = m_limits[id].uses; i < m_uses[m_limits[id].uses].end; ++i)
             {
-                rate = std::max(rate, m_links[u.link].capacity);
+                rate = std::max(rate, m_links[m_uses[i].link].capacity);
             }
         }
         if (rate <= 0 && f.stoppedAt < 0)
@@ -719,8 +741,9 @@ FlowNetwork::SolveFromScratch()
     auto freeze = [&](uint32_t id, double level, uint32_t except)
     {
         frozen[id] = 1;
-        for (const Use& u : m_paths[m_flows[id].path])
+        for (uint32_t i = m_limits[id].uses, end = m_uses[i].end; i < end; ++i)
         {
+            const PathUse& u = m_uses[i];
             left[u.link] -= level * u.weight;
             weights[u.link] -= u.weight;
             if (u.link != except && weights[u.link] > 1e-15)
@@ -765,7 +788,7 @@ FlowNetwork::SolveFromScratch()
     {
         if (m_flows[id].active)
         {
-            FindLow(id, m_limits[id]);
+            FindLow(m_limits[id]);
             Touch(id);
         }
     }
@@ -898,10 +921,10 @@ FlowNetwork::Detach(uint32_t id)
 void
 FlowNetwork::Leave(uint32_t id, double bytes, uint64_t packets)
 {
-    Flow& f = m_flows[id];
     m_sent += bytes;
-    const std::vector<Use>& uses = m_paths[f.path];
-    for (uint32_t u = 0; u < uses.size(); ++u)
+    const PathUse* uses = &m_uses[m_limits[id].uses];
+    const uint32_t n = uses[0].end - m_limits[id].uses;
+    for (uint32_t u = 0; u < n; ++u)
     {
         Link& link = m_links[uses[u].link];
         link.carried += uses[u].weight * bytes;

@@ -153,7 +153,7 @@ class FlowNetwork
      * \param path a path
      * \return its links
      */
-    const std::vector<Use>& GetPath(uint32_t path) const;
+    std::vector<Use> GetPath(uint32_t path) const;
 
     /**
      * \brief Start a flow now.
@@ -300,9 +300,7 @@ class FlowNetwork
         int64_t updated{0};    //!< time steps of the last rate change
         int64_t stoppedAt{-1}; //!< time steps its rate fell to 0 (-1: moving)
         double rateBefore{0};  //!< its rate before it stopped
-        int64_t finish{0};     //!< time steps of its finish (while in the heap)
         bool active{false};    //!< started, not finished
-        bool touched{false};   //!< in m_touched
         Owner* owner{nullptr}; //!< told when it finishes
         uint64_t cookie{0};    //!< handed to the owner
     };
@@ -314,6 +312,15 @@ class FlowNetwork
         double second{0};             //!< the lowest but one (equal to low on a tie)
         double maxRate{0};            //!< its own limit (bytes/s)
         uint32_t lowLink{UINT32_MAX}; //!< the link of low (none: every level infinite)
+        uint32_t uses{0};             //!< its path's first use in m_uses
+    };
+
+    /// A use of a path as kept: the uses of a path are consecutive in m_uses.
+    struct PathUse
+    {
+        uint32_t link; //!< the link
+        uint32_t end;  //!< one past the path's last use in m_uses
+        double weight; //!< bytes taken on the link per byte of the flow
     };
 
     /// \param link add to the work list
@@ -322,19 +329,17 @@ class FlowNetwork
     void Touch(uint32_t flow);
     /**
      * \brief Find the lowest two levels on a flow's path.
-     * \param id the flow
-     * \param limits its limits
+     * \param limits the flow's limits (they name its path)
      */
-    void FindLow(uint32_t id, Limits& limits);
+    void FindLow(Limits& limits);
     /**
      * \brief Keep a flow's lowest two levels when one of its links' level changes.
-     * \param id the flow
-     * \param limits its limits
+     * \param limits the flow's limits
      * \param link the link
      * \param before its level before
      * \param after its level now
      */
-    void MoveLow(uint32_t id, Limits& limits, uint32_t link, double before, double after);
+    void MoveLow(Limits& limits, uint32_t link, double before, double after);
     /**
      * \param link a link
      * \return its level from its flows and the other links' levels
@@ -416,16 +421,18 @@ class FlowNetwork
      */
     double RemainingAt(const Flow& f, int64_t now) const;
 
-    std::vector<Link> m_links;             //!< by number
-    std::vector<std::vector<Use>> m_paths; //!< by number
-    std::vector<Flow> m_flows;             //!< by number
-    std::vector<Limits> m_limits;          //!< by flow
-    std::vector<uint32_t> m_heapAt;        //!< by flow: its place in m_heap
-    std::vector<uint32_t> m_slots; //!< by flow x m_stride + use: its place in the link's members
-    uint32_t m_stride{1};          //!< the longest path's uses
+    std::vector<Link> m_links;        //!< by number
+    std::vector<PathUse> m_uses;      //!< every path's uses, path after path
+    std::vector<uint32_t> m_pathUses; //!< by path: its first use in m_uses
+    std::vector<Flow> m_flows;        //!< by number
+    std::vector<Limits> m_limits;     //!< by flow
+    std::vector<uint32_t> m_heapAt;   //!< by flow: its place in m_heap
+    std::vector<uint32_t> m_slots;    //!< by flow x m_stride + use: its place in the link's members
+    uint32_t m_stride{1};             //!< the longest path's uses
     std::vector<uint32_t> m_freeFlows;           //!< numbers to reuse
     std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
     std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
+    std::vector<uint8_t> m_isTouched;            //!< by flow: in m_touched
     std::vector<std::pair<double, double>> m_bw; //!< scratch of Solve(): (limit, weight)
     std::vector<uint32_t> m_changed;             //!< watched links whose level changed
     std::vector<uint32_t> m_upstream;            //!< scratch of FanIn()
