@@ -275,19 +275,21 @@ class FlowNetwork
     };
 
     /// One direction of a cable.
-    struct Link
+    struct alignas(64) Link // one cache line: a flow's path touches each of its links
     {
         double capacity{0};          //!< bytes/s
         double level{0};             //!< rate of the flows it limits; infinity if none
         double carried{0};           //!< bytes carried by the flows that finished
         uint64_t packets{0};         //!< packets of the flows that finished
         std::vector<Member> members; //!< the flows crossing it
-        bool queued{false};          //!< in the propagation's work list
         uint32_t dataFlows{0};       //!< members of weight 1 (their data, not ACKs)
+        bool queued{false};          //!< in the propagation's work list
         bool watched{false};         //!< WatchLink()
         bool changed{false};         //!< watched, its level changed in this settlement
         bool congested{false};       //!< watched, and congested at some settlement
     };
+
+    static_assert(sizeof(Link) == 64, "a link is one cache line");
 
     /// A flow.
     struct Flow
@@ -306,7 +308,7 @@ class FlowNetwork
     };
 
     /// What solving a link reads of each of its flows (kept apart from Flow: dense).
-    struct Limits
+    struct alignas(32) Limits // never across two cache lines
     {
         double low{0};                //!< the lowest level on its path
         double second{0};             //!< the lowest but one (equal to low on a tie)
