@@ -126,17 +126,13 @@ FlowGpuTransport::AddQueue(FlowGpuTransport* peer, uint32_t channel)
         const auto mine = static_cast<uint32_t>(m_routes.size());
         m_routes.push_back(std::move(ab));
         m_costs.emplace_back();
-        m_busy.push_back(0);
+        KeepRoute(mine);
         m_routeQueues.emplace_back();
-        m_nextQueue.push_back(0);
-        m_routeWaiting.push_back(0);
         const auto theirs = static_cast<uint32_t>(peer->m_routes.size());
         peer->m_routes.push_back(std::move(ba));
         peer->m_costs.emplace_back();
-        peer->m_busy.push_back(0);
+        peer->KeepRoute(theirs);
         peer->m_routeQueues.emplace_back();
-        peer->m_nextQueue.push_back(0);
-        peer->m_routeWaiting.push_back(0);
         if (nvlink)
         {
             shared = m_nvRoutes.emplace(other, mine).first;
@@ -204,12 +200,12 @@ FlowGpuTransport::Send(uint32_t peer, uint32_t channel, uint64_t bytes, uint32_t
 {
     const uint32_t queue = QueueOf(peer, channel);
     const uint32_t route = m_queueRoute[queue];
-    CountSent(bytes, m_routes[route].nvlink);
+    CountSent(bytes, m_costs[route].nvlink);
     const uint32_t slot = NewTransfer(Kind::UNICAST, route, peer, bytes, tag);
     if (!m_waiting[queue].empty() || !Fits(slot))
     {
         m_waiting[queue].push_back(slot); // behind the messages on the wire
-        ++m_routeWaiting[route];
+        ++m_costs[route].waiting;
         return;
     }
     StartUnicast(slot);
@@ -240,6 +236,17 @@ FlowGpuTransport::QueueOf(uint32_t peer, uint32_t channel)
     return it->second;
 }
 
+void
+FlowGpuTransport::KeepRoute(uint32_t route)
+{
+    const FlowRoute& r = m_routes[route];
+    NS_ABORT_MSG_IF(r.lanes > UINT16_MAX, "GpuTransport: a route of " << r.lanes << " lanes");
+    Costs& c = m_costs[route];
+    c.routeLanes = static_cast<uint16_t>(r.lanes);
+    c.path = r.path;
+    c.nvlink = r.nvlink;
+}
+
 const FlowGpuTransport::Costs&
 FlowGpuTransport::CostsOf(uint32_t route, uint64_t bytes)
 {
@@ -247,10 +254,15 @@ FlowGpuTransport::CostsOf(uint32_t route, uint64_t bytes)
     if (c.bytes != bytes)
     {
         const FlowRoute& r = m_routes[route];
+        const uint64_t packets = r.Packets(bytes);
+        NS_ABORT_MSG_IF(packets > UINT32_MAX,
+                        "GpuTransport: a message of " << bytes << " bytes is " << packets
+                                                      << " packets, more than the flow level's "
+                                                      << UINT32_MAX);
         c.bytes = bytes;
         c.wire = r.WireBytes(bytes);
-        c.packets = r.Packets(bytes);
-        c.lanes = static_cast<uint32_t>(std::min<uint64_t>(c.packets, r.lanes));
+        c.packets = static_cast<uint32_t>(packets);
+        c.lanes = static_cast<uint16_t>(std::min<uint64_t>(packets, c.routeLanes));
         c.maxRate = r.MaxRate(bytes);
         c.arrival = r.ArrivalDelay(bytes) + r.rxLatency;
         c.completion = r.CompletionDelay(bytes);
@@ -258,28 +270,23 @@ FlowGpuTransport::CostsOf(uint32_t route, uint64_t bytes)
     return c;
 }
 
-uint32_t
-FlowGpuTransport::Lanes(uint32_t slot)
-{
-    const Transfer& t = m_transfers[slot];
-    return CostsOf(t.route, t.bytes).lanes;
-}
-
 bool
 FlowGpuTransport::Fits(uint32_t slot)
 {
     const Transfer& t = m_transfers[slot];
-    return m_busy[t.route] == 0 || m_busy[t.route] + Lanes(slot) <= m_routes[t.route].lanes;
+    const Costs& c = CostsOf(t.route, t.bytes);
+    return c.busy == 0 || c.busy + c.lanes <= c.routeLanes;
 }
 
 void
 FlowGpuTransport::StartUnicast(uint32_t slot)
 {
     Transfer& t = m_transfers[slot];
-    const Costs& c = CostsOf(t.route, t.bytes);
-    m_busy[t.route] += c.lanes;
+    Costs& c = m_costs[t.route];
+    CostsOf(t.route, t.bytes);
+    c.busy += c.lanes;
     ++m_flows;
-    t.flow = m_network->Start(m_routes[t.route].path, c.wire, c.packets, this, slot, c.maxRate);
+    t.flow = m_network->Start(c.path, c.wire, c.packets, this, slot, c.maxRate);
 }
 
 void
@@ -419,17 +426,18 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
     {
     case Kind::UNICAST:
     {
-        const Costs& c = CostsOf(t.route, t.bytes);
+        Costs& c = m_costs[t.route];
+        CostsOf(t.route, t.bytes);
         FlowGpuTransport* dst = shared.peers[t.peer];
         Simulator::ScheduleWithContext(
             dst->m_node, c.arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
         const Time completion = c.completion;
-        m_busy[t.route] -= c.lanes;
+        c.busy -= c.lanes;
         // The next messages follow the last packet out: each queue's in order, the route's
         // queues (an NVLink peer's channels) in turn, as many as the ports take.
         const std::vector<uint32_t>& queues = m_routeQueues[t.route];
-        uint32_t& turn = m_nextQueue[t.route];
-        uint32_t& left = m_routeWaiting[t.route];
+        uint32_t& turn = c.nextQueue;
+        uint32_t& left = c.waiting;
         for (uint32_t tried = 0; left > 0 && tried < queues.size(); ++tried)
         {
             const uint32_t q = queues[turn];
@@ -450,7 +458,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
             --left;
             StartUnicast(next);
             tried = UINT32_MAX; // scan again from the next queue: ports may be left
-            if (m_busy[t.route] >= m_routes[t.route].lanes)
+            if (c.busy >= c.routeLanes)
             {
                 break;
             }
@@ -550,7 +558,10 @@ FlowGpuTransport::RoutesChanged()
         if (m_router->Retrace(m_routes[route]))
         {
             moved[route] = true;
-            m_costs[route] = Costs(); // the new path's delays
+            // The new path's delays, the same messages.
+            Costs& c = m_costs[route];
+            c.bytes = UINT64_MAX;
+            KeepRoute(route);
             any = true;
         }
     }

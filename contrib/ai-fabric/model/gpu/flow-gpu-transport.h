@@ -149,17 +149,30 @@ class FlowGpuTransport
      */
     uint32_t NewTransfer(Kind kind, uint32_t route, uint32_t peer, uint64_t bytes, uint32_t tag);
 
-    /// A route's costs for one message size (the last one asked: collectives repeat sizes).
-    struct Costs
+    /**
+     * \brief What a message reads of its route, in one cache line (at scale every GPU's state
+     *        is cold): its costs for one message size (the last one asked: collectives repeat
+     *        sizes), what the route's messages hold and wait, and the route's path, lanes and
+     *        kind (copies of its FlowRoute's, kept when it is retraced).
+     */
+    struct alignas(64) Costs
     {
         uint64_t bytes{UINT64_MAX}; //!< the payload they are for
         uint64_t wire{0};           //!< FlowRoute::WireBytes()
-        uint64_t packets{0};        //!< FlowRoute::Packets()
-        uint32_t lanes{0};          //!< lanes held (Lanes())
         double maxRate{0};          //!< FlowRoute::MaxRate()
         Time arrival;               //!< FlowRoute::ArrivalDelay() + the receiver's latency
         Time completion;            //!< FlowRoute::CompletionDelay()
+        uint32_t packets{0};        //!< FlowRoute::Packets()
+        uint16_t lanes{0};          //!< lanes a message of it holds (one on a NIC)
+        uint16_t routeLanes{0};     //!< the route's lanes (FlowRoute::lanes)
+        uint16_t busy{0};           //!< lanes its messages hold
+        bool nvlink{false};         //!< the route is over NVLink
+        uint32_t path{0};           //!< the route's path
+        uint32_t waiting{0};        //!< messages its queues hold
+        uint32_t nextQueue{0};      //!< the queue whose turn is next (in m_routeQueues)
     };
+
+    static_assert(sizeof(Costs) == 64, "a route's costs are one cache line");
 
     /**
      * \param route a route
@@ -169,16 +182,15 @@ class FlowGpuTransport
     const Costs& CostsOf(uint32_t route, uint64_t bytes);
 
     /**
+     * \param route a route: copy what its costs keep of it (when it is made or retraced)
+     */
+    void KeepRoute(uint32_t route);
+
+    /**
      * \brief Start a unicast transfer's flow.
      * \param slot the transfer
      */
     void StartUnicast(uint32_t slot);
-
-    /**
-     * \param slot a unicast transfer
-     * \return the sender's lanes its packets can hold at once (one on a NIC)
-     */
-    uint32_t Lanes(uint32_t slot);
 
     /**
      * \param slot a unicast transfer
@@ -278,13 +290,10 @@ class FlowGpuTransport
     std::shared_ptr<Shared> m_shared;                       //!< shared by the communicator
     uint32_t m_node{0};                                     //!< node id
     std::vector<FlowRoute> m_routes;                        //!< this GPU's, as the sender
-    std::vector<Costs> m_costs;                             //!< by route: the last size's
+    std::vector<Costs> m_costs;                             //!< by route: costs and state
     std::vector<uint32_t> m_queueRoute;                     //!< by queue: its route
     std::vector<FabricFifo<uint32_t>> m_waiting;            //!< by queue: transfers queued
-    std::vector<uint32_t> m_busy;                           //!< by route: lanes its messages hold
     std::vector<std::vector<uint32_t>> m_routeQueues;       //!< by route: its queues
-    std::vector<uint32_t> m_nextQueue;                      //!< by route: the queue whose turn
-    std::vector<uint32_t> m_routeWaiting;                   //!< by route: messages its queues hold
     std::unordered_map<uint64_t, uint32_t> m_connections;   //!< (peer, channel) -> queue
     std::unordered_map<uint32_t, uint32_t> m_nvRoutes;      //!< NVLink peer -> route
     std::vector<std::pair<uint32_t, uint32_t>> m_lastRoute; //!< by channel: (peer, queue) last sent
