@@ -272,10 +272,7 @@ CollectiveHelper::Install(NodeContainer gpus, const FabricHelper* fabric)
         }
         for (uint32_t rank = 0; rank < n; ++rank)
         {
-            m_transports[rank]->SetReceiveCallback(
-                MakeCallback(&Dispatch::Received, PeekPointer(m_dispatch[rank])));
-            m_transports[rank]->SetSendCallback(
-                MakeCallback(&Dispatch::Completed, PeekPointer(m_dispatch[rank])));
+            m_transports[rank]->SetListener(PeekPointer(m_dispatch[rank]));
         }
     }
     // Which GPUs this process runs (all, in one process).
@@ -472,6 +469,18 @@ void
 CollectiveHelper::Dispatch::Completed(uint32_t tag)
 {
     bySlot[(tag >> shift) & mask]->SendCompleted(tag);
+}
+
+void
+CollectiveHelper::Dispatch::TransportReceived(uint32_t tag, uint64_t bytes)
+{
+    Received(tag, bytes);
+}
+
+void
+CollectiveHelper::Dispatch::TransportSent(uint32_t tag)
+{
+    Completed(tag);
 }
 
 void

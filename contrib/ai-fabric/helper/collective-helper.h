@@ -268,7 +268,9 @@ class CollectiveHelper
 
   private:
     /// A GPU's communicators by slot: hands each arrival and completion to its own.
-    class Dispatch : public SimpleRefCount<Dispatch>
+    class Dispatch
+        : public SimpleRefCount<Dispatch>
+        , public GpuTransport::Listener
     {
       public:
         std::vector<Ptr<Communicator>> bySlot; //!< the GPU's communicator of each slot
@@ -282,6 +284,8 @@ class CollectiveHelper
         void Received(uint32_t tag, uint64_t bytes);
         /// \param tag the transfer's tag
         void Completed(uint32_t tag);
+        void TransportReceived(uint32_t tag, uint64_t bytes) override;
+        void TransportSent(uint32_t tag) override;
     };
 
     std::vector<std::vector<uint32_t>> m_groups;              //!< AddGroup()'s, by id - 1

@@ -212,6 +212,10 @@ void
 Communicator::DoDispose()
 {
     m_startEvent.Cancel();
+    if (m_transport)
+    {
+        m_transport->ClearListener(this); // not told once it is gone
+    }
     m_transport = nullptr;
     m_schedule = nullptr;
     m_posted[0].clear();
@@ -230,8 +234,19 @@ Communicator::Setup(uint32_t rank, uint32_t nRanks, Ptr<GpuTransport> transport)
     m_rank = rank;
     m_nRanks = nRanks;
     m_transport = transport;
-    m_transport->SetReceiveCallback(MakeCallback(&Communicator::Received, this));
-    m_transport->SetSendCallback(MakeCallback(&Communicator::SendCompleted, this));
+    m_transport->SetListener(this);
+}
+
+void
+Communicator::TransportReceived(uint32_t tag, uint64_t bytes)
+{
+    Received(tag, bytes);
+}
+
+void
+Communicator::TransportSent(uint32_t tag)
+{
+    SendCompleted(tag);
 }
 
 void
@@ -359,7 +374,12 @@ Communicator::GetReduceBandwidth() const
 uint64_t
 Communicator::WireBytes(uint64_t payloadBytes) const
 {
-    const double efficiency = GetProtocolEfficiency();
+    return WireBytes(payloadBytes, GetProtocolEfficiency());
+}
+
+uint64_t
+Communicator::WireBytes(uint64_t payloadBytes, double efficiency)
+{
     return efficiency >= 1.0 ? payloadBytes
                              : static_cast<uint64_t>(std::ceil(payloadBytes / efficiency));
 }
@@ -445,6 +465,10 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     m_running = schedule->HasProtocol() ? schedule->GetProtocol() : m_protocol;
     m_runningTree = schedule->UsesTreeLatency();
     m_schedule = schedule;
+    // What each message asks, once per collective.
+    m_runStepLatency = GetStepLatency();
+    m_runNvLinkStepLatency = GetNvLinkStepLatency();
+    m_runEfficiency = GetProtocolEfficiency();
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
     m_indexBits = schedule->GetTagIndexBits(m_idBits);
@@ -548,7 +572,7 @@ void
 Communicator::Start(const CollectiveTransfer& t, uint32_t tag)
 {
     const bool nvlink = m_transport->IsNvLinkPeer(GetGlobalRank(t.dst));
-    const Time latency = nvlink ? GetNvLinkStepLatency() : GetStepLatency();
+    const Time latency = nvlink ? m_runNvLinkStepLatency : m_runStepLatency;
     if (latency.IsZero())
     {
         Send(t, tag);
@@ -603,7 +627,10 @@ Communicator::Send(const CollectiveTransfer& t, uint32_t tag)
     switch (t.kind)
     {
     case TransferKind::POINT_TO_POINT:
-        m_transport->Send(GetGlobalRank(t.dst), m_channelBase + t.channel, WireBytes(t.bytes), tag);
+        m_transport->Send(GetGlobalRank(t.dst),
+                          m_channelBase + t.channel,
+                          WireBytes(t.bytes, m_runEfficiency),
+                          tag);
         break;
     case TransferKind::NVLS_REDUCE:
     case TransferKind::NVLS_MULTICAST:
@@ -615,7 +642,7 @@ Communicator::Send(const CollectiveTransfer& t, uint32_t tag)
         const bool multicast = t.kind == TransferKind::NVLS_MULTICAST;
         m_transport->SendNvls(multicast,
                               GetGlobalRank(multicast ? t.src : t.dst),
-                              WireBytes(t.bytes),
+                              WireBytes(t.bytes, m_runEfficiency),
                               tag,
                               t.groupSize,
                               GetGlobalRank(t.groupBase));
@@ -658,9 +685,10 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
     ++in.received;
     CollectiveTransfer t;
     m_schedule->GetRecv(m_rank, first, index, t);
-    NS_ABORT_MSG_IF(bytes != WireBytes(t.bytes),
+    NS_ABORT_MSG_IF(bytes != WireBytes(t.bytes, m_runEfficiency),
                     "Communicator: rank " << m_rank << " received " << bytes
-                                          << " bytes of a message of " << WireBytes(t.bytes));
+                                          << " bytes of a message of "
+                                          << WireBytes(t.bytes, m_runEfficiency));
     if (m_stepAccounting)
     {
         m_receivedByStep[t.step] += t.bytes;

@@ -8,6 +8,7 @@
 #define COMMUNICATOR_H
 
 #include "collective-schedule.h"
+#include "gpu-transport.h"
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -21,8 +22,6 @@
 
 namespace ns3
 {
-
-class GpuTransport;
 
 /**
  * \ingroup ai-fabric
@@ -45,7 +44,9 @@ class GpuTransport;
  * arrives from a faster peer waits until this rank starts that collective. A peer may be up to
  * 127 collectives ahead.
  */
-class Communicator : public Object
+class Communicator
+    : public Object
+    , private GpuTransport::Listener
 {
   public:
     /**
@@ -106,7 +107,6 @@ class Communicator : public Object
      * \param tag the transfer's tag
      */
     void SendCompleted(uint32_t tag);
-
     /**
      * \brief Route point-to-point plans as NCCL's PXN does (PxnRelay::Route(), shared by the
      *        communicator's ranks). Not running.
@@ -235,6 +235,11 @@ class Communicator : public Object
     void DoDispose() override;
 
   private:
+    /// GpuTransport::Listener: Received()
+    void TransportReceived(uint32_t tag, uint64_t bytes) override;
+    /// GpuTransport::Listener: SendCompleted()
+    void TransportSent(uint32_t tag) override;
+
     /// A send stream of this rank.
     struct SendStream
     {
@@ -299,24 +304,56 @@ class Communicator : public Object
      */
     void Arrived(uint32_t stream, uint64_t index, CollectiveTransfer t);
 
+    /**
+     * \param payloadBytes a message's payload
+     * \param efficiency its protocol's payload efficiency
+     * \return its bytes on the wire
+     */
+    static uint64_t WireBytes(uint64_t payloadBytes, double efficiency);
+
     /// Finish if everything arrived and completed.
     void CheckDone();
 
     /// Start the send streams (after the protocol's base latency).
     void StartStreams();
 
-    uint32_t m_rank{0};                      //!< this rank
-    std::vector<uint32_t> m_global;          //!< the transport's rank of each rank (empty: same)
-    uint32_t m_channelBase{0};               //!< the transport's channel of channel 0
-    uint32_t m_groupId{0};                   //!< id on its GPUs, in its tags
-    uint32_t m_idBits{0};                    //!< tag bits of the id
-    uint32_t m_localMask{0xFFFFFF};          //!< the schedule's part of a tag
-    bool m_nvlsContiguous{true};             //!< consecutive global ranks (NVLS groups)
+    // What each message reads first, together (at scale every rank's state is cold): a few
+    // cache lines instead of one per field.
+    Ptr<const CollectiveSchedule> m_schedule; //!< running schedule (null when idle)
+    Ptr<GpuTransport> m_transport;            //!< this GPU's transport
+    std::vector<RecvStream> m_recv;           //!< by receive stream
+    std::vector<SendStream> m_send;           //!< by send stream
+    std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
+    std::vector<uint32_t> m_global;           //!< the transport's rank of each rank (empty: same)
+    uint32_t m_rank{0};                       //!< this rank
+    uint32_t m_sequence{0};                   //!< sequence number of the current collective
+    uint32_t m_localMask{0xFFFFFF};           //!< the schedule's part of a tag
+    uint32_t m_indexBits{0};                  //!< tag bits of a message's index
+    uint32_t m_channelBase{0};                //!< the transport's channel of channel 0
+    uint32_t m_groupId{0};                    //!< id on its GPUs, in its tags
+    uint32_t m_idBits{0};                     //!< tag bits of the id
+    uint32_t m_sendStreamsLeft{0};            //!< send streams with messages left
+    uint64_t m_arrivalsLeft{0};               //!< messages still to arrive
+    uint64_t m_started{0};                    //!< messages started
+    uint64_t m_completed{0};                  //!< messages sent and completed
+    Time m_runStepLatency;                    //!< the running collective's step latency
+    Time m_runNvLinkStepLatency;              //!< ... and over NVLink
+    double m_runEfficiency{1.0};              //!< ... and its protocol's efficiency
+    int64_t m_lastDue[2]{-1, -1};             //!< by latency: the latest due time with an event
+    DataRate m_reduceBandwidth;               //!< GPU memory bandwidth for reductions
+    bool m_stepAccounting{false};             //!< StepAccounting
+    bool m_runningTree{false};                //!< the running collective pays tree latencies
+    bool m_nvlsContiguous{true};              //!< consecutive global ranks (NVLS groups)
+    NcclProtocol m_running{NCCL_SIMPLE};      //!< protocol of the running collective
+    ScheduleMessage m_message;                //!< the message being looked at
+    std::vector<uint32_t> m_spareWaiters;     //!< storage Arrived() swaps waiters into
+    FabricFifo<Posted> m_posted[2];           //!< by latency (NVLink, network): Start()ed
+    TracedCallback<const CollectiveTransfer&> m_sendTrace;    //!< handed to the transport
+    TracedCallback<const CollectiveTransfer&> m_arrivalTrace; //!< arrived and reduced
+
     uint32_t m_nRanks{0};                    //!< ranks
-    Ptr<GpuTransport> m_transport;           //!< this GPU's transport
     NcclProtocol m_protocol{NCCL_SIMPLE};    //!< Protocol attribute
     Ptr<PxnRelay> m_pxn;                     //!< SetPxn()
-    NcclProtocol m_running{NCCL_SIMPLE};     //!< protocol of the running collective
     Time m_simpleLatency;                    //!< Simple: latency per step
     Time m_llLatency;                        //!< LL: latency per step
     Time m_ll128Latency;                     //!< LL128: latency per step
@@ -329,33 +366,14 @@ class Communicator : public Object
     Time m_simpleBaseLatency;                //!< Simple: latency once per collective
     Time m_llBaseLatency;                    //!< LL: latency once per collective
     Time m_ll128BaseLatency;                 //!< LL128: latency once per collective
-    bool m_runningTree{false};               //!< the running collective pays tree latencies
     EventId m_startEvent;                    //!< StartStreams() after the base latency
     double m_ll128Efficiency{120.0 / 128.0}; //!< LL128 payload efficiency
-    DataRate m_reduceBandwidth;              //!< GPU memory bandwidth for reductions
     uint64_t m_minBytesPerChannel{0};        //!< bytes a channel needs (0: NCCL's rule)
 
-    Ptr<const CollectiveSchedule> m_schedule; //!< running schedule (null when idle)
-    DoneCallback m_done;                      //!< caller's callback
-    std::vector<SendStream> m_send;           //!< by send stream
-    std::vector<RecvStream> m_recv;           //!< by receive stream
-    ScheduleMessage m_message;                //!< the message being looked at
-    std::vector<uint32_t> m_spareWaiters;     //!< storage Arrived() swaps waiters into
-    uint32_t m_indexBits{0};                  //!< tag bits of a message's index
-    uint32_t m_sendStreamsLeft{0};            //!< send streams with messages left
-    uint64_t m_arrivalsLeft{0};               //!< messages still to arrive
-    uint64_t m_started{0};                    //!< messages started
-    uint64_t m_completed{0};                  //!< messages sent and completed
-    std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
-    FabricFifo<Posted> m_posted[2];           //!< by latency (NVLink, network): Start()ed
-    int64_t m_lastDue[2]{-1, -1};             //!< by latency: the latest due time with an event
-    uint32_t m_sequence{0};                   //!< sequence number of the current collective
-    std::vector<std::pair<uint32_t, uint64_t>> m_early;       //!< arrivals of the next collective
-    bool m_stepAccounting{false};                             //!< StepAccounting
-    std::vector<uint64_t> m_sentByStep;                       //!< payload bytes sent, by step
-    std::vector<uint64_t> m_receivedByStep;                   //!< payload bytes received, by step
-    TracedCallback<const CollectiveTransfer&> m_sendTrace;    //!< handed to the transport
-    TracedCallback<const CollectiveTransfer&> m_arrivalTrace; //!< arrived and reduced
+    DoneCallback m_done;                                //!< caller's callback
+    std::vector<std::pair<uint32_t, uint64_t>> m_early; //!< arrivals of the next collective
+    std::vector<uint64_t> m_sentByStep;                 //!< payload bytes sent, by step
+    std::vector<uint64_t> m_receivedByStep;             //!< payload bytes received, by step
 };
 
 } // namespace ns3

@@ -35,6 +35,7 @@ GpuTransport::~GpuTransport()
 void
 GpuTransport::DoDispose()
 {
+    m_listener = nullptr;
     m_receiveCb = ReceiveCallback();
     m_sendCb = SendCallback();
     Object::DoDispose();
@@ -76,7 +77,11 @@ void
 GpuTransport::NotifyReceived(uint32_t tag, uint64_t bytes)
 {
     m_bytesReceived += bytes;
-    if (!m_receiveCb.IsNull())
+    if (m_listener)
+    {
+        m_listener->TransportReceived(tag, bytes);
+    }
+    else if (!m_receiveCb.IsNull())
     {
         m_receiveCb(tag, bytes);
     }
@@ -85,7 +90,11 @@ GpuTransport::NotifyReceived(uint32_t tag, uint64_t bytes)
 void
 GpuTransport::NotifySent(uint32_t tag)
 {
-    if (!m_sendCb.IsNull())
+    if (m_listener)
+    {
+        m_listener->TransportSent(tag);
+    }
+    else if (!m_sendCb.IsNull())
     {
         m_sendCb(tag);
     }
@@ -94,13 +103,42 @@ GpuTransport::NotifySent(uint32_t tag)
 void
 GpuTransport::SetReceiveCallback(ReceiveCallback cb)
 {
+    if (m_listener)
+    {
+        // The listener keeps the completions, as a callback.
+        m_sendCb = MakeCallback(&Listener::TransportSent, m_listener);
+        m_listener = nullptr;
+    }
     m_receiveCb = cb;
 }
 
 void
 GpuTransport::SetSendCallback(SendCallback cb)
 {
+    if (m_listener)
+    {
+        // The listener keeps the arrivals, as a callback.
+        m_receiveCb = MakeCallback(&Listener::TransportReceived, m_listener);
+        m_listener = nullptr;
+    }
     m_sendCb = cb;
+}
+
+void
+GpuTransport::SetListener(Listener* listener)
+{
+    m_receiveCb = ReceiveCallback();
+    m_sendCb = SendCallback();
+    m_listener = listener;
+}
+
+void
+GpuTransport::ClearListener(const Listener* listener)
+{
+    if (m_listener == listener)
+    {
+        m_listener = nullptr;
+    }
 }
 
 uint32_t

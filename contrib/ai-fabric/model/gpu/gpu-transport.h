@@ -46,6 +46,25 @@ class GpuTransport : public Object
     typedef Callback<void, uint32_t> SendCallback;
 
     /**
+     * \brief Who the transport tells of arrivals and completions, called directly: a
+     *        callback costs two more dependent loads per message (its implementation and its
+     *        function object, each a heap object of its own), and at scale each is a cache
+     *        miss. A communicator is its transport's listener (Communicator::Setup()).
+     */
+    class Listener
+    {
+      public:
+        virtual ~Listener() = default;
+        /**
+         * \param tag a transfer that arrived
+         * \param bytes its bytes
+         */
+        virtual void TransportReceived(uint32_t tag, uint64_t bytes) = 0;
+        /// \param tag a transfer this GPU sent that completed
+        virtual void TransportSent(uint32_t tag) = 0;
+    };
+
+    /**
      * \brief Open the connection of a channel between two GPUs of one engine and communicator.
      * \param a one GPU
      * \param b the other
@@ -95,10 +114,19 @@ class GpuTransport : public Object
                           uint32_t groupBase = 0)
         = 0;
 
-    /// \param cb called for every arrival
+    /// \param cb called for every arrival (the listener's completions become a callback)
     void SetReceiveCallback(ReceiveCallback cb);
-    /// \param cb called for every completed send
+    /// \param cb called for every completed send (the listener's arrivals become a callback)
     void SetSendCallback(SendCallback cb);
+    /**
+     * \brief Tell a listener of every arrival and completed send, instead of the callbacks
+     *        (it clears them).
+     * \param listener the listener (not owned: it outlives the transport's use, or is
+     *        cleared with ClearListener())
+     */
+    void SetListener(Listener* listener);
+    /// \param listener if it is the listener, tell none from now on
+    void ClearListener(const Listener* listener);
 
     /// \return this GPU's rank
     uint32_t GetRank() const;
@@ -147,14 +175,15 @@ class GpuTransport : public Object
     void NotifySent(uint32_t tag);
 
   private:
-    uint32_t m_rank{0};          //!< this GPU's rank
-    uint32_t m_nRanks{0};        //!< ranks
-    uint32_t m_nChannels{0};     //!< channels
-    ReceiveCallback m_receiveCb; //!< arrivals
-    SendCallback m_sendCb;       //!< completions
-    uint64_t m_bytesSent{0};     //!< bytes written
-    uint64_t m_nvBytesSent{0};   //!< bytes written over NVLink
-    uint64_t m_bytesReceived{0}; //!< bytes arrived
+    uint32_t m_rank{0};            //!< this GPU's rank
+    uint32_t m_nRanks{0};          //!< ranks
+    uint32_t m_nChannels{0};       //!< channels
+    Listener* m_listener{nullptr}; //!< SetListener()
+    ReceiveCallback m_receiveCb;   //!< arrivals
+    SendCallback m_sendCb;         //!< completions
+    uint64_t m_bytesSent{0};       //!< bytes written
+    uint64_t m_nvBytesSent{0};     //!< bytes written over NVLink
+    uint64_t m_bytesReceived{0};   //!< bytes arrived
 };
 
 } // namespace ns3
