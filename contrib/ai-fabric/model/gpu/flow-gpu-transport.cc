@@ -334,9 +334,26 @@ FlowGpuTransport::SendNvls(bool multicast,
 }
 
 uint32_t
-FlowGpuTransport::NvlsLanes(uint64_t bytes) const
+FlowGpuTransport::NvlsLanes(uint64_t bytes)
 {
-    return static_cast<uint32_t>(std::min<uint64_t>(m_nvlsRoute.Packets(bytes), m_nvlsRoute.lanes));
+    return NvlsCostsOf(bytes).lanes;
+}
+
+const FlowGpuTransport::NvlsCosts&
+FlowGpuTransport::NvlsCostsOf(uint64_t bytes)
+{
+    NvlsCosts& c = m_nvlsCosts;
+    if (c.bytes != bytes)
+    {
+        c.bytes = bytes;
+        c.wire = m_nvlsRoute.WireBytes(bytes);
+        c.packets = m_nvlsRoute.Packets(bytes);
+        c.maxRate = m_nvlsRoute.MaxRate(bytes);
+        c.arrival = m_nvlsRoute.ArrivalDelay(bytes);
+        c.completion = m_nvlsRoute.CompletionDelay(bytes);
+        c.lanes = static_cast<uint32_t>(std::min<uint64_t>(c.packets, m_nvlsRoute.lanes));
+    }
+    return c;
 }
 
 void
@@ -363,9 +380,10 @@ void
 FlowGpuTransport::StartNvls(uint32_t slot)
 {
     const Transfer t = m_transfers[slot];
-    const uint64_t wire = m_nvlsRoute.WireBytes(t.bytes);
-    const uint64_t packets = m_nvlsRoute.Packets(t.bytes);
-    const double maxRate = m_nvlsRoute.MaxRate(t.bytes);
+    const NvlsCosts& c = NvlsCostsOf(t.bytes);
+    const uint64_t wire = c.wire;
+    const uint64_t packets = c.packets;
+    const double maxRate = c.maxRate;
     ++m_flows;
     if (t.kind == Kind::MULTICAST)
     {
@@ -471,7 +489,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
     case Kind::CONTRIBUTION:
         m_nvlsBusy -= NvlsLanes(t.bytes);
         PumpNvls();
-        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
+        CompleteAfter(NvlsCostsOf(t.bytes).completion, t.tag);
         [[fallthrough]];
     case Kind::RESULT:
     {
@@ -487,7 +505,7 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
         shared.reductions.erase(it);
         FlowGpuTransport* dst = shared.peers[t.peer];
         Simulator::ScheduleWithContext(dst->m_node,
-                                       dst->m_nvlsRoute.ArrivalDelay(t.bytes),
+                                       dst->NvlsCostsOf(t.bytes).arrival,
                                        &FlowGpuTransport::Deliver,
                                        dst,
                                        t.tag,
@@ -518,7 +536,7 @@ FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
         // members' events, due together (after a delay: nothing scheduled in the meantime
         // runs between them) and scheduled one after the other, ran one after the other.
         // Without FabricSimulatorImpl (no context to switch) or without a delay, an event each.
-        const Time arrival = m_nvlsRoute.ArrivalDelay(t.bytes);
+        const Time arrival = NvlsCostsOf(t.bytes).arrival;
         if (FabricSimulatorImpl::Get() && arrival.IsStrictlyPositive())
         {
             FlowGpuTransport* first = m_shared->peers[groupBase];
@@ -544,7 +562,7 @@ FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
     if (egress)
     {
         PumpNvls();
-        CompleteAfter(m_nvlsRoute.CompletionDelay(t.bytes), t.tag);
+        CompleteAfter(NvlsCostsOf(t.bytes).completion, t.tag);
     }
 }
 

@@ -186,6 +186,24 @@ class FlowGpuTransport
      */
     void KeepRoute(uint32_t route);
 
+    /// An NVLS message's costs for one size (the last one asked), in one cache line.
+    struct alignas(64) NvlsCosts
+    {
+        uint64_t bytes{UINT64_MAX}; //!< the payload they are for
+        uint64_t wire{0};           //!< FlowRoute::WireBytes()
+        uint64_t packets{0};        //!< FlowRoute::Packets()
+        double maxRate{0};          //!< FlowRoute::MaxRate()
+        Time arrival;               //!< FlowRoute::ArrivalDelay()
+        Time completion;            //!< FlowRoute::CompletionDelay()
+        uint32_t lanes{0};          //!< NVLink ports its packets hold at once
+    };
+
+    /**
+     * \param bytes an NVLS message's payload
+     * \return its costs on this GPU's NVLS route
+     */
+    const NvlsCosts& NvlsCostsOf(uint64_t bytes);
+
     /**
      * \brief Start a unicast transfer's flow.
      * \param slot the transfer
@@ -202,7 +220,7 @@ class FlowGpuTransport
      * \param bytes an NVLS message's payload
      * \return the ports its packets hold at once
      */
-    uint32_t NvlsLanes(uint64_t bytes) const;
+    uint32_t NvlsLanes(uint64_t bytes);
 
     /// Start the NVLS messages whose turn it is and for which ports are free.
     void PumpNvls();
@@ -303,6 +321,7 @@ class FlowGpuTransport
     uint32_t m_nvlsOut{0};                                  //!< its NVLink egress link
     uint32_t m_nvlsIn{0};                                   //!< its NVLink ingress link
     FlowRoute m_nvlsRoute;                                  //!< NVLS packets' fixed costs
+    NvlsCosts m_nvlsCosts;                                  //!< NvlsCostsOf()
     FabricFifo<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
     uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
     uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
