@@ -458,7 +458,7 @@ CollectiveHelper::Routed(const CollectiveSchedule& schedule, const Ptr<Communica
 }
 
 void
-CollectiveHelper::Dispatch::Received(uint32_t tag, uint64_t bytes)
+CollectiveHelper::Dispatch::TransportReceived(uint32_t tag, uint64_t bytes)
 {
     const Ptr<Communicator>& comm = bySlot[(tag >> shift) & mask];
     NS_ABORT_MSG_IF(!comm, "CollectiveHelper: an arrival for a communicator its GPU has not");
@@ -466,21 +466,9 @@ CollectiveHelper::Dispatch::Received(uint32_t tag, uint64_t bytes)
 }
 
 void
-CollectiveHelper::Dispatch::Completed(uint32_t tag)
-{
-    bySlot[(tag >> shift) & mask]->SendCompleted(tag);
-}
-
-void
-CollectiveHelper::Dispatch::TransportReceived(uint32_t tag, uint64_t bytes)
-{
-    Received(tag, bytes);
-}
-
-void
 CollectiveHelper::Dispatch::TransportSent(uint32_t tag)
 {
-    Completed(tag);
+    bySlot[(tag >> shift) & mask]->SendCompleted(tag);
 }
 
 void

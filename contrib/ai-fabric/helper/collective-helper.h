@@ -278,13 +278,11 @@ class CollectiveHelper
         uint32_t mask{0};                      //!< its bits
 
         /**
-         * \param tag the transfer's tag
+         * \param tag the transfer's tag (its slot names the communicator)
          * \param bytes bytes that arrived
          */
-        void Received(uint32_t tag, uint64_t bytes);
-        /// \param tag the transfer's tag
-        void Completed(uint32_t tag);
         void TransportReceived(uint32_t tag, uint64_t bytes) override;
+        /// \param tag the transfer's tag (its slot names the communicator)
         void TransportSent(uint32_t tag) override;
     };
 
