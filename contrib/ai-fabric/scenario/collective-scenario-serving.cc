@@ -10,6 +10,7 @@
 #include "collective-scenario.h"
 #include "fabric-cli.h"
 #include "fabric-output-file.h"
+#include "fabric-series.h"
 #include "ns3/inference-runner.h"
 
 #include <algorithm>
@@ -106,15 +107,10 @@ Summary(std::vector<double> values)
     {
         sum += v;
     }
-    auto rank = [&values](double p)
-    {
-        const auto k = static_cast<std::size_t>(std::ceil(p * values.size()));
-        return values[std::min(values.size(), std::max<std::size_t>(k, 1)) - 1];
-    };
     j["mean"] = sum / values.size();
-    j["p50"] = rank(0.50);
-    j["p90"] = rank(0.90);
-    j["p99"] = rank(0.99);
+    j["p50"] = NearestRank(values, 0.50);
+    j["p90"] = NearestRank(values, 0.90);
+    j["p99"] = NearestRank(values, 0.99);
     return j;
 }
 } // namespace

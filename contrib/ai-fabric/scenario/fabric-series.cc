@@ -19,6 +19,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace ns3
@@ -191,6 +192,13 @@ FabricSeriesSampler::ToJson() const
         j["ports"].push_back(e);
     }
     return j;
+}
+
+double
+NearestRank(const std::vector<double>& sorted, double q)
+{
+    const auto rank = static_cast<std::size_t>(std::ceil(q * sorted.size()));
+    return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
 
 } // namespace ns3

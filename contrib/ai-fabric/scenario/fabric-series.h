@@ -25,6 +25,13 @@ struct CollectiveTransfer;
 class FabricNetDevice;
 
 /**
+ * \param sorted samples in increasing order (not empty)
+ * \param q a quantile in (0, 1]
+ * \return the nearest-rank quantile: the sample of rank ceil(q n), at least the first
+ */
+double NearestRank(const std::vector<double>& sorted, double q);
+
+/**
  * \ingroup ai-fabric
  * \brief The time series of a collective run, for its figures (--plot): every port's output
  *        queue, the share of each interval it was paused by PFC and stalled for credits, and

@@ -6,6 +6,7 @@
 
 #include "rdma-perftest.h"
 
+#include "fabric-series.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-helper.h"
@@ -44,18 +45,6 @@ constexpr uint64_t LAT_DEFAULT_SIZE = 2;
 constexpr uint64_t LAT_DEFAULT_ITERS = 1000;
 /// Longest run of consecutive messages the peak bandwidth is searched over.
 constexpr std::size_t PEAK_WINDOW = 4096;
-
-/**
- * \param sorted samples in increasing order
- * \param q a quantile in (0, 1]
- * \return the nearest-rank quantile
- */
-double
-NearestRank(const std::vector<double>& sorted, double q)
-{
-    const auto rank = static_cast<std::size_t>(std::ceil(q * sorted.size()));
-    return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
 
 /**
  * \param samples latency samples (us)
