@@ -140,6 +140,41 @@ TEST_F(GpuComputeModelTest, MatmulFlopsAndBytes)
     EXPECT_FALSE(ParseComputeDataType("int8", t));
 }
 
+// A block in FP8 pays for quantizing its GEMMs' inputs (forward) and the gradients into them
+// (backward), 6 bytes an element; its score products run in BF16; a high-precision block (the
+// output layer) runs its GEMMs in BF16 and quantizes nothing; BF16 quantizes nothing.
+TEST_F(GpuComputeModelTest, Fp8BlocksQuantizeTheirGemmInputs)
+{
+    Ptr<GpuComputeModel> h100 = Model("h100", 0.5, 0.8);
+    const double hbm = 3.35e12 * 0.8;
+    GpuComputeModel::BlockCost b;
+    b.gemmFlops = 1e12;
+    b.scoreFlops = 1e11;
+    b.elementBytes = 1e8;
+    b.quantizedForward = 1e8;
+    b.quantizedBackward = 3e8;
+    const double gemm = 1e12 / (1978.9e12 * 0.5);
+    const double scores = 1e11 / (989.4e12 * 0.5);
+    const double elements = 1e8 / hbm;
+    EXPECT_EQ(GpuComputeModel::FP8_QUANTIZE_BYTES, 6.0);
+    EXPECT_NEAR(h100->BlockTime(b, ComputeDataType::FP8).GetSeconds(),
+                gemm + scores + elements + 6 * 1e8 / hbm,
+                1e-11);
+    // Backward: twice the work, and the gradients' 3e8 elements quantized once; half a
+    // backward pass (a part of context parallelism's two) half of them.
+    EXPECT_NEAR(h100->BlockTime(b, ComputeDataType::FP8, 2, true).GetSeconds(),
+                2 * (gemm + scores + elements) + 6 * 3e8 / hbm,
+                1e-11);
+    EXPECT_NEAR(h100->BlockTime(b, ComputeDataType::FP8, 1, true).GetSeconds(),
+                gemm + scores + elements + 6 * 1.5e8 / hbm,
+                1e-11);
+    // BF16: the GEMMs at BF16's peak, nothing quantized.
+    const double bf16 = 1e12 / (989.4e12 * 0.5) + scores + elements;
+    EXPECT_NEAR(h100->BlockTime(b, ComputeDataType::BF16, 2, true).GetSeconds(), 2 * bf16, 1e-11);
+    b.highPrecision = true;
+    EXPECT_NEAR(h100->BlockTime(b, ComputeDataType::FP8).GetSeconds(), bf16, 1e-11);
+}
+
 // A data type the GPU lacks, or a preset that does not exist, aborts with one message.
 TEST_F(GpuComputeModelTest, BadInputAborts)
 {

@@ -348,12 +348,25 @@ GpuComputeModel::MatmulTime(
 }
 
 Time
-GpuComputeModel::BlockTime(const BlockCost& b, ComputeDataType type, double scale) const
+GpuComputeModel::BlockTime(const BlockCost& b,
+                           ComputeDataType type,
+                           double scale,
+                           bool backward) const
 {
-    const ComputeDataType scores = type == ComputeDataType::FP8 ? ComputeDataType::BF16 : type;
-    return KernelTime(scale * b.gemmFlops, scale * b.gemmBytes, type)
-           + KernelTime(scale * b.scoreFlops, scale * b.scoreBytes, scores)
-           + KernelTime(0, scale * b.elementBytes, type);
+    const bool fp8 = type == ComputeDataType::FP8;
+    const ComputeDataType scores = fp8 ? ComputeDataType::BF16 : type;
+    const ComputeDataType gemms = fp8 && b.highPrecision ? ComputeDataType::BF16 : type;
+    Time t = KernelTime(scale * b.gemmFlops, scale * b.gemmBytes, gemms)
+             + KernelTime(scale * b.scoreFlops, scale * b.scoreBytes, scores)
+             + KernelTime(0, scale * b.elementBytes, type);
+    if (gemms == ComputeDataType::FP8)
+    {
+        // The pass's share of its quantized elements: scale is 2 for a whole backward pass.
+        const double quantized
+            = backward ? scale / 2 * b.quantizedBackward : scale * b.quantizedForward;
+        t += KernelTime(0, FP8_QUANTIZE_BYTES * quantized, type);
+    }
+    return t;
 }
 
 } // namespace ns3

@@ -166,19 +166,42 @@ class GpuComputeModel : public Object
         double scoreFlops{0};   //!< attention's QK^T and AV
         double scoreBytes{0};   //!< their Q, K, V and output (and a KV cache read)
         double elementBytes{0}; //!< norms, activation, residual
+        /// Elements its FP8 GEMMs' inputs quantize, forward (the activations into each GEMM)
+        double quantizedForward{0};
+        /// Elements the gradients into its FP8 GEMMs quantize, backward (their outputs')
+        double quantizedBackward{0};
+        /// Its GEMMs stay in BF16 when the model computes in FP8: a module outside Transformer
+        /// Engine (Megatron-Core's output layer and router), which FP8 autocasting leaves alone
+        bool highPrecision{false};
     };
+
+    /**
+     * Bytes of GPU memory one element quantized to FP8 costs: Transformer Engine's current
+     * scaling (Float8CurrentScaling) reads the BF16 tensor once for its amax, then casts it,
+     * reading it again and writing FP8 twice, row-wise and column-wise (the transpose that
+     * Hopper's FP8 GEMMs need for the weight gradient): 2 + 2 + 1 + 1.
+     */
+    static constexpr double FP8_QUANTIZE_BYTES = 6;
 
     /**
      * \brief A block's time: its GEMMs, its score products and its element-wise kernels, each
      *        on its own roofline, one after the other. Attention's score products stay in BF16
      *        when the GEMMs run in FP8 (Transformer Engine's FP8 recipes leave dot-product
-     *        attention in BF16 by default).
+     *        attention in BF16 by default), as do the GEMMs of a high-precision block. When the
+     *        GEMMs run in FP8, the tensors they take are quantized first, each element costing
+     *        FP8_QUANTIZE_BYTES of memory traffic: forward the block's quantizedForward
+     *        elements, backward its quantizedBackward.
      * \param b the block
      * \param type the GEMMs' data type
-     * \param scale 1 forward, 2 backward (FLOPs and bytes scale alike)
+     * \param scale 1 forward, 2 backward (FLOPs and bytes scale alike); a part of a pass
+     *        (context parallelism's) scales in proportion
+     * \param backward true for the backward pass (which quantizes the gradients)
      * \return its time
      */
-    Time BlockTime(const BlockCost& b, ComputeDataType type, double scale = 1) const;
+    Time BlockTime(const BlockCost& b,
+                   ComputeDataType type,
+                   double scale = 1,
+                   bool backward = false) const;
 
   private:
     /**

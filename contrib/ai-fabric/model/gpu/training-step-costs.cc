@@ -222,6 +222,12 @@ TrainingStepCosts::Make(const TrainingConfig& config,
                         + T * (h + qWidth + 2 * kvWidth + qWidth + h));
     attn.scoreBytes = a * T * (2 * qWidth + 2 * kvWidth);
     attn.elementBytes = a * Tr * (2 * h + 3 * h); // layer norm; residual add
+    // In FP8 (Transformer Engine's linear layers), each GEMM's input is quantized: forward the
+    // norm's output (on the rank's own tokens, before the gather under sequence parallelism)
+    // and the attention's output; backward the gradients of the QKV and the projection's
+    // outputs.
+    attn.quantizedForward = Tr * h + T * qWidth;
+    attn.quantizedBackward = T * (qWidth + 2 * kvWidth) + Tr * h;
     if (mla)
     {
         // Multi-head latent attention (Megatron-Core's MLASelfAttention): the down-projections
@@ -249,6 +255,12 @@ TrainingStepCosts::Make(const TrainingConfig& config,
         attn.gemmBytes = e * (weights + Tr * movedDown + T * movedRest);
         attnIn = a * T * ((qr > 0 ? qr : h) + kvr + rope);
         attn.scoreBytes = a * T * heads * (2 * qk + 2 * v);
+        // Quantized (FP8): each down-projection's input (the norm's output), the up-projections'
+        // (the latents) and the output projection's; backward, their outputs' gradients.
+        attn.quantizedForward
+            = Tr * h + (qr > 0 ? Tr * h + T * qr : T * h) + T * kvr + T * heads * v;
+        attn.quantizedBackward = Tr * (kvr + rope) + (qr > 0 ? Tr * qr : 0) + T * heads * qk
+                                 + T * heads * (nope + v) + Tr * h;
     }
     // What a ring-attention step passes on (context parallelism): the keys and values of a
     // rank's tokens on its TP rank's heads (MLA: each head's expanded keys and values).
@@ -264,9 +276,14 @@ TrainingStepCosts::Make(const TrainingConfig& config,
                     * (static_cast<double>(model.DenseMlpParameters()) / tp
                        + T * (h + gates * ffn + ffn + h));
     mlp.elementBytes = a * (Tr * (2 * h + 3 * h) + T * (gates + 1) * ffn); // norms; activation
+    mlp.quantizedForward = Tr * h + T * ffn;                               // FC1's input, FC2's
+    mlp.quantizedBackward = T * gates * ffn + Tr * h; // their outputs' gradients
+    // The output layer is Megatron-Core's own ColumnParallelLinear, not Transformer Engine's:
+    // in BF16 (its weights, input and logits) when the layers compute in FP8.
     Block output;
+    output.highPrecision = true;
     output.gemmFlops = model.OutputForwardFlops(static_cast<uint64_t>(T)) / tp;
-    output.gemmBytes = e * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
+    output.gemmBytes = a * (static_cast<double>(spec.vocab) * h / tp + T * (h + spec.vocab / tp));
     output.elementBytes = a * T * (2.0 * spec.vocab / tp); // softmax and cross-entropy
     const double activationBytes = a * T * h;
     // A multi-token-prediction module's projection: its two norms (the hidden state and the
@@ -276,6 +293,8 @@ TrainingStepCosts::Make(const TrainingConfig& config,
     projection.gemmBytes
         = e * (static_cast<double>(model.MtpProjectionParameters()) / tp + T * (2 * h + h));
     projection.elementBytes = a * Tr * (2 * 2 * h);
+    projection.quantizedForward = Tr * 2 * h;
+    projection.quantizedBackward = Tr * h;
     // What a stage sends the next: its rank's tokens (1 / tp of them with sequence parallelism).
     const double stageBytes = activationBytes / (sp ? tp : 1);
     // Attention's score products per layer and TP rank: the layer's FLOPs less its weights'.
@@ -293,10 +312,12 @@ TrainingStepCosts::Make(const TrainingConfig& config,
     const double ef = static_cast<double>(spec.expertFfnHidden);
     const double expertWeights = static_cast<double>(model.ExpertParameters());
     const double localExperts = moe ? static_cast<double>(spec.experts) / config.ep : 0;
+    // The router (Megatron-Core's TopKRouter, a plain linear layer) stays in BF16 too.
     Block router;
+    router.highPrecision = true;
     router.gemmFlops = 2 * Tr * static_cast<double>(model.RouterParameters());
     router.gemmBytes
-        = e * (static_cast<double>(model.RouterParameters()) + Tr * h) + a * Tr * spec.experts;
+        = a * (static_cast<double>(model.RouterParameters()) + Tr * h) + a * Tr * spec.experts;
     router.elementBytes = a * Tr * 2.0 * spec.experts + a * Tr * (2 * h); // softmax, top-k; norm
     costs.layout = layout;
     costs.stageFirst = stageFirst;
@@ -340,6 +361,8 @@ TrainingStepCosts::ExpertBlock(double pairs, double experts, double residualToke
     b.gemmFlops = 2 * pairs * expertWeights / tp;
     b.gemmBytes = e * (experts * expertWeights / tp + pairs * (h + gates * efr + efr + h));
     b.elementBytes = a * pairs * (gates + 1) * efr + a * residualTokens * 3 * h;
+    b.quantizedForward = pairs * (h + efr);          // FC1's input, FC2's (FP8)
+    b.quantizedBackward = pairs * (gates * efr + h); // their outputs' gradients
     return b;
 }
 

@@ -307,11 +307,11 @@ TrainingWorkload::Make(const TrainingConfig& config,
         {
             if (!ring || cp == 1)
             {
-                compute(name, gpu.BlockTime(b, config.dtype, scale), flops);
+                compute(name, gpu.BlockTime(b, config.dtype, scale, scale != 1), flops);
                 return;
             }
             const bool forward = scale == 1;
-            const Time part = gpu.BlockTime(b, config.dtype, scale / cp);
+            const Time part = gpu.BlockTime(b, config.dtype, scale / cp, !forward);
             const uint32_t to = forward ? cpNext : cpPrev;
             const uint32_t from = forward ? cpPrev : cpNext;
             // A send after operations (none: at once), or a receive.
@@ -482,7 +482,7 @@ TrainingWorkload::Make(const TrainingConfig& config,
                 tpCollective(CollectiveType::ALL_GATHER, pairs * a * h, at + "-etp-ag");
             }
             compute(at + "-experts",
-                    gpu.BlockTime(experts, config.dtype, scale),
+                    gpu.BlockTime(experts, config.dtype, scale, !forward),
                     scale * experts.gemmFlops);
             if (tp > 1)
             {
