@@ -57,6 +57,8 @@ CollectiveScenario::ConfigureServing(const TrainingConfig& model)
     c.tp = model.tp;
     c.gpusPerServer = model.gpusPerServer;
     c.dispatcher = model.dispatcher;
+    c.dispatchCopyRate = model.dispatchCopyRate;
+    c.combineCopyRate = model.combineCopyRate;
     const std::size_t x = serve.find('x');
     uint64_t p = 0;
     uint64_t d = 0;

@@ -31,6 +31,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace ns3
 {
@@ -150,6 +151,39 @@ CollectiveScenario::DeclareWorkloadOptions()
           "DeepEP's) or bf16",
           "fp8");
     o.Add("combineDtype", "with --moe: a combined output's type: bf16 or fp8", "bf16");
+    o.Add("deepepRates",
+          "DeepEP's kernels (--moe=deepep, --dispatcher=deepep): GB/s one GPU's dispatch and "
+          "combine kernels land, counted as DeepEP's tests count (every token received, its own "
+          "included), e.g. 153,158; 0,0: not costed (default: the GPU's measured figures, the "
+          "H800's 153,158; none for the other GPUs)",
+          "");
+}
+
+std::pair<double, double>
+CollectiveScenario::DeepEpRates(const GpuSpec& gpu)
+{
+    ScenarioOptions& o = m_options;
+    const std::string& text = o.Get("deepepRates");
+    if (text.empty())
+    {
+        return {gpu.deepEpDispatchRate, gpu.deepEpCombineRate};
+    }
+    const std::size_t comma = text.find(',');
+    double rates[2] = {0, 0};
+    const std::string parts[2]
+        = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        char* end = nullptr;
+        rates[i] = std::strtod(parts[i].c_str(), &end);
+        if (parts[i].empty() || *end != '\0' || !(rates[i] >= 0) || rates[i] > 1e6)
+        {
+            o.Fail("--deepepRates=" + text
+                   + ": expected two rates in GB/s, dispatch and combine, e.g. 153,158 "
+                     "(0: not costed)");
+        }
+    }
+    return {rates[0] * 1e9, rates[1] * 1e9};
 }
 
 std::string
@@ -204,6 +238,9 @@ CollectiveScenario::MakeMoeWorkload()
     }
     layer.dispatchBytesPerToken = bytes[0];
     layer.combineBytesPerToken = bytes[1];
+    GpuSpec spec;
+    GpuComputeModel::GetPreset(m_topology->GetGpuPreset(), spec);
+    std::tie(layer.dispatchCopyRate, layer.combineCopyRate) = DeepEpRates(spec);
     std::vector<uint32_t> all(gpus);
     std::iota(all.begin(), all.end(), 0);
     const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(all, perServer);
@@ -345,6 +382,7 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
         CollectiveSweepConfig servers; // what the topology says of its servers
         m_topology->ConfigureSweep(servers);
         config.gpusPerServer = servers.gpusPerServer;
+        std::tie(config.dispatchCopyRate, config.combineCopyRate) = DeepEpRates(gpu->GetGpu());
         m_trainingGpu = gpu;
         if (!o.Get("serve").empty())
         {
@@ -419,13 +457,14 @@ CollectiveScenario::PrepareWorkload(WorkloadRunner* runner,
         {
             // The layer's routing moves its tokens; no NCCL algorithm or protocol.
             const MoeLayer& layer = m_workload->moe[op.moe - 1];
-            Ptr<CollectivePlan> plan = MoeAllToAll::Build(*layer.routing,
-                                                          layer.dispatcher,
-                                                          op.combine,
-                                                          op.combine ? layer.combineBytesPerToken
-                                                                     : layer.dispatchBytesPerToken,
-                                                          collectives.GetChunkBytes(NCCL_SIMPLE),
-                                                          collectives.GetChannels());
+            Ptr<CollectivePlan> plan = MoeAllToAll::Build(
+                *layer.routing,
+                layer.dispatcher,
+                op.combine,
+                op.combine ? layer.combineBytesPerToken : layer.dispatchBytesPerToken,
+                collectives.GetChunkBytes(NCCL_SIMPLE),
+                collectives.GetChannels(),
+                op.combine ? layer.combineCopyRate : layer.dispatchCopyRate);
             plan->SetProtocol(NCCL_SIMPLE);
             checkTags(*plan, type, n);
             return Ptr<CollectiveSchedule>(plan);

@@ -361,6 +361,12 @@ class CollectiveScenario
      *        status 2 on bad input.
      */
     void MakeMoeWorkload();
+    /**
+     * \brief DeepEP's kernels' copy rates: --deepepRates, or the GPU's measured ones.
+     * \param gpu the GPU
+     * \return the dispatch's and the combine's bytes/s (0: not costed)
+     */
+    std::pair<double, double> DeepEpRates(const GpuSpec& gpu);
 
     /**
      * \brief Read, trace or generate the workload from the parsed flags; one line and exit

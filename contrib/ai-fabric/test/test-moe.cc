@@ -429,3 +429,49 @@ TEST_F(MoeTest, TrainRunsADispatchAndCombine)
         EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
     }
 }
+
+// DeepEP's copy rate (--deepepRates; the H800's measured 153 and 158 GB/s by default): on one
+// 8-GPU server every token a rank receives, its own included, passes its kernel's copy queue,
+// so what it lands per second (DeepEP's "NVL" figure) is the rate, to within the kernel's
+// start and the last piece's way (1%); with the copies not costed NVLink bounds it instead
+// (164 GB/s a direction, 8/7 of that counting a rank's own tokens); a given rate is that
+// rate. Bad rates: one line, exit status 2.
+TEST_F(MoeTest, DeepEpCopyRateBoundsWhatARankLands)
+{
+    AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-train");
+    const std::string dir = TempDir();
+    const std::string base = ProgramPath("ai-fabric-train")
+                             + " --quiet --server=hgx-h800 --servers=1 --moe=deepep --mode=flow";
+    auto run = [&](const std::string& args)
+    {
+        const CommandResult r = RunCommand(base + " " + args + " --json=" + dir + "/moe.json");
+        EXPECT_EQ(r.status, 0) << r.err;
+        nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/moe.json"));
+        std::remove((dir + "/moe.json").c_str());
+        return j["workload"]["moe"];
+    };
+    const nlohmann::json measured = run("");
+    EXPECT_NEAR(measured["dispatch"]["nvl_GBps"].get<double>(), 153, 153 * 0.01);
+    EXPECT_NEAR(measured["combine"]["nvl_GBps"].get<double>(), 158, 158 * 0.01);
+    const nlohmann::json given = run("--deepepRates=100,120");
+    EXPECT_NEAR(given["dispatch"]["nvl_GBps"].get<double>(), 100, 1);
+    EXPECT_NEAR(given["combine"]["nvl_GBps"].get<double>(), 120, 1.2);
+    const nlohmann::json free = run("--deepepRates=0,0");
+    const double nvlink = 200 * 0.818 * 8 / 7;
+    for (const char* phase : {"dispatch", "combine"})
+    {
+        const double rate = free[phase]["nvl_GBps"].get<double>();
+        EXPECT_GT(rate, 160) << phase;
+        EXPECT_LT(rate, nvlink) << phase;
+    }
+    rmdir(dir.c_str());
+    for (const std::string& rates : {"abc", "153", "-1,2", "153,", "1e9,1"})
+    {
+        const CommandResult bad = RunCommand(base + " --deepepRates=" + rates);
+        EXPECT_EQ(bad.status, 2) << rates;
+        EXPECT_NE(bad.err.find("--deepepRates=" + rates + ": expected two rates in GB/s"),
+                  std::string::npos)
+            << rates << ": " << bad.err;
+        EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    }
+}

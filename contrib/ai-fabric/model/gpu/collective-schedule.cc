@@ -193,6 +193,27 @@ CollectiveSchedule::IsPeerToPeer() const
 }
 
 void
+CollectiveSchedule::SetKernelCopy(double bytesPerSecond, std::vector<uint64_t> ownBytes)
+{
+    NS_ABORT_MSG_IF(bytesPerSecond < 0 || (!ownBytes.empty() && ownBytes.size() != m_nRanks),
+                    "CollectiveSchedule: a negative copy rate, or own bytes not one per rank");
+    m_copyRate = bytesPerSecond;
+    m_ownBytes = std::move(ownBytes);
+}
+
+double
+CollectiveSchedule::GetKernelCopyRate() const
+{
+    return m_copyRate;
+}
+
+uint64_t
+CollectiveSchedule::GetKernelOwnBytes(uint32_t rank) const
+{
+    return rank < m_ownBytes.size() ? m_ownBytes[rank] : 0;
+}
+
+void
 CollectiveSchedule::GetRecv(uint32_t rank,
                             uint32_t stream,
                             uint64_t index,
@@ -340,6 +361,7 @@ CollectiveSchedule::Materialize() const
     }
     plan->SetTreeLatency(UsesTreeLatency());
     plan->SetPeerToPeer(IsPeerToPeer());
+    plan->SetKernelCopy(m_copyRate, m_ownBytes);
     // ids[r][j][i]: the plan's transfer that message i of rank r's receive stream j is.
     constexpr uint32_t NONE = UINT32_MAX;
     std::vector<std::vector<std::vector<uint32_t>>> ids(n);

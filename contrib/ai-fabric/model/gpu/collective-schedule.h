@@ -215,6 +215,25 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     /// \return true if the transfers are point-to-point operations (SetPeerToPeer())
     bool IsPeerToPeer() const;
 
+    /**
+     * \brief The kernel that runs the schedule copies what lands in each rank's buffers out
+     *        of them at a bounded rate, one copy at a time per rank (DeepEP's normal kernels:
+     *        their warps move every token a rank receives, its own included): each transfer
+     *        a rank receives over NVLink, and its own bytes (which no transfer carries), pass
+     *        its copy queue before they count as arrived (or are reduced).
+     * \param bytesPerSecond the rate (0: no copy is costed, the default)
+     * \param ownBytes by rank: the bytes that land without crossing NVLink (its own, and what
+     *        arrives in a network transfer for the rank itself), copied first
+     */
+    void SetKernelCopy(double bytesPerSecond, std::vector<uint64_t> ownBytes);
+    /// \return SetKernelCopy()'s rate (bytes/s; 0: none)
+    double GetKernelCopyRate() const;
+    /**
+     * \param rank a rank
+     * \return SetKernelCopy()'s own bytes of the rank (0 if none were given)
+     */
+    uint64_t GetKernelOwnBytes(uint32_t rank) const;
+
     /// \return the number of channels used (highest channel + 1; 0 if nothing moves)
     virtual uint32_t GetNChannels() const = 0;
     /// \return the number of steps (highest step + 1)
@@ -347,6 +366,8 @@ class CollectiveSchedule : public SimpleRefCount<CollectiveSchedule>
     bool m_hasProtocol{false};                    //!< SetProtocol() was called
     bool m_treeLatency{false};                    //!< SetTreeLatency()
     bool m_peerToPeer{false};                     //!< SetPeerToPeer()
+    double m_copyRate{0};                         //!< SetKernelCopy(): bytes/s
+    std::vector<uint64_t> m_ownBytes;             //!< SetKernelCopy(): by rank
     mutable uint32_t m_tagCodeBits{TAG_BITS + 1}; //!< bits of the tag codes (TAG_BITS + 1: not yet)
     /// GetRecv()'s message, kept so that its dependencies' storage is reused (no allocation
     /// per message received).

@@ -469,6 +469,7 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     m_runStepLatency = GetStepLatency();
     m_runNvLinkStepLatency = GetNvLinkStepLatency();
     m_runEfficiency = GetProtocolEfficiency();
+    m_runCopyRate = schedule->GetKernelCopyRate();
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
     m_indexBits = schedule->GetTagIndexBits(m_idBits);
@@ -499,6 +500,13 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     }
     // The kernel's launch and setup (NCCL's base latency), once per collective.
     const Time base = GetBaseLatency(m_running);
+    // The kernel copies the rank's own bytes first, once it runs.
+    m_copyFree = Simulator::Now() + base;
+    if (m_runCopyRate > 0)
+    {
+        m_copyFree
+            += Seconds(static_cast<double>(schedule->GetKernelOwnBytes(m_rank)) / m_runCopyRate);
+    }
     if (base.IsStrictlyPositive() && m_sendStreamsLeft > 0)
     {
         m_startEvent = Simulator::Schedule(base, &Communicator::StartStreams, this);
@@ -702,15 +710,29 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
         }
         return;
     }
+    Time ready; // zero: no copy
+    if (m_runCopyRate > 0 && m_transport->IsNvLinkPeer(GetGlobalRank(t.src)))
+    {
+        // The kernel copies it out of the buffer it landed in, one copy at a time.
+        m_copyFree = std::max(m_copyFree, Simulator::Now())
+                     + Seconds(static_cast<double>(t.bytes) / m_runCopyRate);
+        ready = m_copyFree;
+    }
     if (!t.reduce)
     {
-        Arrived(first, index, t);
+        if (ready.IsZero())
+        {
+            Arrived(first, index, t);
+            return;
+        }
+        Simulator::Schedule(
+            ready - Simulator::Now(), &Communicator::Arrived, this, first, index, t);
         return;
     }
     // The channel's thread block reduces one piece at a time.
     Time& free = m_gpuFree[t.channel];
     const Time now = Simulator::Now();
-    free = std::max(free, now) + ReductionTime(t.bytes);
+    free = std::max(std::max(free, now), ready) + ReductionTime(t.bytes);
     Simulator::Schedule(free - now, &Communicator::Arrived, this, first, index, t);
 }
 

@@ -36,8 +36,11 @@ namespace ns3
  * and per receive stream the messages received and arrived (with those that arrived ahead of
  * an earlier one) and the send streams waiting on it. Reductions cost GPU time: a reduction of B
  * bytes reads two buffers and writes one, 3B bytes of memory traffic at ReduceBandwidth, one at a
- * time per channel (a channel is one GPU thread block in NCCL). The rank's part is done when every
- * transfer to it has arrived (and been reduced) and every transfer from it has completed.
+ * time per channel (a channel is one GPU thread block in NCCL). A schedule whose kernel copies at a
+ * bounded rate (CollectiveSchedule::SetKernelCopy(), DeepEP's) copies the rank's own bytes first,
+ * then each transfer received over NVLink in turn, before it counts as arrived (or is reduced).
+ * The rank's part is done when every transfer to it has arrived (and been reduced) and every
+ * transfer from it has completed.
  *
  * Ranks need not start a collective together: a message's tag carries the collective's
  * sequence number (8 bits, above the schedule's 24-bit tag), and data of a later collective that
@@ -339,6 +342,8 @@ class Communicator
     Time m_runStepLatency;                    //!< the running collective's step latency
     Time m_runNvLinkStepLatency;              //!< ... and over NVLink
     double m_runEfficiency{1.0};              //!< ... and its protocol's efficiency
+    double m_runCopyRate{0};                  //!< ... and its kernel's copy rate (bytes/s)
+    Time m_copyFree;                          //!< when the kernel's copy queue is free
     int64_t m_lastDue[2]{-1, -1};             //!< by latency: the latest due time with an event
     DataRate m_reduceBandwidth;               //!< GPU memory bandwidth for reductions
     bool m_stepAccounting{false};             //!< StepAccounting

@@ -79,7 +79,11 @@ Presets()
          0.887,
          "the H100's (the same silicon and memory): MAMF H100 SXM BF16 794.5 of 989 TFLOP/s, "
          "FP8 1,402.6 of 1,978.9; Azure ND H100 v5 Triad 2.97 of 3.35 TB/s",
-         0.709},
+         0.709,
+         // DeepEP's intranode normal kernels on 8 H800 (EP 8, 24 SMs): dispatch 153 GB/s,
+         // combine 158 GB/s (deepseek-ai/DeepEP, docs/legacy.md's table).
+         153e9,
+         158e9},
         {"h200",
          "NVIDIA H200 SXM 141 GB",
          Peaks(66.9, 66.9, 494.7, 989.4, 1978.9),

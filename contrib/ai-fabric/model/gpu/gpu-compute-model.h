@@ -71,6 +71,10 @@ struct GpuSpec
     double memoryEfficiency{1};    //!< share of HBM a streaming kernel reaches, measured
     std::string efficiencySource;  //!< where the efficiencies were measured
     double fp8MatmulEfficiency{0}; //!< share of the FP8 peak a large FP8 GEMM reaches (0: as BF16)
+    /// DeepEP's normal dispatch kernel: the bytes/s one GPU lands, by DeepEP's count (every
+    /// token it receives, its own included), as measured on it (0: not measured, not costed)
+    double deepEpDispatchRate{0};
+    double deepEpCombineRate{0}; //!< ... and its combine kernel's
 };
 
 /**

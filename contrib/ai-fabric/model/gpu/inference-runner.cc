@@ -296,13 +296,15 @@ InferenceRunner::Prepare(CollectiveHelper& helper, ScheduleMaker make)
                                             false,
                                             perToken,
                                             helper.GetChunkBytes(NCCL_SIMPLE),
-                                            helper.GetChannels());
+                                            helper.GetChannels(),
+                                            m_config.dispatchCopyRate);
             p.combine = MoeAllToAll::Build(*p.routing,
                                            m_config.dispatcher,
                                            true,
                                            perToken,
                                            helper.GetChunkBytes(NCCL_SIMPLE),
-                                           helper.GetChannels());
+                                           helper.GetChannels(),
+                                           m_config.combineCopyRate);
             p.dispatch->SetProtocol(NCCL_SIMPLE);
             p.combine->SetProtocol(NCCL_SIMPLE);
             p.gather = make(CollectiveType::ALL_GATHER,

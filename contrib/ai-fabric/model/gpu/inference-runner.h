@@ -47,7 +47,9 @@ struct InferenceConfig
     uint32_t maxBatch{64};                        //!< requests a decode step holds at most
     uint32_t gpusPerServer{0}; //!< GPUs per server, for the MoE relays (0: one server)
     MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
-    int64_t stream{(1 << 20) + 1};                 //!< the arrivals' random stream
+    double dispatchCopyRate{0};    //!< DeepEP: MoeLayer::dispatchCopyRate (0: not costed)
+    double combineCopyRate{0};     //!< DeepEP: MoeLayer::combineCopyRate (0: not costed)
+    int64_t stream{(1 << 20) + 1}; //!< the arrivals' random stream
 };
 
 /**

@@ -45,7 +45,8 @@ MoeAllToAll::Build(const MoeRouting& routing,
                    bool combine,
                    uint64_t bytesPerToken,
                    uint64_t chunkBytes,
-                   uint32_t channels)
+                   uint32_t channels,
+                   double copyRate)
 {
     NS_LOG_FUNCTION(MoeDispatcherName(dispatcher) << combine << bytesPerToken << chunkBytes);
     NS_ABORT_MSG_IF(chunkBytes == 0 || channels == 0, "MoeAllToAll: no chunk or no channel");
@@ -161,6 +162,27 @@ MoeAllToAll::Build(const MoeRouting& routing,
         }
     }
     plan->Finalize();
+    if (dispatcher == MoeDispatcher::HIERARCHICAL && copyRate > 0)
+    {
+        // What lands at a rank without crossing NVLink: its tokens for itself, and as a relay
+        // the tokens for itself in the pieces that came over the network (a combine sends
+        // the same outputs back the same way).
+        std::vector<uint64_t> own(n, 0);
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            own[s] += routing.GetTokens(s, s) * bytesPerToken;
+            for (uint32_t m = 0; m < routing.GetNNodes(); ++m)
+            {
+                if (m == routing.GetNode(s) || routing.GetNodeTokens(s, m) == 0)
+                {
+                    continue;
+                }
+                const uint32_t relay = routing.GetRelay(s, m);
+                own[relay] += routing.GetTokens(s, relay) * bytesPerToken;
+            }
+        }
+        plan->SetKernelCopy(copyRate, std::move(own));
+    }
     return plan;
 }
 

@@ -67,9 +67,14 @@ bool ParseMoeDispatcher(const std::string& name, MoeDispatcher& d);
  * - Channels: piece i of a transfer runs on channel i mod channels (queue pairs and paths).
  * - A rank's tokens for itself and, hierarchically, the relay's own tokens do not move.
  *
+ * - **DeepEP's copy rate** (copyRate > 0, hierarchical only): its kernels' warps move every
+ *   token a rank receives, its own included, at a bounded rate (their SM budget): the plan's
+ *   CollectiveSchedule::SetKernelCopy(), with each rank's own bytes (its tokens for itself,
+ *   and, as a relay, the tokens for itself that came over the network).
+ *
  * Left out: DeepEP's buffer-level flow control between its senders, forwarders and receivers
- * (bounded ring buffers of a few chunks, ack'd as read), its SM budget, and the notify step
- * that exchanges the counts first; the plan's pieces are limited by the fabric alone.
+ * (bounded ring buffers of a few chunks, ack'd as read), its forwarders' own copy (a second
+ * stage, as busy as the receivers'), and the notify step that exchanges the counts first.
  *
  * Memory: O(ranks x nodes x pieces x ranks per node) transfers, all listed.
  */
@@ -84,6 +89,8 @@ class MoeAllToAll
      * \param bytesPerToken bytes one token takes on the wire
      * \param chunkBytes largest piece (> 0)
      * \param channels channels to spread pieces over (>= 1)
+     * \param copyRate hierarchical: DeepEP's copy rate, bytes/s a rank's kernel lands (0: not
+     *        costed)
      * \return the plan (finalized)
      */
     static Ptr<CollectivePlan> Build(const MoeRouting& routing,
@@ -91,7 +98,8 @@ class MoeAllToAll
                                      bool combine,
                                      uint64_t bytesPerToken,
                                      uint64_t chunkBytes,
-                                     uint32_t channels);
+                                     uint32_t channels,
+                                     double copyRate = 0);
 
     /**
      * \param routing the drawn routing
@@ -115,6 +123,8 @@ struct MoeLayer
     MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how its tokens move
     uint64_t dispatchBytesPerToken{0};             //!< a dispatched token's bytes
     uint64_t combineBytesPerToken{0};              //!< a combined output's bytes
+    double dispatchCopyRate{0}; //!< DeepEP's dispatch kernel: bytes/s a rank lands (0: none)
+    double combineCopyRate{0};  //!< DeepEP's combine kernel: bytes/s a rank lands (0: none)
 };
 
 } // namespace ns3

@@ -163,6 +163,8 @@ TrainingWorkload::Make(const TrainingConfig& config,
             layerMoe.dispatcher = config.dispatcher;
             layerMoe.dispatchBytesPerToken = static_cast<uint64_t>(a * h);
             layerMoe.combineBytesPerToken = layerMoe.dispatchBytesPerToken;
+            layerMoe.dispatchCopyRate = config.dispatchCopyRate;
+            layerMoe.combineCopyRate = config.combineCopyRate;
             w.moe.push_back(layerMoe);
         }
         return it->second;

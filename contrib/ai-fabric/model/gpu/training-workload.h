@@ -60,7 +60,9 @@ struct TrainingConfig
     uint64_t bucketParameters{40000000};          //!< gradients per data-parallel all-reduce bucket
     uint32_t ep{1};                               //!< expert-parallel size (MoE models)
     MoeDispatcher dispatcher{MoeDispatcher::FLAT}; //!< how MoE layers move their tokens
-    uint32_t gpusPerServer{0}; //!< GPUs per server, for the MoE relays (0: one server)
+    uint32_t gpusPerServer{0};  //!< GPUs per server, for the MoE relays (0: one server)
+    double dispatchCopyRate{0}; //!< DeepEP: MoeLayer::dispatchCopyRate (0: not costed)
+    double combineCopyRate{0};  //!< DeepEP: MoeLayer::combineCopyRate (0: not costed)
     /// the random stream the MoE routings are drawn from (the multi-token-prediction layers'
     /// from the next one)
     int64_t moeStream{1 << 20};
