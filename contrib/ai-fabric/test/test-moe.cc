@@ -68,6 +68,22 @@ Draw(uint32_t ranks, uint32_t perNode, const MoeRoutingConfig& config, int64_t s
     return routing;
 }
 
+/**
+ * \brief Run ai-fabric-train and read its JSON's workload.moe.
+ * \param command the program and its flags, without --json
+ * \param dir a directory for the JSON file (removed after)
+ * \return workload.moe
+ */
+nlohmann::json
+RunMoe(const std::string& command, const std::string& dir)
+{
+    const CommandResult r = RunCommand(command + " --json=" + dir + "/moe.json");
+    EXPECT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/moe.json"));
+    std::remove((dir + "/moe.json").c_str());
+    return j["workload"]["moe"];
+}
+
 } // namespace
 
 // Top-8 of 256 experts drawn uniformly: a token reaches rank d unless all 8 experts miss d's
@@ -380,14 +396,7 @@ TEST_F(MoeTest, TrainRunsADispatchAndCombine)
     const std::string dir = TempDir();
     const std::string base = ProgramPath("ai-fabric-train")
                              + " --quiet --server=hgx-h800 --servers=2 --rail=true --tokens=2048";
-    auto run = [&](const std::string& args)
-    {
-        const CommandResult r = RunCommand(base + " " + args + " --json=" + dir + "/moe.json");
-        EXPECT_EQ(r.status, 0) << r.err;
-        nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/moe.json"));
-        std::remove((dir + "/moe.json").c_str());
-        return j["workload"]["moe"];
-    };
+    auto run = [&](const std::string& args) { return RunMoe(base + " " + args, dir); };
     const nlohmann::json deepep = run("--moe=deepep");
     const nlohmann::json flat = run("--moe=flat --mode=flow");
     const nlohmann::json flow = run("--moe=deepep --mode=flow");
@@ -442,14 +451,7 @@ TEST_F(MoeTest, DeepEpCopyRateBoundsWhatARankLands)
     const std::string dir = TempDir();
     const std::string base = ProgramPath("ai-fabric-train")
                              + " --quiet --server=hgx-h800 --servers=1 --moe=deepep --mode=flow";
-    auto run = [&](const std::string& args)
-    {
-        const CommandResult r = RunCommand(base + " " + args + " --json=" + dir + "/moe.json");
-        EXPECT_EQ(r.status, 0) << r.err;
-        nlohmann::json j = nlohmann::json::parse(ReadFile(dir + "/moe.json"));
-        std::remove((dir + "/moe.json").c_str());
-        return j["workload"]["moe"];
-    };
+    auto run = [&](const std::string& args) { return RunMoe(base + " " + args, dir); };
     const nlohmann::json measured = run("");
     EXPECT_NEAR(measured["dispatch"]["nvl_GBps"].get<double>(), 153, 153 * 0.01);
     EXPECT_NEAR(measured["combine"]["nvl_GBps"].get<double>(), 158, 158 * 0.01);
