@@ -469,7 +469,7 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     m_runStepLatency = GetStepLatency();
     m_runNvLinkStepLatency = GetNvLinkStepLatency();
     m_runEfficiency = GetProtocolEfficiency();
-    m_runCopyRate = schedule->GetKernelCopyRate();
+    m_runCopying = schedule->GetKernelCopyRate() > 0;
     m_done = done;
     m_sequence = (m_sequence + 1) & TAG_SEQUENCE_MASK;
     m_indexBits = schedule->GetTagIndexBits(m_idBits);
@@ -477,7 +477,7 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     m_completed = 0;
     m_sentByStep.assign(m_stepAccounting ? schedule->GetNSteps() : 0, 0);
     m_receivedByStep.assign(m_stepAccounting ? schedule->GetNSteps() : 0, 0);
-    m_gpuFree.assign(schedule->GetNChannels(), Time(0));
+    m_gpuFree.assign(schedule->GetNChannels() + 1, Time(0));
     m_recv.resize(schedule->GetNRecvStreams(m_rank));
     m_arrivalsLeft = 0;
     for (uint32_t j = 0; j < m_recv.size(); ++j)
@@ -500,12 +500,12 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     }
     // The kernel's launch and setup (NCCL's base latency), once per collective.
     const Time base = GetBaseLatency(m_running);
-    // The kernel copies the rank's own bytes first, once it runs.
-    m_copyFree = Simulator::Now() + base;
-    if (m_runCopyRate > 0)
+    if (m_runCopying)
     {
-        m_copyFree
-            += Seconds(static_cast<double>(schedule->GetKernelOwnBytes(m_rank)) / m_runCopyRate);
+        // The kernel copies the rank's own bytes first, once it runs.
+        m_gpuFree.back() = Simulator::Now() + base
+                           + Seconds(static_cast<double>(schedule->GetKernelOwnBytes(m_rank))
+                                     / schedule->GetKernelCopyRate());
     }
     if (base.IsStrictlyPositive() && m_sendStreamsLeft > 0)
     {
@@ -711,12 +711,13 @@ Communicator::Received(uint32_t tag, uint64_t bytes)
         return;
     }
     Time ready; // zero: no copy
-    if (m_runCopyRate > 0 && m_transport->IsNvLinkPeer(GetGlobalRank(t.src)))
+    if (m_runCopying && m_transport->IsNvLinkPeer(GetGlobalRank(t.src)))
     {
         // The kernel copies it out of the buffer it landed in, one copy at a time.
-        m_copyFree = std::max(m_copyFree, Simulator::Now())
-                     + Seconds(static_cast<double>(t.bytes) / m_runCopyRate);
-        ready = m_copyFree;
+        Time& copy = m_gpuFree.back();
+        copy = std::max(copy, Simulator::Now())
+               + Seconds(static_cast<double>(t.bytes) / m_schedule->GetKernelCopyRate());
+        ready = copy;
     }
     if (!t.reduce)
     {

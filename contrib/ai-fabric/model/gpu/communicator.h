@@ -326,33 +326,32 @@ class Communicator
     Ptr<GpuTransport> m_transport;            //!< this GPU's transport
     std::vector<RecvStream> m_recv;           //!< by receive stream
     std::vector<SendStream> m_send;           //!< by send stream
-    std::vector<Time> m_gpuFree;              //!< per channel: when the GPU is free
-    std::vector<uint32_t> m_global;           //!< the transport's rank of each rank (empty: same)
-    uint32_t m_rank{0};                       //!< this rank
-    uint32_t m_sequence{0};                   //!< sequence number of the current collective
-    uint32_t m_localMask{0xFFFFFF};           //!< the schedule's part of a tag
-    uint32_t m_indexBits{0};                  //!< tag bits of a message's index
-    uint32_t m_channelBase{0};                //!< the transport's channel of channel 0
-    uint32_t m_groupId{0};                    //!< id on its GPUs, in its tags
-    uint32_t m_idBits{0};                     //!< tag bits of the id
-    uint32_t m_sendStreamsLeft{0};            //!< send streams with messages left
-    uint64_t m_arrivalsLeft{0};               //!< messages still to arrive
-    uint64_t m_started{0};                    //!< messages started
-    uint64_t m_completed{0};                  //!< messages sent and completed
-    Time m_runStepLatency;                    //!< the running collective's step latency
-    Time m_runNvLinkStepLatency;              //!< ... and over NVLink
-    double m_runEfficiency{1.0};              //!< ... and its protocol's efficiency
-    double m_runCopyRate{0};                  //!< ... and its kernel's copy rate (bytes/s)
-    Time m_copyFree;                          //!< when the kernel's copy queue is free
-    int64_t m_lastDue[2]{-1, -1};             //!< by latency: the latest due time with an event
-    DataRate m_reduceBandwidth;               //!< GPU memory bandwidth for reductions
-    bool m_stepAccounting{false};             //!< StepAccounting
-    bool m_runningTree{false};                //!< the running collective pays tree latencies
-    bool m_nvlsContiguous{true};              //!< consecutive global ranks (NVLS groups)
-    NcclProtocol m_running{NCCL_SIMPLE};      //!< protocol of the running collective
-    ScheduleMessage m_message;                //!< the message being looked at
-    std::vector<uint32_t> m_spareWaiters;     //!< storage Arrived() swaps waiters into
-    FabricFifo<Posted> m_posted[2];           //!< by latency (NVLink, network): Start()ed
+    std::vector<Time> m_gpuFree;    //!< per channel: when the GPU is free; last: its copy queue
+    std::vector<uint32_t> m_global; //!< the transport's rank of each rank (empty: same)
+    uint32_t m_rank{0};             //!< this rank
+    uint32_t m_sequence{0};         //!< sequence number of the current collective
+    uint32_t m_localMask{0xFFFFFF}; //!< the schedule's part of a tag
+    uint32_t m_indexBits{0};        //!< tag bits of a message's index
+    uint32_t m_channelBase{0};      //!< the transport's channel of channel 0
+    uint32_t m_groupId{0};          //!< id on its GPUs, in its tags
+    uint32_t m_idBits{0};           //!< tag bits of the id
+    uint32_t m_sendStreamsLeft{0};  //!< send streams with messages left
+    uint64_t m_arrivalsLeft{0};     //!< messages still to arrive
+    uint64_t m_started{0};          //!< messages started
+    uint64_t m_completed{0};        //!< messages sent and completed
+    Time m_runStepLatency;          //!< the running collective's step latency
+    Time m_runNvLinkStepLatency;    //!< ... and over NVLink
+    double m_runEfficiency{1.0};    //!< ... and its protocol's efficiency
+    int64_t m_lastDue[2]{-1, -1};   //!< by latency: the latest due time with an event
+    DataRate m_reduceBandwidth;     //!< GPU memory bandwidth for reductions
+    bool m_stepAccounting{false};   //!< StepAccounting
+    bool m_runningTree{false};      //!< the running collective pays tree latencies
+    bool m_runCopying{false};       //!< ... its kernel copies at a bounded rate
+    bool m_nvlsContiguous{true};    //!< consecutive global ranks (NVLS groups)
+    NcclProtocol m_running{NCCL_SIMPLE};  //!< protocol of the running collective
+    ScheduleMessage m_message;            //!< the message being looked at
+    std::vector<uint32_t> m_spareWaiters; //!< storage Arrived() swaps waiters into
+    FabricFifo<Posted> m_posted[2];       //!< by latency (NVLink, network): Start()ed
     TracedCallback<const CollectiveTransfer&> m_sendTrace;    //!< handed to the transport
     TracedCallback<const CollectiveTransfer&> m_arrivalTrace; //!< arrived and reduced
 
