@@ -467,7 +467,7 @@ TEST_F(MoeTest, DeepEpCopyRateBoundsWhatARankLands)
         EXPECT_LT(rate, nvlink) << phase;
     }
     rmdir(dir.c_str());
-    for (const std::string& rates : {"abc", "153", "-1,2", "153,", "1e9,1"})
+    for (const std::string rates : {"abc", "153", "-1,2", "153,", "1e9,1"})
     {
         const CommandResult bad = RunCommand(base + " --deepepRates=" + rates);
         EXPECT_EQ(bad.status, 2) << rates;
