@@ -66,7 +66,6 @@ bool ParseMoeDispatcher(const std::string& name, MoeDispatcher& d);
  * - A token's bytes on the wire: bytesPerToken (the caller counts scales or padding into it).
  * - Channels: piece i of a transfer runs on channel i mod channels (queue pairs and paths).
  * - A rank's tokens for itself and, hierarchically, the relay's own tokens do not move.
- *
  * - **DeepEP's copy rate** (copyRate > 0, hierarchical only): its kernels' warps move every
  *   token a rank receives, its own included, at a bounded rate (their SM budget): the plan's
  *   CollectiveSchedule::SetKernelCopy(), with each rank's own bytes (its tokens for itself,
