@@ -201,7 +201,7 @@ CollectiveScenario::WorkloadSource() const
 }
 
 void
-CollectiveScenario::MakeMoeWorkload()
+CollectiveScenario::MakeMoeWorkload(const GpuSpec& gpu)
 {
     ScenarioOptions& o = m_options;
     MoeLayer layer;
@@ -238,9 +238,7 @@ CollectiveScenario::MakeMoeWorkload()
     }
     layer.dispatchBytesPerToken = bytes[0];
     layer.combineBytesPerToken = bytes[1];
-    GpuSpec spec;
-    GpuComputeModel::GetPreset(m_topology->GetGpuPreset(), spec);
-    std::tie(layer.dispatchCopyRate, layer.combineCopyRate) = DeepEpRates(spec);
+    std::tie(layer.dispatchCopyRate, layer.combineCopyRate) = DeepEpRates(gpu);
     std::vector<uint32_t> all(gpus);
     std::iota(all.begin(), all.end(), 0);
     const std::vector<uint32_t> nodeOf = MoeRouting::NodesOf(all, perServer);
@@ -408,7 +406,7 @@ CollectiveScenario::ConfigureWorkload(const std::string& algo)
     }
     if (!o.Get("moe").empty())
     {
-        MakeMoeWorkload();
+        MakeMoeWorkload(gpu->GetGpu());
     }
     if (!m_inference && m_workload->nRanks != m_topology->GetNGpus())
     {

@@ -359,8 +359,9 @@ class CollectiveScenario
      * \brief Build the --moe workload: every rank dispatches its tokens to their experts,
      *        then combines their outputs, as DeepEP's tests time them; one line and exit
      *        status 2 on bad input.
+     * \param gpu the GPUs (DeepEP's copy rates)
      */
-    void MakeMoeWorkload();
+    void MakeMoeWorkload(const GpuSpec& gpu);
     /**
      * \brief DeepEP's kernels' copy rates: --deepepRates, or the GPU's measured ones.
      * \param gpu the GPU
