@@ -285,6 +285,191 @@ TEST_F(FlowLevelTest, IncrementalEqualsFromScratch)
     }
 }
 
+// Ties with ACK weights, solved from scratch: on a leaf-spine of equal links, every flow's
+// data crosses its host's uplink, the leaves' link and the receiver's downlink, and its ACKs
+// (86 bytes per 4,178) the reverse ones, so links fill at the same level and a link's flows
+// can all be frozen by others with rounding left over. Such a link limits none of its flows:
+// solved from scratch it came out at level 0 and stopped every flow crossing it (an
+// all-to-all on a 4:1 fat-tree stalled flows until a later change moved them). Every
+// settlement solved from scratch (EvaluationLimit 1) gives the incremental run's finish
+// times, and every flow finishes.
+TEST_F(FlowLevelTest, FromScratchTiesWithAcks)
+{
+    const double ack = 86.0 / 4178.0;
+    std::vector<std::map<uint64_t, Time>> runs;
+    for (const uint32_t limit : {1u, 1000u})
+    {
+        Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+        net->SetAttribute("EvaluationLimit", UintegerValue(limit));
+        // Hosts 0-7 on leaf 0, 8-15 on leaf 1: up[h], down[h], and the leaves' link each way.
+        std::vector<uint32_t> up;
+        std::vector<uint32_t> down;
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            up.push_back(net->AddLink(DataRate("400Gb/s")));
+            down.push_back(net->AddLink(DataRate("400Gb/s")));
+        }
+        const uint32_t across[2]
+            = {net->AddLink(DataRate("400Gb/s")), net->AddLink(DataRate("400Gb/s"))};
+        Recorder rec;
+        uint64_t cookie = 0;
+        for (uint32_t src = 0; src < 16; ++src)
+        {
+            for (uint32_t dst = 0; dst < 16; ++dst)
+            {
+                if (src == dst)
+                {
+                    continue;
+                }
+                std::vector<FlowNetwork::Use> uses{{up[src], 1.0}};
+                const uint32_t from = src / 8;
+                const uint32_t to = dst / 8;
+                if (from != to)
+                {
+                    uses.push_back({across[from], 1.0});
+                }
+                uses.push_back({down[dst], 1.0});
+                uses.push_back({up[dst], ack});
+                if (from != to)
+                {
+                    uses.push_back({across[to], ack});
+                }
+                uses.push_back({down[src], ack});
+                const uint32_t path = net->AddPath(uses);
+                const uint64_t bytes = 1000000 * (1 + (src + dst) % 3);
+                const uint64_t id = cookie++;
+                Simulator::Schedule(NanoSeconds(100 * (src % 4)),
+                                    [net, path, bytes, &rec, id]()
+                                    { net->Start(path, bytes, 1, &rec, id); });
+            }
+        }
+        Simulator::Run();
+        EXPECT_EQ(rec.finished.size(), cookie) << "EvaluationLimit " << limit;
+        EXPECT_EQ(net->GetNActive(), 0u);
+        if (limit == 1)
+        {
+            EXPECT_GT(net->GetFullSolutions(), 10u);
+        }
+        runs.push_back(rec.finished);
+        net->Dispose();
+        Simulator::Destroy();
+    }
+    ASSERT_EQ(runs[0].size(), runs[1].size());
+    for (const auto& [flow, t] : runs[1])
+    {
+        EXPECT_NEAR(runs[0][flow].GetSeconds(), t.GetSeconds(), 1e-9) << "flow " << flow;
+    }
+}
+
+/// Starts a connection's next message from FlowFinished(): on the same path (a take-over),
+/// or, with later set, from an event at the same time (a flow of its own).
+class Chain : public FlowNetwork::Owner
+{
+  public:
+    void FlowFinished(uint32_t flow, uint64_t cookie) override
+    {
+        finished.emplace_back(cookie, Simulator::Now());
+        flows.push_back(flow);
+        if (cookie + 1 < messages)
+        {
+            if (later)
+            {
+                Simulator::ScheduleNow([this, cookie]() { Next(cookie + 1); });
+            }
+            else
+            {
+                Next(cookie + 1);
+            }
+        }
+    }
+
+    /// \param cookie the message to start
+    void Next(uint64_t cookie)
+    {
+        started.push_back(net->Start(path, bytes, packets, this, cookie));
+    }
+
+    Ptr<FlowNetwork> net;                            //!< the network
+    uint32_t path{0};                                //!< the connection's path
+    uint64_t bytes{0};                               //!< each message's bytes
+    uint64_t packets{0};                             //!< each message's packets
+    uint64_t messages{0};                            //!< messages to send
+    bool later{false};                               //!< start the next from an event
+    std::vector<std::pair<uint64_t, Time>> finished; //!< (message, when)
+    std::vector<uint32_t> flows;                     //!< the flow of each finished message
+    std::vector<uint32_t> started;                   //!< the flow of each started message
+};
+
+// A connection's next message, started as its last one finishes, takes that flow's place on
+// the links (FlowNetwork::Start()): the same finish times as a flow of its own started at
+// the same time (max-min shares depend on the flows, not on their numbers), the same flow
+// number, and every message's bytes and packets counted on its links. Link A (100 Gb/s)
+// carries a chain of five 1 MB messages and, for the first 1.5 MB of its life, a flow of
+// 2 MB on A and B (40 Gb/s, so the other flow is limited there to 5 GB/s and the chain
+// takes the rest of A, 7.5 GB/s).
+TEST_F(FlowLevelTest, NextMessageTakesOverItsFlow)
+{
+    std::vector<std::vector<std::pair<uint64_t, Time>>> runs;
+    for (const bool later : {false, true})
+    {
+        Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+        const uint32_t a = net->AddLink(DataRate("100Gb/s"));
+        const uint32_t b = net->AddLink(DataRate("40Gb/s"));
+        Chain chain;
+        chain.net = net;
+        chain.path = net->AddPath({{a, 1.0}});
+        chain.bytes = 1000000;
+        chain.packets = 250;
+        chain.messages = 5;
+        chain.later = later;
+        Recorder rec;
+        const uint32_t both = net->AddPath({{a, 1.0}, {b, 1.0}});
+        Simulator::Schedule(Seconds(0),
+                            [&]()
+                            {
+                                chain.Next(0);
+                                net->Start(both, 2000000, 500, &rec, 99);
+                            });
+        Simulator::Run();
+        ASSERT_EQ(chain.finished.size(), 5u);
+        // The other flow: 5 GB/s, 400 us.
+        EXPECT_NEAR(rec.finished[99].GetMicroSeconds(), 400, 0.01);
+        // The chain: 7.5 GB/s while the other flow runs (3 MB by 400 us), then 12.5 GB/s.
+        const double expected[5]
+            = {1e6 / 7.5e9, 2e6 / 7.5e9, 3e6 / 7.5e9, 400e-6 + 1e6 / 12.5e9, 400e-6 + 2e6 / 12.5e9};
+        for (uint32_t i = 0; i < 5; ++i)
+        {
+            EXPECT_EQ(chain.finished[i].first, i);
+            EXPECT_NEAR(chain.finished[i].second.GetSeconds(), expected[i], 1e-11) << i;
+        }
+        if (!later)
+        {
+            // Each message took over the flow of the one before.
+            for (uint32_t i = 0; i + 1 < chain.started.size(); ++i)
+            {
+                EXPECT_EQ(chain.started[i + 1], chain.flows[i]);
+            }
+        }
+        EXPECT_EQ(net->GetFlowsStarted(), 6u);
+        EXPECT_NEAR(net->GetLinkBytes(a), 7e6, 1);
+        EXPECT_NEAR(net->GetLinkBytes(b), 2e6, 1);
+        EXPECT_EQ(net->GetLinkPackets(a), 5 * 250u + 500u);
+        EXPECT_EQ(net->GetLinkPackets(b), 500u);
+        uint64_t progress = 0;
+        uint64_t outstanding = 0;
+        net->GetWork(progress, outstanding);
+        EXPECT_EQ(progress, 7000000u);
+        EXPECT_EQ(outstanding, 0u);
+        runs.push_back(chain.finished);
+        net->Dispose();
+        Simulator::Destroy();
+    }
+    for (uint32_t i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(runs[0][i].second, runs[1][i].second) << i;
+    }
+}
+
 /**
  * \param flow run on the flow engine
  * \param servers GPUs (one per server)

@@ -114,6 +114,7 @@ FlowNetwork::DoDispose()
         sim->CancelEndOfInstant(this);
     }
     m_settlePending = false;
+    m_finishing = UINT32_MAX;
     m_links.clear();
     m_uses.clear();
     m_pathUses.clear();
@@ -216,6 +217,16 @@ FlowNetwork::Start(
     uint32_t path, uint64_t bytes, uint64_t packets, Owner* owner, uint64_t cookie, double maxRate)
 {
     NS_ABORT_MSG_IF(path >= m_pathUses.size(), "FlowNetwork: no path " << path);
+    if (m_finishing != UINT32_MAX)
+    {
+        const uint32_t last = m_finishing;
+        if (m_flows[last].path == path && m_limits[last].maxRate == maxRate
+            && m_flows[last].rate > 0)
+        {
+            return TakeOver(bytes, packets, owner, cookie);
+        }
+        ReleaseFinishing(); // its number is the next free one, as if it had left first
+    }
     uint32_t id;
     if (!m_freeFlows.empty())
     {
@@ -290,7 +301,10 @@ FlowNetwork::Move(uint32_t flow, uint32_t path)
     const double sent = static_cast<double>(f.bytes) - f.remaining;
     const auto sentPackets = static_cast<uint64_t>(std::llround(
         f.bytes > 0 ? static_cast<double>(f.packets) * sent / static_cast<double>(f.bytes) : 0));
-    Leave(flow, sent, sentPackets);
+    Leave(flow, sent + static_cast<double>(f.bytesBefore), sentPackets + f.packetsBefore);
+    m_sent += sent;
+    f.bytesBefore = 0;
+    f.packetsBefore = 0;
     f.bytes = static_cast<uint64_t>(std::ceil(f.remaining));
     f.packets -= std::min(f.packets, sentPackets);
     f.path = path;
@@ -323,6 +337,17 @@ double
 FlowNetwork::GetRate(uint32_t flow) const
 {
     return m_flows.at(flow).rate;
+}
+
+int64_t
+FlowNetwork::StepsToSend(double bytes, double rate) const
+{
+    // Rounded up to whole time steps, but not for the last bits of the rate: a rate that is
+    // a link's share one way and the same share computed another way (a flow's rate kept from
+    // an earlier settlement) would otherwise finish a step apart when the time is a whole
+    // number of steps.
+    const double steps = bytes / rate * m_stepsPerSecond;
+    return static_cast<int64_t>(std::ceil(steps * (1 - 1e-12)));
 }
 
 double
@@ -392,8 +417,10 @@ FlowNetwork::GetLinkBytes(uint32_t link) const
     const int64_t now = Simulator::Now().GetTimeStep();
     for (const Member& m : l.members)
     {
+        // With the flows it took over (a finished flow not yet off its links: all of it).
         const Flow& f = m_flows[m.flow];
-        bytes += m.weight * (static_cast<double>(f.bytes) - RemainingAt(f, now));
+        const double sent = static_cast<double>(f.bytes) - (f.active ? RemainingAt(f, now) : 0);
+        bytes += m.weight * (static_cast<double>(f.bytesBefore) + sent);
     }
     return bytes;
 }
@@ -401,7 +428,14 @@ FlowNetwork::GetLinkBytes(uint32_t link) const
 uint64_t
 FlowNetwork::GetLinkPackets(uint32_t link) const
 {
-    return m_links.at(link).packets;
+    const Link& l = m_links.at(link);
+    uint64_t packets = l.packets;
+    for (const Member& m : l.members)
+    {
+        const Flow& f = m_flows[m.flow];
+        packets += f.packetsBefore + (f.active ? 0 : f.packets);
+    }
+    return packets;
 }
 
 uint32_t
@@ -606,6 +640,13 @@ FlowNetwork::Settle()
         }
         const double level = Solve(link);
         Link& l = m_links[link];
+        if (l.watched && !l.changed && !std::isinf(level))
+        {
+            // Looked at for congestion even if its level stands: what its flows would take
+            // without it changes with their other links' levels.
+            l.changed = true;
+            m_changed.push_back(link);
+        }
         if (!Differ(level, l.level))
         {
             continue;
@@ -689,8 +730,7 @@ FlowNetwork::Settle()
         }
         else if (rate > 0)
         {
-            const double steps = std::ceil(f.remaining / rate * m_stepsPerSecond);
-            HeapSet(id, now + static_cast<int64_t>(steps));
+            HeapSet(id, now + StepsToSend(f.remaining, rate));
         }
         else
         {
@@ -710,6 +750,9 @@ FlowNetwork::SolveFromScratch()
     const std::size_t nLinks = m_links.size();
     std::vector<double> left(nLinks);
     std::vector<double> weights(nLinks, 0);
+    // Its flows not yet frozen: once none is left, rounding may leave weight and capacity
+    // that are not zero (a link that limited none of them would come out at level 0).
+    std::vector<uint32_t> unfrozen(nLinks, 0);
     std::vector<uint8_t> frozen(m_flows.size(), 0);
     for (std::size_t i = 0; i < nLinks; ++i)
     {
@@ -720,6 +763,7 @@ FlowNetwork::SolveFromScratch()
         {
             weights[i] += m.weight;
         }
+        unfrozen[i] = static_cast<uint32_t>(l.members.size());
     }
     typedef std::pair<double, uint32_t> Entry; // (fill level, link)
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
@@ -746,13 +790,13 @@ FlowNetwork::SolveFromScratch()
             const PathUse& u = m_uses[i];
             left[u.link] -= level * u.weight;
             weights[u.link] -= u.weight;
-            if (u.link != except && weights[u.link] > 1e-15)
+            if (--unfrozen[u.link] == 0)
             {
-                heap.emplace(std::max(0.0, left[u.link]) / weights[u.link], u.link);
+                weights[u.link] = 0; // limits none: its level stays infinite
             }
             else if (u.link != except)
             {
-                weights[u.link] = 0;
+                heap.emplace(std::max(0.0, left[u.link]) / weights[u.link], u.link);
             }
         }
     };
@@ -769,7 +813,7 @@ FlowNetwork::SolveFromScratch()
             }
             continue;
         }
-        if (weights[link] <= 0 || Differ(level, std::max(0.0, left[link]) / weights[link]))
+        if (unfrozen[link] == 0 || Differ(level, std::max(0.0, left[link]) / weights[link]))
         {
             continue; // stale
         }
@@ -823,20 +867,48 @@ FlowNetwork::ArmEvent()
 }
 
 void
-FlowNetwork::Detach(uint32_t id)
+FlowNetwork::ReleaseFinishing()
 {
+    const uint32_t id = m_finishing;
+    m_finishing = UINT32_MAX;
     Flow& f = m_flows[id];
-    Leave(id, static_cast<double>(f.bytes), f.packets);
-    HeapRemove(id);
-    f.active = false;
+    Leave(id, static_cast<double>(f.bytes + f.bytesBefore), f.packets + f.packetsBefore);
+    f.bytesBefore = 0;
+    f.packetsBefore = 0;
     f.rate = 0;
-    --m_active;
+    m_freeFlows.push_back(id);
+}
+
+uint32_t
+FlowNetwork::TakeOver(uint64_t bytes, uint64_t packets, Owner* owner, uint64_t cookie)
+{
+    // The same path at the same limit: every link keeps its flows and its level, and this
+    // flow its rate, so nothing is solved again (if another flow's start or finish at this
+    // instant changes its rate, the settlement moves its finish time as any other's). What
+    // the finished flow carried is counted on the links when this one leaves them.
+    const uint32_t id = m_finishing;
+    m_finishing = UINT32_MAX;
+    Flow& f = m_flows[id];
+    f.bytesBefore += f.bytes;
+    f.packetsBefore += f.packets;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    f.bytes = bytes;
+    f.packets = packets;
+    f.remaining = static_cast<double>(bytes);
+    f.updated = now;
+    f.active = true;
+    f.owner = owner;
+    f.cookie = cookie;
+    ++m_active;
+    ++m_started;
+    m_startTrace(id, f.path, bytes);
+    HeapSet(id, now + StepsToSend(f.remaining, f.rate)); // FinishDue() arms the event
+    return id;
 }
 
 void
 FlowNetwork::Leave(uint32_t id, double bytes, uint64_t packets)
 {
-    m_sent += bytes;
     const PathUse* uses = &m_uses[m_limits[id].uses];
     const uint32_t n = uses[0].end - m_limits[id].uses;
     for (uint32_t u = 0; u < n; ++u)
@@ -869,16 +941,27 @@ FlowNetwork::FinishDue()
     {
         const uint32_t id = m_heap.front().flow;
         Flow& f = m_flows[id];
-        Detach(id); // out of the heap
+        HeapRemove(id);
+        f.active = false;
+        --m_active;
+        m_sent += static_cast<double>(f.bytes);
         m_finishTrace(id, f.path, f.bytes);
         done.push_back({f.owner, id, f.cookie});
     }
-    // Owners start flows (never finish them) from here: done stays as it is.
+    // Owners start flows (never finish them) from here: done stays as it is. Each finished
+    // flow stays on its links while its owner is told: the first flow the owner starts on
+    // the same path at the same limit (a connection's next message) takes its place
+    // (TakeOver()); any other start, or the end of the call, takes it off them first, so
+    // that its number is the one reused, as if every finished flow had left at once.
     for (std::size_t i = 0; i < done.size(); ++i)
     {
         const Done d = done[i];
-        m_freeFlows.push_back(d.flow);
+        m_finishing = d.flow;
         d.owner->FlowFinished(d.flow, d.cookie);
+        if (m_finishing != UINT32_MAX)
+        {
+            ReleaseFinishing();
+        }
     }
     if (!m_queue.empty() && !m_settlePending)
     {

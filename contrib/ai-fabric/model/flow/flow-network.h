@@ -156,7 +156,9 @@ class FlowNetwork
     std::vector<Use> GetPath(uint32_t path) const;
 
     /**
-     * \brief Start a flow now.
+     * \brief Start a flow now. Started from an owner's FlowFinished() on the finished flow's
+     *        path at the same limit (a connection's next message), it takes that flow's place
+     *        and number: its links keep their flows, so their shares are not solved again.
      * \param path its path
      * \param bytes its bytes (on its links of weight 1)
      * \param packets the packets they stand for (counted on every link of the path)
@@ -294,17 +296,20 @@ class FlowNetwork
     /// A flow.
     struct Flow
     {
-        uint32_t path{0};      //!< its path
-        uint64_t bytes{0};     //!< its bytes
-        uint64_t packets{0};   //!< its packets
-        double remaining{0};   //!< bytes not yet sent at m_updated
-        double rate{0};        //!< bytes/s
-        int64_t updated{0};    //!< time steps of the last rate change
-        int64_t stoppedAt{-1}; //!< time steps its rate fell to 0 (-1: moving)
-        double rateBefore{0};  //!< its rate before it stopped
-        bool active{false};    //!< started, not finished
-        Owner* owner{nullptr}; //!< told when it finishes
-        uint64_t cookie{0};    //!< handed to the owner
+        uint32_t path{0};          //!< its path
+        bool active{false};        //!< started, not finished
+        uint64_t bytes{0};         //!< its bytes
+        uint64_t packets{0};       //!< its packets
+        double remaining{0};       //!< bytes not yet sent at m_updated
+        double rate{0};            //!< bytes/s
+        int64_t updated{0};        //!< time steps of the last rate change
+        int64_t stoppedAt{-1};     //!< time steps its rate fell to 0 (-1: moving)
+        double rateBefore{0};      //!< its rate before it stopped
+        Owner* owner{nullptr};     //!< told when it finishes
+        uint64_t cookie{0};        //!< handed to the owner
+        uint64_t bytesBefore{0};   //!< bytes of the flows it took over (Start()), not yet
+                                   //!< counted on its links
+        uint64_t packetsBefore{0}; //!< their packets
     };
 
     /// What solving a link reads of each of its flows (kept apart from Flow: dense).
@@ -373,10 +378,6 @@ class FlowNetwork
     /// Keep the simulator's event at the heap's earliest finish time.
     void ArmEvent();
     /**
-     * \param flow a flow leaving its links (out of the heap, no longer active)
-     */
-    void Detach(uint32_t flow);
-    /**
      * \param id a flow: put it on its path's links
      */
     void Attach(uint32_t id);
@@ -386,6 +387,22 @@ class FlowNetwork
      * \param packets its packets on them
      */
     void Leave(uint32_t id, double bytes, uint64_t packets);
+    /**
+     * \brief The flow whose owner FinishDue() is telling leaves its links (if no flow of
+     *        the owner's took it over) and its number is free.
+     */
+    void ReleaseFinishing();
+    /**
+     * \brief A flow that starts on the path of the flow that just finished, as its owner is
+     *        told, at the same limit: it takes that flow's place on the links, whose shares
+     *        do not change (a connection's next message).
+     * \param bytes its bytes
+     * \param packets its packets
+     * \param owner its owner
+     * \param cookie handed back to the owner
+     * \return the flow's number (the finished flow's)
+     */
+    uint32_t TakeOver(uint64_t bytes, uint64_t packets, Owner* owner, uint64_t cookie);
     /**
      * \brief Put a flow in the finish heap at a time, or move it there.
      * \param flow the flow
@@ -416,6 +433,12 @@ class FlowNetwork
      * \param entry the entry to put there
      */
     void HeapPlace(uint32_t at, const HeapEntry& entry);
+    /**
+     * \param bytes bytes to send
+     * \param rate at this rate (bytes/s, positive)
+     * \return the time steps they take, rounded up
+     */
+    int64_t StepsToSend(double bytes, double rate) const;
     /**
      * \param f a flow
      * \param now time steps
@@ -448,13 +471,14 @@ class FlowNetwork
         uint64_t cookie; //!< the owner's cookie
     };
 
-    std::vector<Done> m_done;      //!< scratch of FinishDue()
-    std::vector<HeapEntry> m_heap; //!< finish times: a 4-ary heap
-    EventId m_event;               //!< at the earliest finish time
-    int64_t m_eventTime{-1};       //!< its time steps
-    bool m_settlePending{false};   //!< a settlement is scheduled now
-    uint32_t m_active{0};          //!< active flows
-    uint64_t m_started{0};         //!< flows started
+    std::vector<Done> m_done;         //!< scratch of FinishDue()
+    uint32_t m_finishing{UINT32_MAX}; //!< finished, its owner being told, still on its links
+    std::vector<HeapEntry> m_heap;    //!< finish times: a 4-ary heap
+    EventId m_event;                  //!< at the earliest finish time
+    int64_t m_eventTime{-1};          //!< its time steps
+    bool m_settlePending{false};      //!< a settlement is scheduled now
+    uint32_t m_active{0};             //!< active flows
+    uint64_t m_started{0};            //!< flows started
     double m_sent{0};              //!< bytes the flows sent on paths they left (finished or moved)
     uint64_t m_settlements{0};     //!< settlements
     uint64_t m_evaluations{0};     //!< Solve() calls
