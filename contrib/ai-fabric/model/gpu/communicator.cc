@@ -483,7 +483,12 @@ Communicator::Run(Ptr<const CollectiveSchedule> schedule, DoneCallback done)
     for (uint32_t j = 0; j < m_recv.size(); ++j)
     {
         RecvStream& in = m_recv[j];
-        in.length = schedule->GetRecvLength(m_rank, j);
+        const uint64_t length = schedule->GetRecvLength(m_rank, j);
+        NS_ABORT_MSG_IF(length > UINT32_MAX,
+                        "Communicator: rank " << m_rank << " receives " << length
+                                              << " messages on one stream, more than "
+                                              << UINT32_MAX);
+        in.length = static_cast<uint32_t>(length);
         in.received = 0;
         in.arrived = 0;
         in.ahead.clear();
@@ -537,7 +542,7 @@ bool
 Communicator::Satisfied(const ScheduleDependency& d) const
 {
     const RecvStream& in = m_recv[d.stream];
-    for (uint64_t i = std::max(d.first, in.arrived); i <= d.last; ++i)
+    for (uint64_t i = std::max<uint64_t>(d.first, in.arrived); i <= d.last; ++i)
     {
         if (!std::binary_search(in.ahead.begin(), in.ahead.end(), i))
         {

@@ -251,14 +251,16 @@ class Communicator
     };
 
     /// A receive stream of this rank.
-    struct RecvStream
+    struct alignas(64) RecvStream // one cache line: at scale each arrival's first touch
     {
-        uint64_t length{0};            //!< messages that arrive on it
-        uint64_t received{0};          //!< messages received so far
-        uint64_t arrived{0};           //!< messages 0 .. arrived - 1 arrived (and reduced)
+        uint32_t length{0};            //!< messages that arrive on it (Run() checks the bound)
+        uint32_t received{0};          //!< messages received so far
+        uint32_t arrived{0};           //!< messages 0 .. arrived - 1 arrived (and reduced)
         std::vector<uint64_t> ahead;   //!< later messages that arrived, sorted
         std::vector<uint32_t> waiters; //!< send streams waiting for a message of it
     };
+
+    static_assert(sizeof(RecvStream) == 64, "a receive stream is one cache line");
 
     /**
      * \brief Start the messages of a send stream whose dependencies are met, in order.
