@@ -60,6 +60,7 @@ FlowGpuTransport::Setup(uint32_t rank,
                         std::shared_ptr<Shared> shared)
 {
     SetIdentity(rank, nRanks, nChannels);
+    m_multicastKey = UINT64_MAX; // the paths are the communicator's
     m_node = node;
     m_router = router;
     m_network = router->GetNetwork();
@@ -307,20 +308,26 @@ FlowGpuTransport::SendNvls(bool multicast,
     if (multicast)
     {
         // The copies cross every member's ingress (this GPU's included).
-        Shared& shared = *m_shared;
+        // A GPU multicasts to one group, mostly: its path is kept beside the last key.
         const uint64_t key = (static_cast<uint64_t>(groupBase) << 32) | groupSize;
-        auto found = shared.multicastPaths.find(key);
-        if (found == shared.multicastPaths.end())
+        if (key != m_multicastKey)
         {
-            std::vector<FlowNetwork::Use> uses;
-            for (uint32_t g = 0; g < groupSize; ++g)
+            Shared& shared = *m_shared;
+            auto found = shared.multicastPaths.find(key);
+            if (found == shared.multicastPaths.end())
             {
-                uses.push_back({shared.peers[groupBase + g]->m_nvlsIn, 1.0});
+                std::vector<FlowNetwork::Use> uses;
+                for (uint32_t g = 0; g < groupSize; ++g)
+                {
+                    uses.push_back({shared.peers[groupBase + g]->m_nvlsIn, 1.0});
+                }
+                found = shared.multicastPaths.emplace(key, m_network->AddPath(uses)).first;
             }
-            found = shared.multicastPaths.emplace(key, m_network->AddPath(uses)).first;
+            m_multicastKey = key;
+            m_multicastPath = found->second;
         }
         const uint32_t slot = NewTransfer(Kind::MULTICAST, groupBase, groupSize, bytes, tag);
-        m_transfers[slot].path = found->second;
+        m_transfers[slot].path = m_multicastPath;
         m_nvlsWaiting[0].push_back(slot);
     }
     else
@@ -494,15 +501,14 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
     case Kind::RESULT:
     {
         const uint64_t key = (static_cast<uint64_t>(t.peer) << 32) | t.tag;
-        auto it = shared.reductions.find(key);
-        NS_ASSERT(it != shared.reductions.end());
-        Shared::Reduction& r = it->second;
-        if (--r.open > 0 || r.started < r.size)
+        Shared::Reduction* r = shared.reductions.Find(key);
+        NS_ASSERT(r != nullptr);
+        if (--r->open > 0 || r->started < r->size)
         {
             return;
         }
         // Every contribution is in and the result has gone at its pace: it arrives.
-        shared.reductions.erase(it);
+        shared.reductions.Erase(key);
         FlowGpuTransport* dst = shared.peers[t.peer];
         Simulator::ScheduleWithContext(dst->m_node,
                                        dst->NvlsCostsOf(t.bytes).arrival,

@@ -9,6 +9,7 @@
 
 #include "gpu-transport.h"
 #include "ns3/fabric-fifo.h"
+#include "ns3/fabric-flat-map.h"
 #include "ns3/flow-network.h"
 #include "ns3/flow-router.h"
 
@@ -72,7 +73,7 @@ class FlowGpuTransport
         };
 
         std::vector<FlowGpuTransport*> peers;                  //!< by rank
-        std::unordered_map<uint64_t, Reduction> reductions;    //!< by (destination, tag)
+        FabricFlatMap<Reduction> reductions;                   //!< by (destination, tag)
         std::unordered_map<uint64_t, uint32_t> multicastPaths; //!< by group: its ingresses
     };
 
@@ -126,18 +127,20 @@ class FlowGpuTransport
         RESULT,       //!< an NVLS reduction's result, to this GPU
     };
 
-    /// A transfer in flight.
-    struct Transfer
+    /// A transfer in flight (32 bytes: never across two cache lines).
+    struct alignas(32) Transfer
     {
         Kind kind{Kind::UNICAST};  //!< what
+        uint8_t pending{0};        //!< NVLS multicasts: flows not finished (egress, copies)
         uint32_t route{0};         //!< index in m_routes
         uint32_t peer{0};          //!< receiving rank
-        uint64_t bytes{0};         //!< payload
         uint32_t tag{0};           //!< tag
+        uint64_t bytes{0};         //!< payload
         uint32_t flow{UINT32_MAX}; //!< its flow once started (unicast), until it finishes
         uint32_t path{0};          //!< NVLS multicasts: the members' ingress path
-        uint8_t pending{0};        //!< NVLS multicasts: flows not finished (egress, copies)
     };
+
+    static_assert(sizeof(Transfer) == 32, "a transfer is half a cache line");
 
     /**
      * \return a slot for a new transfer
@@ -324,6 +327,8 @@ class FlowGpuTransport
     NvlsCosts m_nvlsCosts;                                  //!< NvlsCostsOf()
     FabricFifo<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
     uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
+    uint64_t m_multicastKey{UINT64_MAX};   //!< the group of its last multicast
+    uint32_t m_multicastPath{0};           //!< that group's ingress path
     uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
     uint32_t m_inPath{UINT32_MAX};         //!< InPath()
     uint64_t m_flows{0};                   //!< flows started
