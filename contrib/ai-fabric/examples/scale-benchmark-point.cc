@@ -42,6 +42,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -337,6 +338,10 @@ void
 AddResultTail(nlohmann::ordered_json& j, const FailureWatch& watch, const TimedRun& run)
 {
     j["scheduler"] = watch.watchdog->GetSchedulerType();
+    // Whether this process's malloc was asked for transparent huge pages (--hugePages).
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    j["huge_pages"] = tunables != nullptr
+                      && std::string(tunables).find("glibc.malloc.hugetlb=1") != std::string::npos;
     j["completed"] = run.out.finding.empty() && !run.out.rows.empty();
     j["finding"] = run.out.finding;
     j["sim_time_us"] = Simulator::Now().GetSeconds() * 1e6;

@@ -50,6 +50,7 @@ struct PointSpec
     std::string mode{"packet"}; //!< the engine: packet or flow
     uint32_t tiers{2};          //!< fat-tree tiers
     uint32_t radix{RADIX};      //!< ports per switch
+    bool hugePages{true};       //!< the child's heap on transparent huge pages (--hugePages)
 };
 
 /**

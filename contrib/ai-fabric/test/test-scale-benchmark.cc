@@ -238,6 +238,21 @@ TEST(ScaleBenchmarkTest, JobsGiveTheSerialFigures)
     const std::string parallelJson = ReadFile(dir + "/parallel.json");
     EXPECT_EQ(nlohmann::json::parse(serialJson)["jobs"], 1);
     EXPECT_EQ(nlohmann::json::parse(parallelJson)["jobs"], 3);
+    // --hugePages (on by default) reaches every point's process through GLIBC_TUNABLES.
+    for (const auto& point : nlohmann::json::parse(serialJson)["points"])
+    {
+        EXPECT_TRUE(point["huge_pages"].get<bool>()) << point;
+    }
+    EXPECT_TRUE(nlohmann::json::parse(serialJson)["huge_pages"]["asked"].get<bool>());
+    const CommandResult small = RunCommand(ProgramPath(BENCHMARK) + " --servers=2 --bytes=1M "
+                                           "--algos=ring --hugePages=false --json="
+                                           + dir + "/small.json");
+    ASSERT_EQ(small.status, 0) << small.out << small.err;
+    EXPECT_NE(small.out.find("# heap: 4 KiB pages (--hugePages=false)"), std::string::npos)
+        << small.out;
+    const nlohmann::json smallJson = nlohmann::json::parse(ReadFile(dir + "/small.json"));
+    EXPECT_FALSE(smallJson["huge_pages"]["asked"].get<bool>());
+    EXPECT_FALSE(smallJson["points"][0]["huge_pages"].get<bool>());
     EXPECT_EQ(Unmeasured(parallelJson), Unmeasured(serialJson));
     RunCommand("rm -rf " + dir);
 }
