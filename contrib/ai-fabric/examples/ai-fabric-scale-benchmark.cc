@@ -621,7 +621,7 @@ main(int argc, char* argv[])
     options.AddFlag("hugePages",
                     "back each point's heap with transparent huge pages (glibc.malloc.hugetlb=1 "
                     "in GLIBC_TUNABLES, unless set there; used where the kernel's THP mode is "
-                    "madvise or always): at 8,192 GPUs the flow level runs 15% to 23% faster",
+                    "madvise or always): at 8,192 GPUs the flow level ran 4% to 24% faster",
                     true);
     options.Add("ranks",
                 "MPI ranks of each point (the MPI build: ./ns3 configure --mpi); each point "
