@@ -118,6 +118,7 @@ FlowNetwork::DoDispose()
     m_uses.clear();
     m_pathUses.clear();
     m_flows.clear();
+    m_history.clear();
     m_limits.clear();
     m_heapAt.clear();
     m_isTouched.clear();
@@ -236,6 +237,7 @@ FlowNetwork::Start(
     {
         id = static_cast<uint32_t>(m_flows.size());
         m_flows.emplace_back();
+        m_history.emplace_back();
         m_limits.emplace_back();
         m_heapAt.push_back(NOT_IN_HEAP);
         m_isTouched.push_back(0);
@@ -250,8 +252,7 @@ FlowNetwork::Start(
     m_limits[id].maxRate = maxRate;
     m_limits[id].uses = m_pathUses[path];
     f.updated = Simulator::Now().GetTimeStep();
-    f.stoppedAt = -1;
-    f.rateBefore = 0;
+    f.stopped = false;
     f.active = true;
     f.owner = owner;
     f.cookie = cookie;
@@ -300,10 +301,11 @@ FlowNetwork::Move(uint32_t flow, uint32_t path)
     const double sent = static_cast<double>(f.bytes) - f.remaining;
     const auto sentPackets = static_cast<uint64_t>(std::llround(
         f.bytes > 0 ? static_cast<double>(f.packets) * sent / static_cast<double>(f.bytes) : 0));
-    Leave(flow, sent + static_cast<double>(f.bytesBefore), sentPackets + f.packetsBefore);
+    FlowHistory& h = m_history[flow];
+    Leave(flow, sent + static_cast<double>(h.bytesBefore), sentPackets + h.packetsBefore);
     m_sent += sent;
-    f.bytesBefore = 0;
-    f.packetsBefore = 0;
+    h.bytesBefore = 0;
+    h.packetsBefore = 0;
     f.bytes = static_cast<uint64_t>(std::ceil(f.remaining));
     f.packets -= std::min(f.packets, sentPackets);
     f.path = path;
@@ -323,12 +325,12 @@ bool
 FlowNetwork::GetStop(uint32_t flow, Time& since, double& rateBefore) const
 {
     const Flow& f = m_flows.at(flow);
-    if (f.stoppedAt < 0 || f.rate > 0)
+    if (!f.stopped || f.rate > 0)
     {
         return false;
     }
-    since = TimeStep(f.stoppedAt);
-    rateBefore = f.rateBefore;
+    since = TimeStep(m_history[flow].stoppedAt);
+    rateBefore = m_history[flow].rateBefore;
     return true;
 }
 
@@ -419,7 +421,7 @@ FlowNetwork::GetLinkBytes(uint32_t link) const
         // With the flows it took over (a finished flow not yet off its links: all of it).
         const Flow& f = m_flows[m.flow];
         const double sent = static_cast<double>(f.bytes) - (f.active ? RemainingAt(f, now) : 0);
-        bytes += m.weight * (static_cast<double>(f.bytesBefore) + sent);
+        bytes += m.weight * (static_cast<double>(m_history[m.flow].bytesBefore) + sent);
     }
     return bytes;
 }
@@ -432,7 +434,7 @@ FlowNetwork::GetLinkPackets(uint32_t link) const
     for (const Member& m : l.members)
     {
         const Flow& f = m_flows[m.flow];
-        packets += f.packetsBefore + (f.active ? 0 : f.packets);
+        packets += m_history[m.flow].packetsBefore + (f.active ? 0 : f.packets);
     }
     return packets;
 }
@@ -702,14 +704,15 @@ FlowNetwork::Settle()
                 rate = std::max(rate, m_links[m_uses[i].link].capacity);
             }
         }
-        if (rate <= 0 && f.stoppedAt < 0)
+        if (rate <= 0 && !f.stopped)
         {
-            f.stoppedAt = now; // a link of its path is down (or it started on one)
-            f.rateBefore = f.rate;
+            f.stopped = true; // a link of its path is down (or it started on one)
+            m_history[id].stoppedAt = now;
+            m_history[id].rateBefore = f.rate;
         }
         else if (rate > 0)
         {
-            f.stoppedAt = -1;
+            f.stopped = false;
         }
         if (!Differ(rate, f.rate))
         {
@@ -760,9 +763,10 @@ FlowNetwork::ReleaseFinishing()
     const uint32_t id = m_finishing;
     m_finishing = UINT32_MAX;
     Flow& f = m_flows[id];
-    Leave(id, static_cast<double>(f.bytes + f.bytesBefore), f.packets + f.packetsBefore);
-    f.bytesBefore = 0;
-    f.packetsBefore = 0;
+    FlowHistory& h = m_history[id];
+    Leave(id, static_cast<double>(f.bytes + h.bytesBefore), f.packets + h.packetsBefore);
+    h.bytesBefore = 0;
+    h.packetsBefore = 0;
     f.rate = 0;
     m_freeFlows.push_back(id);
 }
@@ -777,8 +781,8 @@ FlowNetwork::TakeOver(uint64_t bytes, uint64_t packets, Owner* owner, uint64_t c
     const uint32_t id = m_finishing;
     m_finishing = UINT32_MAX;
     Flow& f = m_flows[id];
-    f.bytesBefore += f.bytes;
-    f.packetsBefore += f.packets;
+    m_history[id].bytesBefore += f.bytes;
+    m_history[id].packetsBefore += f.packets;
     const int64_t now = Simulator::Now().GetTimeStep();
     f.bytes = bytes;
     f.packets = packets;

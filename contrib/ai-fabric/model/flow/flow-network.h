@@ -293,23 +293,32 @@ class FlowNetwork
 
     static_assert(sizeof(Link) == 64, "a link is one cache line");
 
-    /// A flow.
-    struct Flow
+    /// A flow: what its start, its settlements and its finish read and write.
+    struct alignas(64) Flow // one cache line
     {
-        uint32_t path{0};          //!< its path
-        bool active{false};        //!< started, not finished
-        uint64_t bytes{0};         //!< its bytes
-        uint64_t packets{0};       //!< its packets
-        double remaining{0};       //!< bytes not yet sent at m_updated
-        double rate{0};            //!< bytes/s
-        int64_t updated{0};        //!< time steps of the last rate change
-        int64_t stoppedAt{-1};     //!< time steps its rate fell to 0 (-1: moving)
-        double rateBefore{0};      //!< its rate before it stopped
-        Owner* owner{nullptr};     //!< told when it finishes
-        uint64_t cookie{0};        //!< handed to the owner
+        uint32_t path{0};      //!< its path
+        bool active{false};    //!< started, not finished
+        bool stopped{false};   //!< its rate fell to 0 (m_history says when)
+        uint64_t bytes{0};     //!< its bytes
+        uint64_t packets{0};   //!< its packets
+        double remaining{0};   //!< bytes not yet sent at m_updated
+        double rate{0};        //!< bytes/s
+        int64_t updated{0};    //!< time steps of the last rate change
+        Owner* owner{nullptr}; //!< told when it finishes
+        uint64_t cookie{0};    //!< handed to the owner
+    };
+
+    static_assert(sizeof(Flow) == 64, "a flow is one cache line");
+
+    /// What a flow keeps beside Flow: read at a take-over, a move, a stop and in the
+    /// statistics, never in a settlement.
+    struct FlowHistory
+    {
         uint64_t bytesBefore{0};   //!< bytes of the flows it took over (Start()), not yet
                                    //!< counted on its links
         uint64_t packetsBefore{0}; //!< their packets
+        int64_t stoppedAt{0};      //!< time steps its rate fell to 0 (Flow::stopped)
+        double rateBefore{0};      //!< its rate before it stopped
     };
 
     /// What solving a link reads of each of its flows (kept apart from Flow: dense).
@@ -446,14 +455,15 @@ class FlowNetwork
      */
     double RemainingAt(const Flow& f, int64_t now) const;
 
-    std::vector<Link> m_links;        //!< by number
-    std::vector<PathUse> m_uses;      //!< every path's uses, path after path
-    std::vector<uint32_t> m_pathUses; //!< by path: its first use in m_uses
-    std::vector<Flow> m_flows;        //!< by number
-    std::vector<Limits> m_limits;     //!< by flow
-    std::vector<uint32_t> m_heapAt;   //!< by flow: its place in m_heap
-    std::vector<uint32_t> m_slots;    //!< by flow x m_stride + use: its place in the link's members
-    uint32_t m_stride{1};             //!< the longest path's uses
+    std::vector<Link> m_links;          //!< by number
+    std::vector<PathUse> m_uses;        //!< every path's uses, path after path
+    std::vector<uint32_t> m_pathUses;   //!< by path: its first use in m_uses
+    std::vector<Flow> m_flows;          //!< by number
+    std::vector<FlowHistory> m_history; //!< by flow
+    std::vector<Limits> m_limits;       //!< by flow
+    std::vector<uint32_t> m_heapAt;     //!< by flow: its place in m_heap
+    std::vector<uint32_t> m_slots; //!< by flow x m_stride + use: its place in the link's members
+    uint32_t m_stride{1};          //!< the longest path's uses
     std::vector<uint32_t> m_freeFlows;           //!< numbers to reuse
     std::vector<uint32_t> m_queue;               //!< links to solve (a stack)
     std::vector<uint32_t> m_touched;             //!< flows whose rates may have changed
