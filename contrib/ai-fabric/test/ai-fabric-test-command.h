@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -44,15 +45,55 @@ ReadFile(const std::string& path)
 }
 
 /**
- * \return a fresh temporary directory
+ * \param prefix the directory's name before its six random characters
+ * \return a fresh temporary directory ("/tmp" if none could be made), the caller's to remove
  */
 inline std::string
-TempDir()
+MakeTempDir(const std::string& prefix)
 {
-    char pattern[] = "/tmp/ai-fabric-test-XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+    const char* dir = mkdtemp(pattern.data());
+    EXPECT_NE(dir, nullptr) << pattern;
     return dir ? dir : "/tmp";
+}
+
+/**
+ * \return the temporary directories TempDir() made in this process and not yet removed
+ */
+inline std::vector<std::string>&
+TempDirs()
+{
+    static std::vector<std::string> dirs;
+    return dirs;
+}
+
+/**
+ * \param prefix the directory's name before its six random characters
+ * \return a fresh temporary directory, removed with all it holds when the process's tests end
+ *         (RemoveTempDirs(), from test-main.cc), also after a test that failed before its
+ *         own cleanup
+ */
+inline std::string
+TempDir(const std::string& prefix = "ai-fabric-test")
+{
+    const std::string dir = MakeTempDir(prefix);
+    if (dir != "/tmp")
+    {
+        TempDirs().push_back(dir);
+    }
+    return dir;
+}
+
+/// Remove every directory TempDir() made, with what it holds.
+inline void
+RemoveTempDirs()
+{
+    for (const std::string& dir : TempDirs())
+    {
+        std::error_code ignored; // one already removed by its test
+        std::filesystem::remove_all(dir, ignored);
+    }
+    TempDirs().clear();
 }
 
 /**
@@ -62,7 +103,7 @@ TempDir()
 inline CommandResult
 RunCommand(const std::string& command)
 {
-    const std::string dir = TempDir();
+    const std::string dir = MakeTempDir("ai-fabric-test"); // removed below
     const std::string errFile = dir + "/stderr";
     CommandResult r;
     FILE* pipe = popen((command + " 2>" + errFile).c_str(), "r");

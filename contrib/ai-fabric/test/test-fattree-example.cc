@@ -56,8 +56,7 @@ Slurp(const std::string& path)
 Outcome
 Fattree(const std::string& args)
 {
-    char dir[] = "/tmp/ai-fabric-fattree-XXXXXX";
-    const std::string errFile = std::string(mkdtemp(dir)) + "/stderr";
+    const std::string errFile = TempDir("ai-fabric-fattree") + "/stderr";
     Outcome o;
     const std::string command = ProgramPath("ai-fabric-fattree") + " " + args + " 2>" + errFile;
     FILE* pipe = popen(command.c_str(), "r");
@@ -86,8 +85,7 @@ class FattreeExampleTest : public AiFabricTest
 
 TEST_F(FattreeExampleTest, PrintsTheTableAndIsDeterministic)
 {
-    char dir[] = "/tmp/ai-fabric-fattree-json-XXXXXX";
-    const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+    const std::string json = TempDir("ai-fabric-fattree-json") + "/run.json";
     const Outcome a = Fattree(SMALL + " --json=" + json);
     const Outcome b = Fattree(SMALL);
     ASSERT_EQ(a.status, 0) << a.err;
@@ -224,8 +222,7 @@ TEST_F(FattreeExampleTest, BadInputIsRefused)
 // 16 one-GPU servers, no rail, one channel. Broadcast runs on the defaults.
 TEST_F(FattreeExampleTest, DefaultsFollowTheServerPreset)
 {
-    char dir[] = "/tmp/ai-fabric-fattree-defaults-XXXXXX";
-    const std::string base = std::string(mkdtemp(dir));
+    const std::string base = TempDir("ai-fabric-fattree-defaults");
     struct Case
     {
         std::string args;   //!< flags
@@ -260,8 +257,7 @@ TEST_F(FattreeExampleTest, DefaultsFollowTheServerPreset)
 // presets a newcomer types (one NVL72 rack, four DGX A100, 64 HGX B200) run as they are.
 TEST_F(FattreeExampleTest, DefaultsFitTheServers)
 {
-    char dir[] = "/tmp/ai-fabric-fattree-sized-XXXXXX";
-    const std::string base = std::string(mkdtemp(dir));
+    const std::string base = TempDir("ai-fabric-fattree-sized");
     struct Case
     {
         std::string args;  //!< flags
@@ -344,8 +340,7 @@ TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
 {
     auto run = [](const std::string& tree)
     {
-        char dir[] = "/tmp/ai-fabric-fattree-over-XXXXXX";
-        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const std::string json = TempDir("ai-fabric-fattree-over") + "/run.json";
         const Outcome o = Fattree(
             "--server=none --servers=4 --gpusPerServer=4 --rail=true --algo=ring "
             "--minBytes=16M --maxBytes=16M --iters=1 --warmup=0 --quiet "
@@ -385,8 +380,7 @@ TEST_F(FattreeExampleTest, SharedNicsHalveTheRing)
 {
     auto run = [](const std::string& args)
     {
-        char dir[] = "/tmp/ai-fabric-fattree-nics-XXXXXX";
-        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const std::string json = TempDir("ai-fabric-fattree-nics") + "/run.json";
         const Outcome o = Fattree(
             "--server=dgx-a100 --servers=2 --algo=ring --protocol=simple "
             "--minBytes=64M --maxBytes=64M --iters=1 --warmup=0 --quiet "
@@ -434,8 +428,7 @@ TEST_F(FattreeExampleTest, FailureShowsDetectionRerouteAndSlowdown)
           "--failures=link:leaf0-spine0@200us";
     for (const bool ib : {false, true})
     {
-        char dir[] = "/tmp/ai-fabric-fattree-fail-XXXXXX";
-        const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+        const std::string json = TempDir("ai-fabric-fattree-fail") + "/run.json";
         const Outcome o = Fattree(args + (ib ? " --fabric=ib" : "") + " --json=" + json);
         ASSERT_EQ(o.status, 0) << o.err;
         const double detected = ib ? 1200 : 30200;
@@ -468,8 +461,7 @@ TEST_F(FattreeExampleTest, FailureAfterTheEndAndNicDown)
     const std::string args
         = "--server=none --servers=8 --radix=4 --minBytes=1M --maxBytes=1M "
           "--iters=1 --warmup=0 --quiet";
-    char dir[] = "/tmp/ai-fabric-fattree-fail-XXXXXX";
-    const std::string json = std::string(mkdtemp(dir)) + "/run.json";
+    const std::string json = TempDir("ai-fabric-fattree-fail") + "/run.json";
     // Without --quiet too: the baseline run prints no progress line before the refusal.
     const Outcome late = Fattree(
         "--server=none --servers=8 --radix=4 --minBytes=1M "
