@@ -15,12 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 using namespace ns3;
@@ -29,25 +27,7 @@ namespace
 {
 
 /// What a program printed and how it ended.
-struct Outcome
-{
-    int status{-1};  //!< exit status
-    std::string out; //!< standard output
-    std::string err; //!< standard error
-};
-
-/**
- * \param path a file
- * \return its contents
- */
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
-}
+using Outcome = CommandResult;
 
 /**
  * \param args arguments of ai-fabric-fattree
@@ -56,20 +36,7 @@ Slurp(const std::string& path)
 Outcome
 Fattree(const std::string& args)
 {
-    const std::string errFile = TempDir("ai-fabric-fattree") + "/stderr";
-    Outcome o;
-    const std::string command = ProgramPath("ai-fabric-fattree") + " " + args + " 2>" + errFile;
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while (pipe && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    {
-        o.out.append(buffer.data(), n);
-    }
-    const int status = pipe ? pclose(pipe) : -1;
-    o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.err = Slurp(errFile);
-    return o;
+    return RunCommand(ProgramPath("ai-fabric-fattree") + " " + args);
 }
 
 /// A small, quick scenario: 8 GPUs on a radix-4 leaf-spine.
@@ -132,7 +99,7 @@ TEST_F(FattreeExampleTest, PrintsTheTableAndIsDeterministic)
     }
 
     // The JSON of the design: scenario, results, fabric, links, failures, sim.
-    const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
     for (const char* key : {"scenario", "results", "fabric", "links", "failures", "sim"})
     {
         EXPECT_TRUE(j.contains(key)) << key;
@@ -243,7 +210,7 @@ TEST_F(FattreeExampleTest, DefaultsFollowTheServerPreset)
             = Fattree(cases[i].args + " --minBytes=1M --maxBytes=1M --iters=1 --warmup=0 --quiet"
                       + " --json=" + json);
         ASSERT_EQ(o.status, 0) << cases[i].args << ": " << o.err;
-        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
         EXPECT_EQ(j["scenario"]["servers"], cases[i].servers) << cases[i].args;
         EXPECT_EQ(j["scenario"]["rail"], cases[i].rail) << cases[i].args;
         EXPECT_EQ(j["scenario"]["channels"], cases[i].channels) << cases[i].args;
@@ -286,7 +253,7 @@ TEST_F(FattreeExampleTest, DefaultsFitTheServers)
         const Outcome o = Fattree(c.args + " --minBytes=64K --maxBytes=64K --iters=1 --warmup=0"
                                   + " --quiet --json=" + json);
         ASSERT_EQ(o.status, 0) << c.args << ": " << o.err;
-        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
         EXPECT_EQ(j["scenario"]["tiers"], c.tiers) << c.args;
         EXPECT_EQ(j["scenario"]["radix"], c.radix) << c.args;
         EXPECT_EQ(j["scenario"]["sized"], c.sized) << c.args;
@@ -346,7 +313,7 @@ TEST_F(FattreeExampleTest, OversubscriptionShowsInBusbwAndUplinks)
             "--minBytes=16M --maxBytes=16M --iters=1 --warmup=0 --quiet "
             + tree + " --json=" + json);
         EXPECT_EQ(o.status, 0) << o.err;
-        return nlohmann::json::parse(Slurp(json));
+        return nlohmann::json::parse(ReadFile(json));
     };
     const nlohmann::json full = run("--radix=8 --oversubscription=1:1");
     const nlohmann::json over = run("--radix=5 --oversubscription=4:1");
@@ -386,7 +353,7 @@ TEST_F(FattreeExampleTest, SharedNicsHalveTheRing)
             "--minBytes=64M --maxBytes=64M --iters=1 --warmup=0 --quiet "
             + args + " --json=" + json);
         EXPECT_EQ(o.status, 0) << o.err;
-        return nlohmann::json::parse(Slurp(json));
+        return nlohmann::json::parse(ReadFile(json));
     };
     for (const char* mode : {"packet", "flow"})
     {
@@ -438,7 +405,7 @@ TEST_F(FattreeExampleTest, FailureShowsDetectionRerouteAndSlowdown)
              << " us, rerouted " << rerouted << " us\n";
         EXPECT_NE(o.out.find(line.str()), std::string::npos) << o.out;
         EXPECT_NE(o.out.find("# sweep time: "), std::string::npos) << o.out;
-        const nlohmann::json j = nlohmann::json::parse(Slurp(json));
+        const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
         ASSERT_EQ(j["failures"].size(), 1u);
         EXPECT_EQ(j["failures"][0]["what"], "link leaf0-spine0 down");
         EXPECT_EQ(j["failures"][0]["time_us"], 200.0);
