@@ -16,6 +16,7 @@
 #include "ns3/collective-plan.h"
 #include "ns3/collective-tuner.h"
 #include "ns3/communicator.h"
+#include "ns3/double.h"
 #include "ns3/fabric-flow-router.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-simulator-impl.h"
@@ -37,6 +38,7 @@
 #include <iomanip>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 namespace ns3
 {
@@ -639,19 +641,45 @@ CollectiveScenario::Simulate(bool inject, bool print)
         out.congestedLinks = congestion.links;
         out.congestionFanIn = congestion.peakFanIn;
         out.congestionDemand = congestion.peakDemand;
+        out.sharedInputLinks = congestion.sharedInput;
         if (congestion.links > 0)
         {
             out.congestionLink = router->GetLinkName(congestion.peakLink);
             out.congestionTime = congestion.peakTime;
+        }
+        if (congestion.sharedInput > 0)
+        {
+            out.sharedInputLink = router->GetLinkName(congestion.sharedInputLink);
+            out.sharedInputTime = congestion.sharedInputTime;
+        }
+        if (congestion.links > 0 || congestion.sharedInput > 0)
+        {
             // One line on stderr (stdout is the table): the answer may be off there, either way.
+            std::ostringstream seen;
+            if (congestion.links > 0)
+            {
+                seen << congestion.links << " switch port(s) where flows from several ports "
+                     << "converge and would take up to " << std::fixed << std::setprecision(1)
+                     << congestion.peakDemand << std::defaultfloat << std::setprecision(6)
+                     << "x its rate (most ports: " << congestion.peakFanIn << ", at "
+                     << out.congestionLink << ", " << FailureReport::Us(congestion.peakTime)
+                     << " us)";
+            }
+            if (congestion.sharedInput > 0)
+            {
+                DoubleValue threshold;
+                network->GetAttribute("SharedInputDemand", threshold);
+                seen << (congestion.links > 0 ? "; " : "") << congestion.sharedInput
+                     << " switch port(s) where flows converge at " << threshold.Get()
+                     << "x its rate or more from "
+                     << "ports that also carry other flows (first at " << out.sharedInputLink
+                     << ", " << FailureReport::Us(congestion.sharedInputTime)
+                     << " us: there they run ahead into the buffer, or PFC pauses those ports "
+                        "and the other flows with them)";
+            }
             std::cerr << m_program << ": warning: the flow level saw congestion it does not "
-                      << "model: " << congestion.links << " switch port(s) where flows from "
-                      << "several ports converge and would take up to " << std::fixed
-                      << std::setprecision(1) << congestion.peakDemand << std::defaultfloat
-                      << std::setprecision(6) << "x its rate (most ports: " << congestion.peakFanIn
-                      << ", at " << out.congestionLink << ", "
-                      << FailureReport::Us(congestion.peakTime)
-                      << " us); the packet level queues, pauses and throttles there, and its "
+                      << "model: " << seen.str()
+                      << "; the packet level queues, pauses and throttles there, and its "
                          "time may differ (--mode=packet; the manual's \"The flow level\")"
                       << std::endl;
         }

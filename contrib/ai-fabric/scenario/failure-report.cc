@@ -243,6 +243,12 @@ FailureReport::AddRunJson(nlohmann::ordered_json& j,
             congestion["peak_link"] = run.congestionLink;
             congestion["peak_time_us"] = Us(run.congestionTime);
         }
+        congestion["shared_input_links"] = run.sharedInputLinks;
+        if (run.sharedInputLinks > 0)
+        {
+            congestion["shared_input_link"] = run.sharedInputLink;
+            congestion["shared_input_time_us"] = Us(run.sharedInputTime);
+        }
         j["sim"]["flow_congestion"] = congestion;
     }
     if (run.ranks > 1)

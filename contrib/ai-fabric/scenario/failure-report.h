@@ -63,6 +63,9 @@ struct FailureRunOutput
     double congestionDemand{0};           //!< flow level: the highest demand over a port's rate
     std::string congestionLink;           //!< flow level: that port's link name
     Time congestionTime;                  //!< flow level: when it first saw that many
+    uint32_t sharedInputLinks{0};         //!< flow level: ports of converging shared inputs
+    std::string sharedInputLink;          //!< flow level: the first of them
+    Time sharedInputTime;                 //!< flow level: when it was first seen
     std::vector<FaultRecord> records;     //!< failures that struck
     std::string finding;                  //!< why the run could not complete (empty: it did)
     bool stalled{false};                  //!< the stall detector stopped it

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -162,6 +163,78 @@ TEST_F(FlowNetworkTest, ConvergingFlowsAreCongestion)
             }
             // Sharing C, both end at 2 x 1 MB / 10 GB/s (the same link: A limits them alike).
             EXPECT_NEAR(rec.finished[2].GetSeconds(), 2e-4, 2e-12);
+            net->Dispose();
+            Simulator::Destroy();
+        }
+    }
+}
+
+// Converging on shared inputs: senders A, B and C (10 GB/s links each) send a flow each
+// through port D (10 GB/s, watched), and A's link also carries a flow to E. D limits the three
+// to 10/3 GB/s; without it they would take 5 (A's half), 10 and 10 GB/s: 2.5 times its rate,
+// below CongestionDemand (4), at or above SharedInputDemand 2 and 2.5, not 3. With the flow to
+// E, one flow on D's input links does not cross D: flagged, once, at its start. Without it
+// (the three alone) nothing is flagged at any threshold.
+TEST_F(FlowNetworkTest, ConvergingOnSharedInputs)
+{
+    for (const double threshold : {2.0, 2.5, 3.0})
+    {
+        for (const bool other : {true, false})
+        {
+            Ptr<FlowNetwork> net = CreateObject<FlowNetwork>();
+            net->SetAttribute("SharedInputDemand", DoubleValue(threshold));
+            const DataRate rate("80Gbps");
+            const uint32_t a = net->AddLink(rate);
+            const uint32_t b = net->AddLink(rate);
+            const uint32_t c = net->AddLink(rate);
+            const uint32_t d = net->AddLink(rate);
+            const uint32_t e = net->AddLink(rate);
+            net->WatchLink(d);
+            net->WatchLink(e);
+            const uint32_t pa = net->AddPath({{a, 1.0}, {d, 1.0}});
+            const uint32_t pb = net->AddPath({{b, 1.0}, {d, 1.0}});
+            const uint32_t pc = net->AddPath({{c, 1.0}, {d, 1.0}});
+            const uint32_t pe = net->AddPath({{a, 1.0}, {e, 1.0}});
+            std::vector<std::pair<uint32_t, uint32_t>> traced;
+            net->TraceConnectWithoutContext(
+                "SharedInput",
+                MakeBoundCallback(
+                    +[](std::vector<std::pair<uint32_t, uint32_t>>* seen,
+                        uint32_t link,
+                        uint32_t others) { seen->emplace_back(link, others); },
+                    &traced));
+            Recorder rec;
+            Simulator::Schedule(Seconds(0),
+                                [&]()
+                                {
+                                    net->Start(pa, 1000000, 1, &rec, 1);
+                                    net->Start(pb, 1000000, 1, &rec, 2);
+                                    net->Start(pc, 1000000, 1, &rec, 3);
+                                    if (other)
+                                    {
+                                        net->Start(pe, 1000000, 1, &rec, 4);
+                                    }
+                                });
+            Simulator::Run();
+            const FlowNetwork::Congestion& seen = net->GetCongestion();
+            const bool flagged = other && threshold <= 2.5;
+            EXPECT_EQ(seen.links, 0u) << threshold << " " << other;
+            EXPECT_EQ(seen.sharedInput, flagged ? 1u : 0u) << threshold << " " << other;
+            EXPECT_EQ(!traced.empty(), flagged) << threshold << " " << other;
+            if (flagged)
+            {
+                EXPECT_EQ(seen.sharedInputLink, d);
+                EXPECT_EQ(seen.sharedInputTime, Seconds(0));
+                EXPECT_EQ(traced.front(), std::make_pair(d, 1u));
+            }
+            // D's three flows at 10/3 GB/s each: 1 MB in 300 us; the flow to E takes A's
+            // other 20/3 GB/s (150 us).
+            EXPECT_NEAR(rec.finished[1].GetSeconds(), 3e-4, 2e-12);
+            EXPECT_NEAR(rec.finished[3].GetSeconds(), 3e-4, 2e-12);
+            if (other)
+            {
+                EXPECT_NEAR(rec.finished[4].GetSeconds(), 1.5e-4, 2e-12);
+            }
             net->Dispose();
             Simulator::Destroy();
         }

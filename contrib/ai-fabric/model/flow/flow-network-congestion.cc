@@ -66,6 +66,29 @@ FlowNetwork::FanIn(uint32_t link, double& demand)
                                  - m_upstream.begin());
 }
 
+uint32_t
+FlowNetwork::Blocked(uint32_t link)
+{
+    // The link before this one of every data flow crossing it: how many of each upstream
+    // link's data flows come on here.
+    m_feeding.clear();
+    for (const Member& m : m_links[link].members)
+    {
+        if (m.use > 0 && m.weight == 1.0)
+        {
+            m_feeding.push_back(m_uses[m_limits[m.flow].uses + m.use - 1].link);
+        }
+    }
+    std::sort(m_feeding.begin(), m_feeding.end());
+    uint32_t blocked = 0;
+    for (uint32_t up : m_upstream)
+    {
+        const auto [first, last] = std::equal_range(m_feeding.begin(), m_feeding.end(), up);
+        blocked += m_links[up].dataFlows - static_cast<uint32_t>(last - first);
+    }
+    return blocked;
+}
+
 void
 FlowNetwork::NoteCongestion()
 {
@@ -74,7 +97,31 @@ FlowNetwork::NoteCongestion()
         m_links[link].changed = false;
         double demand = 0;
         const uint32_t fanIn = FanIn(link, demand);
-        if (fanIn < 2 || demand < m_congestionDemand)
+        if (fanIn < 2)
+        {
+            continue;
+        }
+        if (demand >= m_sharedInputDemand)
+        {
+            if (const uint32_t blocked = Blocked(link); blocked > 0)
+            {
+                if (m_sharedInputSeen.size() <= link)
+                {
+                    m_sharedInputSeen.resize(m_links.size(), false);
+                }
+                if (!m_sharedInputSeen[link])
+                {
+                    m_sharedInputSeen[link] = true;
+                    if (m_congestion.sharedInput++ == 0)
+                    {
+                        m_congestion.sharedInputLink = link;
+                        m_congestion.sharedInputTime = Simulator::Now();
+                    }
+                }
+                m_sharedInputTrace(link, blocked);
+            }
+        }
+        if (demand < m_congestionDemand)
         {
             continue;
         }

@@ -86,6 +86,14 @@ class FlowNetwork
     typedef void (*CongestionTracedCallback)(uint32_t link, uint32_t fanIn);
 
     /**
+     * TracedCallback signature of a port where flows converge from links that carry other
+     * flows (GetCongestion()).
+     * \param link the link
+     * \param others the data flows on its upstream links that do not cross it
+     */
+    typedef void (*SharedInputTracedCallback)(uint32_t link, uint32_t others);
+
+    /**
      * TracedCallback signature of a flow that starts or finishes.
      * \param flow the flow
      * \param path its path
@@ -126,11 +134,14 @@ class FlowNetwork
     /// What the watched links saw (GetCongestion()).
     struct Congestion
     {
-        uint32_t links{0};     //!< watched links that were ever congested
-        double peakDemand{0};  //!< the highest demand over capacity on one of them
-        uint32_t peakFanIn{0}; //!< the most upstream links one of them limited at once
-        uint32_t peakLink{0};  //!< that link (valid if links > 0)
-        Time peakTime;         //!< when it first limited that many
+        uint32_t links{0};           //!< watched links that were ever congested
+        double peakDemand{0};        //!< the highest demand over capacity on one of them
+        uint32_t peakFanIn{0};       //!< the most upstream links one of them limited at once
+        uint32_t peakLink{0};        //!< that link (valid if links > 0)
+        Time peakTime;               //!< when it first limited that many
+        uint32_t sharedInput{0};     //!< watched links: converging flows, shared inputs
+        uint32_t sharedInputLink{0}; //!< the first of them (valid if sharedInput > 0)
+        Time sharedInputTime;        //!< when it was first seen
     };
 
     /**
@@ -139,6 +150,13 @@ class FlowNetwork
      *        flows would take without it is at least CongestionDemand times its capacity:
      *        there the packet level queues, marks ECN, pauses with PFC and slows its senders
      *        with congestion control, none of which the flow level models.
+     *        A watched link also counts in sharedInput when it limits flows that arrive by
+     *        at least two different links, what they would take without it is at least
+     *        SharedInputDemand times its capacity, and one of those links also carries data
+     *        flows that do not cross it. The packet level's queue there couples them: the
+     *        converging flows run ahead into the buffer, freeing their input links for the
+     *        others early, or PFC pauses those links and the others stop with them
+     *        (head-of-line blocking).
      * \return what the watched links saw so far
      */
     const Congestion& GetCongestion() const;
@@ -368,6 +386,12 @@ class FlowNetwork
      */
     uint32_t FanIn(uint32_t link, double& demand);
     /**
+     * \param link a watched link, after FanIn() (its upstream links, sorted and unique, in
+     *        m_upstream)
+     * \return the data flows on those upstream links that do not cross it
+     */
+    uint32_t Blocked(uint32_t link);
+    /**
      * \param a a level
      * \param b another
      * \return true if they differ by more than rounding
@@ -471,6 +495,9 @@ class FlowNetwork
     std::vector<std::pair<double, double>> m_bw; //!< scratch of Solve(): (limit, weight)
     std::vector<uint32_t> m_changed;             //!< watched links whose level changed
     std::vector<uint32_t> m_upstream;            //!< scratch of FanIn()
+    std::vector<uint32_t> m_feeding;             //!< scratch of Blocked()
+    std::vector<bool> m_sharedInputSeen;         //!< by link: counted in sharedInput
+    double m_sharedInputDemand{2.0};             //!< SharedInputDemand
     Congestion m_congestion;                     //!< GetCongestion()
     double m_congestionDemand{4.0};              //!< CongestionDemand
     /// A flow finished, its owner not yet told.
@@ -498,6 +525,7 @@ class FlowNetwork
     TracedCallback<uint32_t, uint32_t, uint64_t> m_startTrace;  //!< FlowStart
     TracedCallback<uint32_t, uint32_t, uint64_t> m_finishTrace; //!< FlowFinish
     TracedCallback<uint32_t, uint32_t> m_congestionTrace;       //!< Congestion
+    TracedCallback<uint32_t, uint32_t> m_sharedInputTrace;      //!< SharedInput
 };
 
 } // namespace ns3
