@@ -101,14 +101,16 @@ FlowNetwork::NoteCongestion()
         {
             continue;
         }
-        if (demand >= m_sharedInputDemand)
+        if (m_sharedInputSeen.size() <= link)
+        {
+            m_sharedInputSeen.resize(m_links.size(), false);
+        }
+        // Once counted, a link is looked at again only for the trace's sinks.
+        if (demand >= m_sharedInputDemand
+            && (!m_sharedInputSeen[link] || !m_sharedInputTrace.IsEmpty()))
         {
             if (const uint32_t blocked = Blocked(link); blocked > 0)
             {
-                if (m_sharedInputSeen.size() <= link)
-                {
-                    m_sharedInputSeen.resize(m_links.size(), false);
-                }
                 if (!m_sharedInputSeen[link])
                 {
                     m_sharedInputSeen[link] = true;
