@@ -44,6 +44,21 @@ class Recorder : public FlowNetwork::Owner
     std::map<uint64_t, Time> finished; //!< by cookie
 };
 
+/// Starts a flow of 1 MB on each path at time 0 (cookies 1, 2, ...) and runs them to the end.
+void
+RunMegabyteFlows(const Ptr<FlowNetwork>& net, Recorder& rec, const std::vector<uint32_t>& paths)
+{
+    Simulator::Schedule(Seconds(0),
+                        [&]()
+                        {
+                            for (std::size_t i = 0; i < paths.size(); ++i)
+                            {
+                                net->Start(paths[i], 1000000, 1, &rec, i + 1);
+                            }
+                        });
+    Simulator::Run();
+}
+
 // Two links, two flows: flow 1 on A (100 Gb/s) alone, flow 2 on A and B. With B at 40 Gb/s,
 // flow 2 is limited by B (5 GB/s) and flow 1 takes the rest of A (7.5 GB/s); with B at 80
 // Gb/s, A limits both (6.25 GB/s each), and when flow 1 ends flow 2 speeds up to B's 10 GB/s.
@@ -143,13 +158,7 @@ TEST_F(FlowNetworkTest, ConvergingFlowsAreCongestion)
                     +[](uint32_t* n, uint32_t /* link */, uint32_t /* fanIn */) { ++*n; },
                     &traced));
             Recorder rec;
-            Simulator::Schedule(Seconds(0),
-                                [&]()
-                                {
-                                    net->Start(pa, 1000000, 1, &rec, 1);
-                                    net->Start(pb, 1000000, 1, &rec, 2);
-                                });
-            Simulator::Run();
+            RunMegabyteFlows(net, rec, {pa, pb});
             const FlowNetwork::Congestion& seen = net->GetCongestion();
             const bool congested = !sameLink && threshold <= 2.0;
             EXPECT_EQ(seen.links, congested ? 1u : 0u) << threshold << " " << sameLink;
@@ -204,18 +213,12 @@ TEST_F(FlowNetworkTest, ConvergingOnSharedInputs)
                         uint32_t others) { seen->emplace_back(link, others); },
                     &traced));
             Recorder rec;
-            Simulator::Schedule(Seconds(0),
-                                [&]()
-                                {
-                                    net->Start(pa, 1000000, 1, &rec, 1);
-                                    net->Start(pb, 1000000, 1, &rec, 2);
-                                    net->Start(pc, 1000000, 1, &rec, 3);
-                                    if (other)
-                                    {
-                                        net->Start(pe, 1000000, 1, &rec, 4);
-                                    }
-                                });
-            Simulator::Run();
+            std::vector<uint32_t> paths{pa, pb, pc};
+            if (other)
+            {
+                paths.push_back(pe);
+            }
+            RunMegabyteFlows(net, rec, paths);
             const FlowNetwork::Congestion& seen = net->GetCongestion();
             const bool flagged = other && threshold <= 2.5;
             EXPECT_EQ(seen.links, 0u) << threshold << " " << other;
