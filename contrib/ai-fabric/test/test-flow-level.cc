@@ -271,9 +271,9 @@ TEST_F(FlowLevelTest, NvlsFollowsPacket)
 // uplinks at 8 times their rate, where the packet level's PFC and DCQCN make it 12% slower:
 // one warning line on stderr, and the JSON's sim.flow_congestion. A tree on 4 DGX H100 (one
 // channel, 4 MiB) converges a parent's children at twice its NIC port's rate, from NIC links
-// that also carry the other tree's flows: the packet level's queue couples them (3.4% faster
-// there); one line, its shared_input_links. A ring on a non-blocking tree converges nothing:
-// no warning.
+// that also carry the other tree's flows: the packet level's queue couples them (the packet
+// level is 3.4% faster there); one line, its shared_input_links. A ring on a non-blocking tree
+// converges nothing: no warning.
 TEST_F(FlowLevelTest, CongestionIsWarned)
 {
     AI_FABRIC_REQUIRE_PROGRAM("ai-fabric-fattree");

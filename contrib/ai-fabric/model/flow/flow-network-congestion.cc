@@ -90,6 +90,39 @@ FlowNetwork::Blocked(uint32_t link)
 }
 
 void
+FlowNetwork::NoteSharedInput(uint32_t link, double demand)
+{
+    if (demand < m_sharedInputDemand)
+    {
+        return;
+    }
+    if (m_sharedInputSeen.size() <= link)
+    {
+        m_sharedInputSeen.resize(m_links.size(), false);
+    }
+    const bool seen = m_sharedInputSeen[link];
+    if (seen && m_sharedInputTrace.IsEmpty())
+    {
+        return; // counted: looked at again only for the trace's sinks
+    }
+    const uint32_t others = Blocked(link);
+    if (others == 0)
+    {
+        return;
+    }
+    if (!seen)
+    {
+        m_sharedInputSeen[link] = true;
+        if (m_congestion.sharedInput++ == 0)
+        {
+            m_congestion.sharedInputLink = link;
+            m_congestion.sharedInputTime = Simulator::Now();
+        }
+    }
+    m_sharedInputTrace(link, others);
+}
+
+void
 FlowNetwork::NoteCongestion()
 {
     for (uint32_t link : m_changed)
@@ -101,28 +134,7 @@ FlowNetwork::NoteCongestion()
         {
             continue;
         }
-        if (m_sharedInputSeen.size() <= link)
-        {
-            m_sharedInputSeen.resize(m_links.size(), false);
-        }
-        // Once counted, a link is looked at again only for the trace's sinks.
-        if (demand >= m_sharedInputDemand
-            && (!m_sharedInputSeen[link] || !m_sharedInputTrace.IsEmpty()))
-        {
-            if (const uint32_t blocked = Blocked(link); blocked > 0)
-            {
-                if (!m_sharedInputSeen[link])
-                {
-                    m_sharedInputSeen[link] = true;
-                    if (m_congestion.sharedInput++ == 0)
-                    {
-                        m_congestion.sharedInputLink = link;
-                        m_congestion.sharedInputTime = Simulator::Now();
-                    }
-                }
-                m_sharedInputTrace(link, blocked);
-            }
-        }
+        NoteSharedInput(link, demand);
         if (demand < m_congestionDemand)
         {
             continue;

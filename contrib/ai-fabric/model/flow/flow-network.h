@@ -392,6 +392,13 @@ class FlowNetwork
      */
     uint32_t Blocked(uint32_t link);
     /**
+     * \brief Count a watched link converging on shared inputs (GetCongestion()), after
+     *        FanIn() found two or more input links.
+     * \param link the link
+     * \param demand what FanIn() gave
+     */
+    void NoteSharedInput(uint32_t link, double demand);
+    /**
      * \param a a level
      * \param b another
      * \return true if they differ by more than rounding
