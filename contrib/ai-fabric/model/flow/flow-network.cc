@@ -460,6 +460,14 @@ FlowNetwork::GetLinkPackets(uint32_t link) const
     return packets;
 }
 
+void
+FlowNetwork::Carry(uint32_t link, uint64_t bytes, uint64_t packets)
+{
+    Link& l = m_links.at(link);
+    l.carried += static_cast<double>(bytes);
+    l.packets += packets;
+}
+
 uint32_t
 FlowNetwork::GetLinkFlows(uint32_t link) const
 {

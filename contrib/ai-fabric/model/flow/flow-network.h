@@ -202,6 +202,15 @@ class FlowNetwork
     void Move(uint32_t flow, uint32_t path);
 
     /**
+     * \brief Count bytes a link sent outside the flows (the statistics only: they take none
+     *        of its rate from the flows), such as what a GPU's transport serves in order.
+     * \param link the link
+     * \param bytes its bytes
+     * \param packets their packets
+     */
+    void Carry(uint32_t link, uint64_t bytes, uint64_t packets);
+
+    /**
      * \param flow an active flow
      * \return its path
      */

@@ -60,12 +60,16 @@ FlowGpuTransport::Setup(uint32_t rank,
                         std::shared_ptr<Shared> shared)
 {
     SetIdentity(rank, nRanks, nChannels);
-    m_multicastKey = UINT64_MAX; // the paths are the communicator's
     m_node = node;
     m_router = router;
     m_network = router->GetNetwork();
     m_shared = shared;
     m_hasNvls = router->GetNvls(rank, m_nvlsOut, m_nvlsIn, m_nvlsRoute);
+    if (m_hasNvls)
+    {
+        m_ingressRate = static_cast<double>(m_network->GetLinkRate(m_nvlsIn).GetBitRate()) / 8;
+    }
+    m_ingressFree = Time(0);
     m_lastRoute.assign(nChannels, {UINT32_MAX, 0});
     router->AddListener(this);
 }
@@ -307,28 +311,7 @@ FlowGpuTransport::SendNvls(bool multicast,
     CountSent(bytes, true);
     if (multicast)
     {
-        // The copies cross every member's ingress (this GPU's included).
-        // A GPU multicasts to one group, mostly: its path is kept beside the last key.
-        const uint64_t key = (static_cast<uint64_t>(groupBase) << 32) | groupSize;
-        if (key != m_multicastKey)
-        {
-            Shared& shared = *m_shared;
-            auto found = shared.multicastPaths.find(key);
-            if (found == shared.multicastPaths.end())
-            {
-                std::vector<FlowNetwork::Use> uses;
-                for (uint32_t g = 0; g < groupSize; ++g)
-                {
-                    uses.push_back({shared.peers[groupBase + g]->m_nvlsIn, 1.0});
-                }
-                found = shared.multicastPaths.emplace(key, m_network->AddPath(uses)).first;
-            }
-            m_multicastKey = key;
-            m_multicastPath = found->second;
-        }
-        const uint32_t slot = NewTransfer(Kind::MULTICAST, groupBase, groupSize, bytes, tag);
-        m_transfers[slot].path = m_multicastPath;
-        m_nvlsWaiting[0].push_back(slot);
+        m_nvlsWaiting[0].push_back(NewTransfer(Kind::MULTICAST, groupBase, groupSize, bytes, tag));
     }
     else
     {
@@ -392,26 +375,38 @@ FlowGpuTransport::StartNvls(uint32_t slot)
     const uint64_t packets = c.packets;
     const double maxRate = c.maxRate;
     ++m_flows;
+    m_transfers[slot].flow = m_network->Start(OutPath(), wire, packets, this, slot, maxRate);
     if (t.kind == Kind::MULTICAST)
     {
-        m_transfers[slot].pending = 2;
-        m_transfers[slot].flow = m_network->Start(OutPath(), wire, packets, this, slot, maxRate);
-        ++m_flows;
-        m_network->Start(t.path, wire, packets, this, slot, maxRate);
+        // Its copies reach the members' ports as its packets reach the switch.
+        if (m_multicastStart.size() <= slot)
+        {
+            m_multicastStart.resize(m_transfers.size());
+        }
+        m_multicastStart[slot] = Simulator::Now();
         return;
     }
-    // A contribution, on this GPU's egress. Once every member's has started, the result goes
-    // to the destination (the switch reduces as the packets arrive).
-    m_transfers[slot].flow = m_network->Start(OutPath(), wire, packets, this, slot, maxRate);
+    // A contribution. Once every member's has started, the result's packets leave the switch
+    // for the destination as the contributions' come in (the switch reduces as they arrive).
     Shared::Reduction& r = m_shared->reductions[(static_cast<uint64_t>(t.peer) << 32) | t.tag];
     if (++r.started == r.size)
     {
-        FlowGpuTransport* dst = m_shared->peers[t.peer];
-        ++r.open;
-        const uint32_t deliver = dst->NewTransfer(Kind::RESULT, 0, t.peer, t.bytes, t.tag);
-        ++dst->m_flows;
-        m_network->Start(dst->InPath(), wire, packets, dst, deliver, maxRate);
+        r.lastStart = Simulator::Now();
     }
+}
+
+Time
+FlowGpuTransport::ThroughIngress(Time start, const NvlsCosts& c)
+{
+    NS_ASSERT_MSG(m_ingressRate > 0, "FlowGpuTransport: an NVLS ingress without a rate");
+    // A fluid FIFO: the message's bytes leave after what came before them (m_ingressFree) and
+    // no sooner than they came (from start on; the last one now).
+    const Time now = Simulator::Now();
+    const Time sent
+        = Max(m_ingressFree, start) + Seconds(static_cast<double>(c.wire) / m_ingressRate);
+    m_ingressFree = Max(sent, now);
+    m_network->Carry(m_nvlsIn, c.wire, c.packets);
+    return m_ingressFree;
 }
 
 uint32_t
@@ -424,23 +419,13 @@ FlowGpuTransport::OutPath()
     return m_outPath;
 }
 
-uint32_t
-FlowGpuTransport::InPath()
-{
-    if (m_inPath == UINT32_MAX)
-    {
-        m_inPath = m_network->AddPath({{m_nvlsIn, 1.0}});
-    }
-    return m_inPath;
-}
-
 void
-FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
+FlowGpuTransport::FlowFinished(uint32_t /* flow */, uint64_t cookie)
 {
     const auto slot = static_cast<uint32_t>(cookie);
     if (m_transfers[slot].kind == Kind::MULTICAST)
     {
-        MulticastFlowFinished(flow, slot);
+        MulticastFinished(slot);
         return;
     }
     const Transfer t = m_transfers[slot];
@@ -492,14 +477,12 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
         return;
     }
     case Kind::MULTICAST:
-        break; // handled above (MulticastFlowFinished)
+        break; // handled above (MulticastFinished)
     case Kind::CONTRIBUTION:
+    {
         m_nvlsBusy -= NvlsLanes(t.bytes);
         PumpNvls();
         CompleteAfter(NvlsCostsOf(t.bytes).completion, t.tag);
-        [[fallthrough]];
-    case Kind::RESULT:
-    {
         const uint64_t key = (static_cast<uint64_t>(t.peer) << 32) | t.tag;
         Shared::Reduction* r = shared.reductions.Find(key);
         NS_ASSERT(r != nullptr);
@@ -507,11 +490,15 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
         {
             return;
         }
-        // Every contribution is in and the result has gone at its pace: it arrives.
+        // Every contribution is in: the result's last packet is on the destination's port,
+        // and arrives once the port has sent it.
+        const Time lastStart = r->lastStart;
         shared.reductions.Erase(key);
         FlowGpuTransport* dst = shared.peers[t.peer];
+        const NvlsCosts& c = dst->NvlsCostsOf(t.bytes);
+        const Time sent = dst->ThroughIngress(lastStart, c);
         Simulator::ScheduleWithContext(dst->m_node,
-                                       dst->NvlsCostsOf(t.bytes).arrival,
+                                       sent - Simulator::Now() + c.arrival,
                                        &FlowGpuTransport::Deliver,
                                        dst,
                                        t.tag,
@@ -522,54 +509,51 @@ FlowGpuTransport::FlowFinished(uint32_t flow, uint64_t cookie)
 }
 
 void
-FlowGpuTransport::MulticastFlowFinished(uint32_t flow, uint32_t slot)
+FlowGpuTransport::MulticastFinished(uint32_t slot)
 {
-    Transfer& m = m_transfers[slot];
-    const bool egress = flow == m.flow;
-    if (egress)
+    const Transfer t = m_transfers[slot];
+    m_transfers[slot].flow = UINT32_MAX;
+    m_freeTransfers.push_back(slot);
+    m_nvlsBusy -= NvlsLanes(t.bytes);
+    // Sent: its last copies are on every member's port. It arrives everywhere once the
+    // slowest port has sent it (each member's port in its own order).
+    const uint32_t groupBase = t.route;
+    const uint32_t groupSize = t.peer;
+    const NvlsCosts& c = NvlsCostsOf(t.bytes);
+    const Time start = m_multicastStart[slot];
+    Time sent = Simulator::Now();
+    for (uint32_t g = 0; g < groupSize; ++g)
     {
-        m.flow = UINT32_MAX;
-        m_nvlsBusy -= NvlsLanes(m.bytes);
+        sent = Max(sent, m_shared->peers[groupBase + g]->ThroughIngress(start, c));
     }
-    const Transfer t = m;
-    if (--m.pending == 0)
+    // One event for the group, each member's arrival in its own node's context: the
+    // members' events, due together (after a delay: nothing scheduled in the meantime
+    // runs between them) and scheduled one after the other, ran one after the other.
+    // Without FabricSimulatorImpl (no context to switch) or without a delay, an event each.
+    const Time arrival = sent - Simulator::Now() + c.arrival;
+    if (FabricSimulatorImpl::Get() && arrival.IsStrictlyPositive())
     {
-        // Sent, and every copy through its member's ingress: it arrives everywhere.
-        m_freeTransfers.push_back(slot);
-        const uint32_t groupBase = t.route;
-        const uint32_t groupSize = t.peer;
-        // One event for the group, each member's arrival in its own node's context: the
-        // members' events, due together (after a delay: nothing scheduled in the meantime
-        // runs between them) and scheduled one after the other, ran one after the other.
-        // Without FabricSimulatorImpl (no context to switch) or without a delay, an event each.
-        const Time arrival = NvlsCostsOf(t.bytes).arrival;
-        if (FabricSimulatorImpl::Get() && arrival.IsStrictlyPositive())
+        FlowGpuTransport* first = m_shared->peers[groupBase];
+        Simulator::ScheduleWithContext(first->m_node,
+                                       arrival,
+                                       &FlowGpuTransport::DeliverGroup,
+                                       first,
+                                       groupBase,
+                                       groupSize,
+                                       t.tag,
+                                       t.bytes);
+    }
+    else
+    {
+        for (uint32_t g = 0; g < groupSize; ++g)
         {
-            FlowGpuTransport* first = m_shared->peers[groupBase];
-            Simulator::ScheduleWithContext(first->m_node,
-                                           arrival,
-                                           &FlowGpuTransport::DeliverGroup,
-                                           first,
-                                           groupBase,
-                                           groupSize,
-                                           t.tag,
-                                           t.bytes);
-        }
-        else
-        {
-            for (uint32_t g = 0; g < groupSize; ++g)
-            {
-                FlowGpuTransport* dst = m_shared->peers[groupBase + g];
-                Simulator::ScheduleWithContext(
-                    dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
-            }
+            FlowGpuTransport* dst = m_shared->peers[groupBase + g];
+            Simulator::ScheduleWithContext(
+                dst->m_node, arrival, &FlowGpuTransport::Deliver, dst, t.tag, t.bytes);
         }
     }
-    if (egress)
-    {
-        PumpNvls();
-        CompleteAfter(NvlsCostsOf(t.bytes).completion, t.tag);
-    }
+    PumpNvls();
+    CompleteAfter(NvlsCostsOf(t.bytes).completion, t.tag);
 }
 
 void

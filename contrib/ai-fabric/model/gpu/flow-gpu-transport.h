@@ -39,12 +39,14 @@ namespace ns3
  * NVLS (SendNvls): a GPU's NVLS messages leave in the order its NVLink ports serve them at
  * the packet level: multicasts before contributions, each kind oldest first, each message
  * holding one port per packet, the next starting when ports are free for it. A contribution
- * is a flow on its sender's NVLink egress; once every member's contribution has started, the
- * result is a flow on the destination's ingress (the switch reduces as the packets arrive),
- * and it arrives when all of them are done. A multicast is a flow on the source's egress and
- * one flow of its copies across every member's ingress; it arrives when both are done. The
- * switch holds what its ports cannot yet send, so a busy ingress does not slow the sender's
- * egress (the packet level's NVSwitch takes NVLS packets into its engines at once).
+ * or a multicast is a flow on its sender's NVLink egress. The switch takes NVLS packets into
+ * its engines at once (a busy ingress does not slow an egress) and its output ports send what
+ * they hold first come, first served: what an NVLS message puts on a GPU's ingress (a
+ * reduction's result once its last contribution is in, a multicast's copy once its flow is
+ * done) goes after everything that came to that ingress before it, at the link's rate
+ * (ThroughIngress). A reduction's result arrives when it is through its destination's
+ * ingress, a multicast when it is through every member's. NVLS bytes on an ingress do not
+ * share it max-min with unicast flows there (the port statistics count both).
  */
 class FlowGpuTransport
     : public GpuTransport
@@ -69,12 +71,12 @@ class FlowGpuTransport
         {
             uint32_t size{0};    //!< ranks contributing
             uint32_t started{0}; //!< contributions whose flows started
-            uint32_t open{0};    //!< flows not finished (contributions, result)
+            uint32_t open{0};    //!< contributions not finished
+            Time lastStart;      //!< when the last contribution started (the result with it)
         };
 
-        std::vector<FlowGpuTransport*> peers;                  //!< by rank
-        FabricFlatMap<Reduction> reductions;                   //!< by (destination, tag)
-        std::unordered_map<uint64_t, uint32_t> multicastPaths; //!< by group: its ingresses
+        std::vector<FlowGpuTransport*> peers; //!< by rank
+        FabricFlatMap<Reduction> reductions;  //!< by (destination, tag)
     };
 
     /**
@@ -124,20 +126,17 @@ class FlowGpuTransport
         UNICAST,      //!< a transfer to a peer
         MULTICAST,    //!< an NVLS multicast (route: the group's base; peer: its size)
         CONTRIBUTION, //!< an NVLS reduction's contribution (peer: its destination)
-        RESULT,       //!< an NVLS reduction's result, to this GPU
     };
 
     /// A transfer in flight (32 bytes: never across two cache lines).
     struct alignas(32) Transfer
     {
         Kind kind{Kind::UNICAST};  //!< what
-        uint8_t pending{0};        //!< NVLS multicasts: flows not finished (egress, copies)
         uint32_t route{0};         //!< index in m_routes
         uint32_t peer{0};          //!< receiving rank
         uint32_t tag{0};           //!< tag
         uint64_t bytes{0};         //!< payload
         uint32_t flow{UINT32_MAX}; //!< its flow once started (unicast), until it finishes
-        uint32_t path{0};          //!< NVLS multicasts: the members' ingress path
     };
 
     static_assert(sizeof(Transfer) == 32, "a transfer is half a cache line");
@@ -229,24 +228,31 @@ class FlowGpuTransport
     void PumpNvls();
 
     /**
-     * \brief Start an NVLS message's flow (and its reduction's result, if it is the last
-     *        contribution to start).
+     * \brief Start an NVLS message's flow on this GPU's egress.
      * \param slot the transfer
      */
     void StartNvls(uint32_t slot);
 
     /**
-     * \brief One of an NVLS multicast's flows finished: its egress (the sender completes) or
-     *        its copies (on every member's ingress); with both, it arrives everywhere.
-     * \param flow the flow
+     * \brief An NVLS multicast's flow finished: the sender completes, and the copies reach
+     *        the members after their ingresses have sent them.
      * \param slot the transfer
      */
-    void MulticastFlowFinished(uint32_t flow, uint32_t slot);
+    void MulticastFinished(uint32_t slot);
+
+    /**
+     * \brief An NVLS message's bytes on this GPU's ingress, served first come, first served
+     *        (a fluid FIFO): they began to reach the switch's port at start, the last of them
+     *        is there now; they leave after all that came before them, at the link's rate.
+     *        Counts them on the link.
+     * \param start when its first bytes reached the port
+     * \param c the message's costs
+     * \return when its last byte has left the port (now at the earliest)
+     */
+    Time ThroughIngress(Time start, const NvlsCosts& c);
 
     /// \return the path of this GPU's NVLink egress alone
     uint32_t OutPath();
-    /// \return the path of this GPU's NVLink ingress alone
-    uint32_t InPath();
 
     /**
      * \param tag a transfer that arrived
@@ -327,10 +333,10 @@ class FlowGpuTransport
     NvlsCosts m_nvlsCosts;                                  //!< NvlsCostsOf()
     FabricFifo<uint32_t> m_nvlsWaiting[2]; //!< NVLS messages not started: multicasts, contributions
     uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
-    uint64_t m_multicastKey{UINT64_MAX};   //!< the group of its last multicast
-    uint32_t m_multicastPath{0};           //!< that group's ingress path
+    std::vector<Time> m_multicastStart;    //!< by slot: when a multicast's flow started
+    Time m_ingressFree;                    //!< when its ingress has sent the NVLS bytes it took
+    double m_ingressRate{0};               //!< its ingress link's rate (bytes/s)
     uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
-    uint32_t m_inPath{UINT32_MAX};         //!< InPath()
     uint64_t m_flows{0};                   //!< flows started
 };
 
