@@ -65,10 +65,6 @@ FlowGpuTransport::Setup(uint32_t rank,
     m_network = router->GetNetwork();
     m_shared = shared;
     m_hasNvls = router->GetNvls(rank, m_nvlsOut, m_nvlsIn, m_nvlsRoute);
-    if (m_hasNvls)
-    {
-        m_ingressRate = static_cast<double>(m_network->GetLinkRate(m_nvlsIn).GetBitRate()) / 8;
-    }
     m_ingressFree = Time(0);
     m_lastRoute.assign(nChannels, {UINT32_MAX, 0});
     router->AddListener(this);
@@ -398,12 +394,12 @@ FlowGpuTransport::StartNvls(uint32_t slot)
 Time
 FlowGpuTransport::ThroughIngress(Time start, const NvlsCosts& c)
 {
-    NS_ASSERT_MSG(m_ingressRate > 0, "FlowGpuTransport: an NVLS ingress without a rate");
+    const double rate = static_cast<double>(m_network->GetLinkRate(m_nvlsIn).GetBitRate()) / 8;
+    NS_ASSERT_MSG(rate > 0, "FlowGpuTransport: an NVLS ingress without a rate");
     // A fluid FIFO: the message's bytes leave after what came before them (m_ingressFree) and
     // no sooner than they came (from start on; the last one now).
     const Time now = Simulator::Now();
-    const Time sent
-        = Max(m_ingressFree, start) + Seconds(static_cast<double>(c.wire) / m_ingressRate);
+    const Time sent = Max(m_ingressFree, start) + Seconds(static_cast<double>(c.wire) / rate);
     m_ingressFree = Max(sent, now);
     m_network->Carry(m_nvlsIn, c.wire, c.packets);
     return m_ingressFree;

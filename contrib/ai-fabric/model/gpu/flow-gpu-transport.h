@@ -335,7 +335,6 @@ class FlowGpuTransport
     uint32_t m_nvlsBusy{0};                //!< NVLink ports its NVLS messages hold
     std::vector<Time> m_multicastStart;    //!< by slot: when a multicast's flow started
     Time m_ingressFree;                    //!< when its ingress has sent the NVLS bytes it took
-    double m_ingressRate{0};               //!< its ingress link's rate (bytes/s)
     uint32_t m_outPath{UINT32_MAX};        //!< OutPath()
     uint64_t m_flows{0};                   //!< flows started
 };
